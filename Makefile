@@ -1,0 +1,55 @@
+# Two commands: `make run` and `make test`. Both set up .venv when needed and are
+# cheap on a second call (the install step re-runs only when a requirements file changes).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt
+STORE ?= data/radjudge.duckdb
+PORT ?= 8501
+
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export STREAMLIT_BROWSER_GATHER_USAGE_STATS := false
+
+.PHONY: run test setup setup-dev demo lint bench clean browser
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.runtime-ok: requirements.txt constraints.txt | $(PY)
+	$(PIP) -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-ok: requirements-dev.txt requirements.txt constraints.txt $(VENV)/.runtime-ok
+	$(PIP) -r requirements-dev.txt
+	touch $@
+
+setup: $(VENV)/.runtime-ok
+setup-dev: $(VENV)/.dev-ok
+
+$(STORE): | $(VENV)/.runtime-ok
+	$(PY) -m core --store $(STORE) demo
+
+demo: $(STORE)
+
+run: setup $(STORE)
+	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
+
+# Debian's chromium for the real-browser test (Playwright's own download cannot work here).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian chromium for the browser test"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null \
+	  || echo "warning: could not install chromium; the browser test will fail"; }
+
+lint: setup-dev
+	$(VENV)/bin/ruff check .
+
+test: setup-dev browser
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q
+
+bench: setup-dev
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,216 @@
+"""``python -m core``: every dashboard action, scriptable.
+
+Machine output with ``--json``; on failure a non-zero exit and a one-line
+reason on stderr (exit 2: the input was refused; exit 1: anything else).
+The command names and flags in DESIGN.md are a contract: add, never rename.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from core.store import StoreError, default_store_path
+
+
+class _Progress:
+    """A one-line progress indicator on stderr (silent when stderr is not a terminal)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.monotonic()
+
+    def __call__(self, done: int, total: int, stage: str) -> None:
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * done / total) if total else width
+        elapsed = time.monotonic() - self.start
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {stage:<12} {elapsed:5.1f}s")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _store(args):
+    from core.store import Store
+
+    return Store(args.store or default_store_path())
+
+
+def _print(obj, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(obj, ensure_ascii=False, default=str))
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            print(f"{k}: {v}")
+    else:
+        print(obj)
+
+
+def cmd_demo(args) -> int:
+    from core.demo import build_demo
+
+    report = build_demo(_store(args), n_pairs=args.pairs, seed=args.seed, progress=_Progress(True))
+    _print(report.to_json() | {"seed": args.seed}, args.json)
+    return 0
+
+
+def cmd_datasets(args) -> int:
+    from core.queries import list_datasets
+
+    df = list_datasets(_store(args))
+    if args.json:
+        records = json.loads(df.to_json(orient="records", date_format="iso"))
+        print(json.dumps(records, ensure_ascii=False))
+    elif df.empty:
+        print("no datasets; build the demo with `python -m core demo` or import pairs")
+    else:
+        print(df.to_string(index=False))
+    return 0
+
+
+def cmd_import_pairs(args) -> int:
+    from core.importers import PairColumns, import_pairs
+
+    cols = PairColumns(id=args.id_col, reference=args.reference_col, candidate=args.candidate_col,
+                       group=args.group_col, system=args.system_col, modality=args.modality_col,
+                       anatomy=args.anatomy_col, split=args.split_col)
+    report = import_pairs(_store(args), Path(args.file), dataset=args.dataset, columns=cols, kind=args.kind,
+                          synthetic=args.synthetic, progress=_Progress(True))
+    _print(report.to_json(), args.json)
+    return 0
+
+
+def cmd_import_annotations(args) -> int:
+    from core.importers import import_annotations
+
+    report = import_annotations(
+        _store(args), Path(args.file), dataset=args.dataset, id_col=args.id_col, score_col=args.score_col,
+        scale_max=args.scale_max, category_col=args.category_col, significant_col=args.significant_col,
+        count_col=args.count_col, annotator_col=args.annotator_col, annotator=args.annotator,
+        progress=_Progress(True))
+    _print(report.to_json(), args.json)
+    return 0
+
+
+def cmd_import_outputs(args) -> int:
+    from core.importers import import_outputs
+
+    report = import_outputs(_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
+                            id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
+                            metric=args.metric, progress=_Progress(True))
+    _print(report.to_json(), args.json)
+    return 0
+
+
+def cmd_import_preset(args) -> int:
+    from core.presets import import_preset
+
+    report = import_preset(_store(args), args.preset, Path(args.file), dataset=args.dataset,
+                           progress=_Progress(True))
+    _print(report.to_json(), args.json)
+    return 0
+
+
+def cmd_parse(args) -> int:
+    from core.parse import parse_output
+
+    if args.file in (None, "-"):
+        text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    else:
+        text = Path(args.file).read_bytes().decode("utf-8", errors="replace")
+    result = parse_output(text).to_json()
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        for k, v in result.items():
+            print(f"{k}: {v}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m core",
+        description="RadJudge: store, import, judge and analyse radiology report judges.",
+    )
+    parser.add_argument("--store", help="DuckDB store file (default: $RADJUDGE_STORE or data/radjudge.duckdb)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name, func, help_):
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.set_defaults(func=func)
+        p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+        return p
+
+    p = add("demo", cmd_demo, "build the seeded synthetic demo dataset `demo`")
+    p.add_argument("--pairs", type=int, default=400, help="number of pairs (default 400)")
+    p.add_argument("--seed", type=int, default=7, help="generator seed (default 7)")
+
+    add("datasets", cmd_datasets, "list datasets with pair, annotation and run counts")
+
+    p = add("import-pairs", cmd_import_pairs, "import reference/candidate pairs from CSV/TSV/JSONL/Parquet")
+    p.add_argument("file")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--id-col", required=True)
+    p.add_argument("--reference-col", required=True)
+    p.add_argument("--candidate-col", required=True)
+    for opt in ("group", "system", "modality", "anatomy", "split"):
+        p.add_argument(f"--{opt}-col")
+    p.add_argument("--kind", default="score", choices=["score", "error_counts", "preference", "edit_review"])
+    p.add_argument("--synthetic", action="store_true", help="mark the dataset as synthetic")
+
+    p = add("import-annotations", cmd_import_annotations,
+            "import expert annotations (long form): scores, or error counts per category")
+    p.add_argument("file")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--id-col", required=True)
+    p.add_argument("--score-col")
+    p.add_argument("--scale-max", type=float, default=5.0, help="score scale maximum (default 5)")
+    p.add_argument("--category-col", help="a-f or 1-6")
+    p.add_argument("--significant-col", help="true/false, 1/0, yes/no")
+    p.add_argument("--count-col")
+    p.add_argument("--annotator-col")
+    p.add_argument("--annotator", default="expert", help="annotator name when there is no column")
+
+    p = add("import-outputs", cmd_import_outputs, "import judge outputs produced elsewhere as an `imported` run")
+    p.add_argument("file")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--judge", required=True)
+    p.add_argument("--id-col", required=True)
+    p.add_argument("--text-col", help="raw judge text (GREEN format is parsed)")
+    p.add_argument("--score-col", help="a numeric score per pair")
+    p.add_argument("--metric", help="metric name for --score-col (default: the judge name)")
+
+    p = add("import-preset", cmd_import_preset,
+            "import a file in a published layout (rexval-pairs, rexval-errors, rate-eval, radeval-counts)")
+    p.add_argument("preset", choices=["rexval-pairs", "rexval-errors", "rate-eval", "radeval-counts"])
+    p.add_argument("file")
+    p.add_argument("--dataset", required=True)
+
+    p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
+    p.add_argument("file", nargs="?", default="-")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from core.importers import ImportValidationError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ImportValidationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        if len(exc.problems) > 5:
+            for problem in exc.problems[5:]:
+                print(f"  {problem}", file=sys.stderr)
+        return 2
+    except (StoreError, ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted; work committed so far is kept", file=sys.stderr)
+        return 130

@@ -1,0 +1,257 @@
+"""The DuckDB store: one file, numbered migrations, short transactions.
+
+DuckDB lets one *process* hold a file read-write, and while it does no other
+process can open it at all (see docs/ARCHITECTURE.md, "Sharing one store").
+So the store never keeps a connection open between operations: every read
+opens the file read-only, every write opens it read-write inside one
+BEGIN/COMMIT, and both close at once. Opening is cheap (tens of ms); when the
+file is held by another process the open is retried with exponential backoff
+and jitter until ``timeout`` seconds have passed, then ``StoreBusy`` is raised.
+
+Every value goes through ``?`` parameters; identifiers are never built from
+user input (the only dynamic identifiers are the fixed column names below).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import re
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+DEFAULT_STORE = Path("data/radjudge.duckdb")
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+# Substrings of DuckDB errors that mean "someone else holds the file": retry.
+_CONTENTION = (
+    "could not set lock",
+    "conflicting lock",
+    "different configuration",
+    "database is locked",
+)
+
+# One lock per store file and process: writes from threads of one process
+# (Streamlit sessions, runner workers) queue here instead of racing DuckDB.
+_PROCESS_LOCKS: dict[str, threading.RLock] = {}
+_PROCESS_LOCKS_GUARD = threading.Lock()
+
+
+class StoreError(RuntimeError):
+    """A store problem the user can act on (message says what and where)."""
+
+
+class StoreBusy(StoreError):
+    """Another process held the store file for longer than the timeout."""
+
+
+def default_store_path() -> Path:
+    """The store path: ``RADJUDGE_STORE`` if set, else ``data/radjudge.duckdb``."""
+    return Path(os.environ.get("RADJUDGE_STORE") or DEFAULT_STORE)
+
+
+def stable_hash(*parts: str, length: int = 20) -> str:
+    """Hex digest of the parts joined by a separator no report text contains."""
+    h = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()[:length]
+
+
+def pair_id_for(dataset: str, ext_id: str) -> str:
+    """Stable pair id: the same dataset and external id always give the same id."""
+    return stable_hash("pair", dataset, ext_id)
+
+
+def content_hash_for(reference: str, candidate: str) -> str:
+    """Hash of a pair's texts: a rating records it so later edits are visible."""
+    return stable_hash("content", reference, candidate, length=16)
+
+
+def _migrations() -> list[tuple[int, Path]]:
+    found = []
+    for path in sorted(MIGRATIONS_DIR.glob("*.sql")):
+        m = re.match(r"(\d+)_", path.name)
+        if m:
+            found.append((int(m.group(1)), path))
+    numbers = [n for n, _ in found]
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise StoreError(f"migrations must be numbered 1..n without gaps, found {numbers}")
+    return found
+
+
+def latest_schema_version() -> int:
+    return len(_migrations())
+
+
+def _split_sql(text: str) -> list[str]:
+    # Migration files hold plain DDL/DML: no "--" or ";" inside string literals.
+    text = re.sub(r"--[^\n]*", "", text)
+    return [s.strip() for s in text.split(";") if s.strip()]
+
+
+class Store:
+    """Handle on one store file. Cheap to create; holds no open connection.
+
+    Parameters
+    ----------
+    path
+        The DuckDB file. Created (with its folder) and migrated on first use.
+    timeout
+        Seconds to keep retrying when another process holds the file.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, *, timeout: float = 30.0):
+        self.path = Path(path) if path is not None else default_store_path()
+        self.timeout = timeout
+        key = str(self.path.resolve())
+        with _PROCESS_LOCKS_GUARD:
+            self._lock = _PROCESS_LOCKS.setdefault(key, threading.RLock())
+        self._migrate()
+
+    # -- connections -------------------------------------------------------
+
+    def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + self.timeout
+        delay = 0.01
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.Error as exc:
+                msg = str(exc).lower()
+                if not any(s in msg for s in _CONTENTION):
+                    raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+                if time.monotonic() >= deadline:
+                    raise StoreBusy(
+                        f"store {self.path} stayed locked by another process for "
+                        f"{self.timeout:.0f} s; close the other job or try again"
+                    ) from exc
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 0.5)
+
+    @contextmanager
+    def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection for the duration of the block."""
+        if not self.path.exists():
+            raise StoreError(f"store {self.path} does not exist")
+        conn = self._connect(read_only=True)
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One write transaction: everything in the block commits, or nothing does.
+
+        The data version counter is bumped in the same transaction, so caches
+        keyed on :meth:`data_version` see every committed change.
+        """
+        with self._lock:
+            conn = self._connect(read_only=False)
+            try:
+                conn.execute("BEGIN TRANSACTION")
+                try:
+                    yield conn
+                    conn.execute(
+                        "UPDATE store_meta SET value = CAST(CAST(value AS BIGINT) + 1 AS VARCHAR) "
+                        "WHERE key = 'data_version'"
+                    )
+                    conn.execute("COMMIT")
+                except BaseException:
+                    try:
+                        conn.execute("ROLLBACK")
+                    except duckdb.Error:
+                        pass
+                    raise
+            except duckdb.Error as exc:
+                text = str(exc)
+                if "read-only" in text.lower() or "permission" in text.lower():
+                    raise StoreError(f"store {self.path} is not writable: {text}") from exc
+                raise
+            finally:
+                conn.close()
+
+    # -- convenience -------------------------------------------------------
+
+    def query_df(self, sql: str, params: Sequence | None = None) -> pd.DataFrame:
+        """Run one read query with parameters and return a DataFrame."""
+        with self.read() as conn:
+            return conn.execute(sql, list(params or [])).df()
+
+    def query_one(self, sql: str, params: Sequence | None = None):
+        with self.read() as conn:
+            row = conn.execute(sql, list(params or [])).fetchone()
+        return None if row is None else (row[0] if len(row) == 1 else row)
+
+    def execute(self, sql: str, params: Sequence | None = None) -> None:
+        """Run one write statement in its own transaction."""
+        with self.write() as conn:
+            conn.execute(sql, list(params or []))
+
+    def data_version(self) -> int:
+        """Counter bumped by every committed write (a cache key for readers)."""
+        return int(self.query_one("SELECT value FROM store_meta WHERE key = 'data_version'"))
+
+    def schema_version(self) -> int:
+        with self.read() as conn:
+            return _schema_version(conn)
+
+    # -- migrations --------------------------------------------------------
+
+    def _migrate(self) -> None:
+        migrations = _migrations()
+        latest = len(migrations)
+        if self.path.exists():
+            with self.read() as conn:
+                current = _schema_version(conn)
+            if current > latest:
+                raise StoreError(
+                    f"store {self.path} has schema v{current}, newer than this RadJudge "
+                    f"(v{latest}); upgrade RadJudge before opening it"
+                )
+            if current == latest:
+                return
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            conn = self._connect(read_only=False)
+            try:
+                current = _schema_version(conn)  # re-check: another process may have won
+                for number, path in migrations:
+                    if number <= current:
+                        continue
+                    conn.execute("BEGIN TRANSACTION")
+                    try:
+                        conn.execute(
+                            "CREATE TABLE IF NOT EXISTS schema_version ("
+                            "version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                            "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+                        )
+                        for statement in _split_sql(path.read_text(encoding="utf-8")):
+                            conn.execute(statement)
+                        conn.execute(
+                            "INSERT INTO schema_version (version, name) VALUES (?, ?)",
+                            [number, path.name],
+                        )
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+            finally:
+                conn.close()
+
+
+def _schema_version(conn: duckdb.DuckDBPyConnection) -> int:
+    exists = conn.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+    ).fetchone()[0]
+    if not exists:
+        return 0
+    value = conn.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+    return int(value or 0)
