@@ -95,6 +95,31 @@ def _split_sql(text: str) -> list[str]:
     return [s.strip() for s in text.split(";") if s.strip()]
 
 
+class Connection:
+    """A DuckDB connection that finishes pending statements before (un)registering frames.
+
+    DuckDB 2 refuses ``register``/``unregister`` while an ``execute`` result
+    is unfetched (an INSERT's row count, say); the callers never need those.
+    """
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection):
+        self._conn = conn
+
+    def execute(self, sql: str, params: Sequence | None = None):
+        return self._conn.execute(sql, list(params) if params is not None else [])
+
+    def register(self, name: str, frame) -> None:
+        self._conn.complete()
+        self._conn.register(name, frame)
+
+    def unregister(self, name: str) -> None:
+        self._conn.complete()
+        self._conn.unregister(name)
+
+    def __getattr__(self, attr):
+        return getattr(self._conn, attr)
+
+
 class Store:
     """Handle on one store file. Cheap to create; holds no open connection.
 
@@ -135,18 +160,18 @@ class Store:
                 delay = min(delay * 2, 0.5)
 
     @contextmanager
-    def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def read(self) -> Iterator[Connection]:
         """A read-only connection for the duration of the block."""
         if not self.path.exists():
             raise StoreError(f"store {self.path} does not exist")
         conn = self._connect(read_only=True)
         try:
-            yield conn
+            yield Connection(conn)
         finally:
             conn.close()
 
     @contextmanager
-    def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def write(self) -> Iterator[Connection]:
         """One write transaction: everything in the block commits, or nothing does.
 
         The data version counter is bumped in the same transaction, so caches
@@ -157,7 +182,8 @@ class Store:
             try:
                 conn.execute("BEGIN TRANSACTION")
                 try:
-                    yield conn
+                    yield Connection(conn)
+                    conn.complete()
                     conn.execute(
                         "UPDATE store_meta SET value = CAST(CAST(value AS BIGINT) + 1 AS VARCHAR) "
                         "WHERE key = 'data_version'"
