@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -116,6 +117,40 @@ def cmd_import_preset(args) -> int:
     return 0
 
 
+def cmd_judge(args) -> int:
+    from core.judges import run_judge
+    from core.judges.llm import GenParams
+
+    state = {"last": 0.0}
+
+    def progress(done: int, total: int, stats: dict) -> None:
+        now = time.monotonic()
+        if sys.stderr.isatty() and (now - state["last"] > 0.2 or done >= total):
+            state["last"] = now
+            sys.stderr.write(f"\r{done}/{total} ok={stats.get('ok', 0)} failed={stats.get('failed', 0)}")
+            if done >= total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    kwargs = dict(limit=args.limit, progress=progress)
+    if args.judge not in ("rules", "lexical"):
+        kwargs.update(api_base=args.api_base, concurrency=args.concurrency, timeout=args.timeout,
+                      max_retries=args.max_retries, local_only=True if args.local_only else None,
+                      params=GenParams(temperature=args.temperature, max_tokens=args.max_tokens,
+                                       reasoning_effort=args.reasoning_effort))
+    summary = run_judge(_store(args), dataset=args.dataset, judge=args.judge, prompt_id=args.prompt, **kwargs)
+    out = summary.to_json()
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        for k in ("run_id", "requested", "cached", "skipped", "sent", "ok", "failed", "cost_usd", "seconds",
+                  "status"):
+            print(f"{k}: {out[k]}")
+        for f in out["failures"][:10]:
+            print(f"failed {f['ext_id']}: {f['error']}")
+    return 0 if summary.status == "done" else 3
+
+
 def cmd_parse(args) -> int:
     from core.parse import parse_output
 
@@ -190,6 +225,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("preset", choices=["rexval-pairs", "rexval-errors", "rate-eval", "radeval-counts"])
     p.add_argument("file")
     p.add_argument("--dataset", required=True)
+
+    p = add("judge", cmd_judge, "run a judge (rules, lexical or any litellm model) on a dataset's pairs")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--judge", required=True, help="rules | lexical | distilled:NAME | a litellm model name")
+    p.add_argument("--prompt", default="green", help="prompt template id (green, vert, formula, rubric, ...)")
+    p.add_argument("--api-base", default=os.environ.get("RADJUDGE_API_BASE"),
+                   help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp); default $RADJUDGE_API_BASE")
+    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--limit", type=int, help="only the first N pairs (by id)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per call")
+    p.add_argument("--max-retries", type=int, default=4)
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, default=2048)
+    p.add_argument("--reasoning-effort", choices=["none", "low", "medium", "high"])
+    p.add_argument("--local-only", action="store_true", help="refuse endpoints outside loopback/private networks")
 
     p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
     p.add_argument("file", nargs="?", default="-")

@@ -1,0 +1,35 @@
+"""Judges by name: ``rules``, ``lexical``, ``distilled:NAME``, or any litellm model.
+
+A registry rather than an if-chain: each entry says how to run the judge;
+unknown special names get the list of valid ones.
+"""
+
+from __future__ import annotations
+
+OFFLINE_JUDGES = ("rules", "lexical")
+
+
+def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kwargs):
+    """Run ``judge`` on ``dataset``; returns a RunSummary (see core.judges.llm)."""
+    if judge == "lexical":
+        from core.judges import lexical
+        from core.judges.offline import run_offline_judge
+
+        return run_offline_judge(store, lexical.spec_for(dataset), lexical.score_pair,
+                                 **_offline_kwargs(kwargs))
+    if judge == "rules":
+        from core.judges import rules
+        from core.judges.offline import run_offline_judge
+
+        return run_offline_judge(store, rules.spec_for(dataset), rules.score_pair, **_offline_kwargs(kwargs))
+    if judge.startswith("distilled:"):
+        raise ValueError(f"no distilled scorer named '{judge.split(':', 1)[1]}' (distillation is not built yet)")
+    if not judge or judge.strip() != judge:
+        raise ValueError(f"judge name {judge!r} is not valid; use rules, lexical, distilled:NAME or a model")
+    from core.judges.llm import run_llm_judge
+
+    return run_llm_judge(store, dataset=dataset, model=judge, prompt_id=prompt_id, **kwargs)
+
+
+def _offline_kwargs(kwargs: dict) -> dict:
+    return {k: kwargs[k] for k in ("pair_ids", "limit", "progress", "cancel") if k in kwargs}

@@ -1,0 +1,391 @@
+"""The one gateway to language models: litellm, cached, concurrent, resumable.
+
+Every call goes through :func:`run_llm_judge`:
+
+- cache key = hash(model, fully rendered messages, generation params); a pair
+  whose key is stored with a successful answer (in any run) is never sent again;
+- ``concurrency`` calls in flight (an asyncio semaphore around ``acompletion``);
+- per-call timeout; retries with exponential backoff and jitter on 429, 5xx,
+  timeouts and dropped connections, honouring ``Retry-After``; any other
+  provider error is recorded on its pair and the run goes on;
+- answers are committed in small batches as they arrive (every
+  ``flush_interval`` seconds), so a killed run loses at most the answers of the
+  last interval and a re-run resumes: the run id is a hash of (dataset, model,
+  prompt, params), pairs with an answer are skipped, failures are retried;
+- keys come from the environment (or the caller, e.g. Streamlit secrets) and
+  are never stored, logged or put in error text (:func:`redact`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import os
+import random
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from urllib.parse import urlsplit, urlunsplit
+
+from core.judges.runs import OutputRecord, RunSpec, ensure_run, finish_run, load_pairs, write_outputs
+from core.settings import apply_offline_defaults
+from core.settings import local_only as local_only_setting
+from core.store import Store, stable_hash
+
+REASONING_EFFORTS = ("none", "low", "medium", "high")
+RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
+MAX_BACKOFF = 60.0
+
+
+@dataclass(frozen=True)
+class GenParams:
+    """Generation parameters: they change the answer, so they are in the cache key."""
+
+    temperature: float = 0.0
+    max_tokens: int = 2048
+    reasoning_effort: str | None = None
+
+    def __post_init__(self):
+        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
+            raise ValueError(f"reasoning effort must be one of {', '.join(REASONING_EFFORTS)}")
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    requested: int
+    cached: int = 0
+    skipped: int = 0  # already answered in this run before
+    sent: int = 0
+    ok: int = 0
+    failed: int = 0
+    cost_usd: float | None = 0.0
+    cost_known: bool = True
+    seconds: float = 0.0
+    status: str = "done"
+    failed_total: int = 0  # failures recorded for the run, this invocation's and earlier ones
+    failures: list[dict] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["failures"] = self.failures[:50]
+        if not self.cost_known:
+            d["cost_usd"] = None  # unknown price: shown as unknown, never guessed
+        return d
+
+
+def cache_key(model: str, messages: list[dict], params: GenParams) -> str:
+    payload = json.dumps({"model": model, "messages": messages, "params": params.as_dict()},
+                         sort_keys=True, ensure_ascii=False)
+    return stable_hash("llm-cache", payload, length=32)
+
+
+# -- secrets and endpoints ----------------------------------------------------
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.I)
+_KEY_SHAPES = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|AKIA[0-9A-Z]{16}|Bearer\s+[A-Za-z0-9._\-]{8,})")
+
+
+def redact(text: str | None, extra: list[str] | None = None) -> str | None:
+    """Remove anything that looks like a credential from a message."""
+    if text is None:
+        return None
+    secrets = [v for k, v in os.environ.items() if _SECRET_NAME.search(k) and v and len(v) >= 6]
+    secrets += [s for s in (extra or []) if s and len(s) >= 4]
+    for s in sorted(set(secrets), key=len, reverse=True):
+        text = text.replace(s, "[redacted]")
+    return _KEY_SHAPES.sub("[redacted]", text)
+
+
+def safe_api_base(api_base: str | None) -> str | None:
+    """The endpoint without any user:password part (safe to record)."""
+    if not api_base:
+        return None
+    parts = urlsplit(api_base)
+    host = parts.hostname or ""
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def is_private_endpoint(api_base: str | None) -> bool:
+    """True when the endpoint resolves only to loopback or private addresses."""
+    if not api_base:
+        return False
+    host = urlsplit(api_base).hostname
+    if not host:
+        return False
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except OSError:
+        return False
+    for addr in addresses:
+        ip = ipaddress.ip_address(addr.split("%")[0])
+        if not (ip.is_loopback or ip.is_private or ip.is_link_local):
+            return False
+    return bool(addresses)
+
+
+class EndpointRefused(ValueError):
+    """``local_only`` is on and the endpoint is not on this machine or a private network."""
+
+
+def check_endpoint(model: str, api_base: str | None, local_only: bool) -> None:
+    if not local_only:
+        return
+    if not api_base:
+        raise EndpointRefused(
+            f"local_only is on: model '{model}' has no api_base, so report text would go to a public "
+            "provider; give --api-base of a local/private server or turn local_only off")
+    if not is_private_endpoint(api_base):
+        raise EndpointRefused(
+            f"local_only is on: {safe_api_base(api_base)} is not a loopback or private address")
+
+
+# -- the calls ------------------------------------------------------------------
+
+def _status_of(exc: Exception) -> int | None:
+    code = getattr(exc, "status_code", None)
+    try:
+        return int(code) if code is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _retryable(exc: Exception) -> bool:
+    name = type(exc).__name__
+    if name in {"Timeout", "APIConnectionError", "RateLimitError", "InternalServerError",
+                "ServiceUnavailableError", "BadGatewayError", "APITimeoutError"}:
+        return True
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return True
+    return _status_of(exc) in RETRYABLE_STATUS
+
+
+def _retry_after(exc: Exception) -> float | None:
+    headers = getattr(exc, "litellm_response_headers", None) or getattr(exc, "headers", None)
+    if headers is None:
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    try:
+        value = headers.get("retry-after") or headers.get("Retry-After")
+    except AttributeError:
+        return None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def _short_error(exc: Exception, api_key: str | None) -> str:
+    status = _status_of(exc)
+    text = f"{type(exc).__name__}" + (f" ({status})" if status else "") + f": {exc}"
+    text = re.sub(r"\s+", " ", text).strip()
+    return redact(text, [api_key] if api_key else None)[:500]
+
+
+class _Caller:
+    def __init__(self, model: str, params: GenParams, api_base: str | None, api_key: str | None,
+                 timeout: float, max_retries: int, backoff: float):
+        apply_offline_defaults()
+        import litellm  # imported late: start-up cost, and after the offline defaults
+
+        litellm.suppress_debug_info = True
+        self.litellm = litellm
+        self.model = model
+        self.params = params
+        self.api_base = api_base
+        self.api_key = api_key
+        if api_base and not api_key and model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            self.api_key = "no-key-needed"  # local OpenAI-compatible servers ignore it
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+
+    async def call(self, messages: list[dict]) -> OutputRecord:
+        kwargs = dict(model=self.model, messages=messages, timeout=self.timeout, num_retries=0,
+                      max_retries=0, temperature=self.params.temperature, max_tokens=self.params.max_tokens,
+                      drop_params=True)
+        if self.params.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = self.params.reasoning_effort
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self.api_key:
+            kwargs["api_key"] = self.api_key
+        attempt = 0
+        start = time.monotonic()
+        while True:
+            t0 = time.monotonic()
+            try:
+                resp = await self.litellm.acompletion(**kwargs)
+            except Exception as exc:  # provider errors come in many classes; classify below
+                if attempt >= self.max_retries or not _retryable(exc):
+                    return OutputRecord(pair_id="", error=_short_error(exc, self.api_key),
+                                        latency_ms=(time.monotonic() - start) * 1000)
+                wait = _retry_after(exc)
+                if wait is None:
+                    wait = self.backoff * (2 ** attempt)
+                wait = min(MAX_BACKOFF, wait) * (1 + 0.25 * random.random())
+                attempt += 1
+                await asyncio.sleep(wait)
+                continue
+            latency = (time.monotonic() - t0) * 1000
+            choice = resp.choices[0]
+            text = choice.message.content or ""
+            usage = getattr(resp, "usage", None)
+            try:
+                cost = float(self.litellm.completion_cost(completion_response=resp))
+            except Exception:  # unknown model price: recorded as unknown
+                cost = None
+            return OutputRecord(
+                pair_id="", raw_text=text, latency_ms=latency,
+                tokens_in=getattr(usage, "prompt_tokens", None), tokens_out=getattr(usage, "completion_tokens", None),
+                cost_usd=cost)
+
+
+Progress = Callable[[int, int, dict], None]
+
+
+def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "green",
+                  pair_ids: list[str] | None = None, limit: int | None = None, api_base: str | None = None,
+                  api_key: str | None = None, concurrency: int = 8, timeout: float = 120.0,
+                  max_retries: int = 4, backoff: float = 0.5, params: GenParams | None = None,
+                  progress: Progress | None = None, cancel: threading.Event | None = None,
+                  local_only: bool | None = None, flush_interval: float = 0.25) -> RunSummary:
+    """Run an LLM judge over a dataset's pairs; see the module docstring."""
+    from core.prompts import get_template, render_messages
+
+    params = params or GenParams()
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
+    template = get_template(prompt_id)
+    pairs = load_pairs(store, dataset, pair_ids, limit)
+    spec = RunSpec("llm", model, dataset, model=model, prompt_id=prompt_id, prompt_hash=template.hash,
+                   params=params.as_dict() | ({"api_base": safe_api_base(api_base)} if api_base else {}))
+    run_id = ensure_run(store, spec, len(pairs))
+    summary = RunSummary(run_id=run_id, requested=len(pairs))
+    started = time.monotonic()
+
+    work = []
+    for row in pairs.itertuples(index=False):
+        messages = render_messages(prompt_id, row.reference, row.candidate)
+        work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
+
+    done_here = set(store.query_df(
+        "SELECT pair_id FROM judge_outputs WHERE run_id = ? AND error IS NULL", [run_id])["pair_id"])
+    todo = [w for w in work if w[0] not in done_here]
+    summary.skipped = len(work) - len(todo)
+    cached_rows = {}
+    if todo:
+        cached = store.query_df(
+            "SELECT cache_key, any_value(raw_text) AS raw_text, any_value(tokens_in) AS tokens_in, "
+            "any_value(tokens_out) AS tokens_out FROM judge_outputs "
+            "WHERE error IS NULL AND cache_key IN (SELECT unnest(?::VARCHAR[])) GROUP BY cache_key",
+            [[w[3] for w in todo]])
+        cached_rows = {r.cache_key: r for r in cached.itertuples(index=False)}
+    from_cache = [OutputRecord(pair_id=w[0], cache_key=w[3], raw_text=cached_rows[w[3]].raw_text,
+                               latency_ms=0.0, cost_usd=0.0)
+                  for w in todo if w[3] in cached_rows]
+    to_send = [w for w in todo if w[3] not in cached_rows]
+    write_outputs(store, run_id, from_cache, prompt_id)
+    summary.cached = len(from_cache)
+    summary.ok += summary.skipped + summary.cached
+    total = len(work)
+    if progress:
+        progress(summary.ok, total, _stats(summary))
+
+    if to_send:
+        caller = _Caller(model, params, api_base, api_key, timeout, max_retries, backoff)
+        ext_of = {w[0]: w[1] for w in to_send}
+        status = asyncio.run(_send_all(store, run_id, prompt_id, caller, to_send, concurrency, summary,
+                                       total, progress, cancel, flush_interval, ext_of))
+    else:
+        status = "done"
+    final = finish_run(store, run_id, status)
+    summary.status = status
+    summary.seconds = round(time.monotonic() - started, 3)
+    summary.failed_total = final["failed_total"]
+    return summary
+
+
+def _stats(s: RunSummary) -> dict:
+    return {"ok": s.ok, "failed": s.failed, "sent": s.sent, "cached": s.cached + s.skipped,
+            "cost_usd": s.cost_usd if s.cost_known else None}
+
+
+async def _send_all(store, run_id, prompt_id, caller: _Caller, to_send, concurrency, summary: RunSummary,
+                    total, progress, cancel, flush_interval, ext_of) -> str:
+    sem = asyncio.Semaphore(concurrency)
+    pending: list[OutputRecord] = []
+    lock = asyncio.Lock()
+    finished = asyncio.Event()
+
+    async def one(pair_id, messages, key):
+        async with sem:
+            if cancel is not None and cancel.is_set():
+                return
+            summary.sent += 1
+            rec = await caller.call(messages)
+        rec.pair_id, rec.cache_key = pair_id, key
+        async with lock:
+            pending.append(rec)
+            if rec.error is None:
+                summary.ok += 1
+                if rec.cost_usd is None:
+                    summary.cost_known = False
+                else:
+                    summary.cost_usd = (summary.cost_usd or 0.0) + rec.cost_usd
+            else:
+                summary.failed += 1
+                summary.failures.append({"ext_id": ext_of[pair_id], "error": rec.error})
+        if progress:
+            progress(summary.ok + summary.failed, total, _stats(summary))
+
+    async def flusher():
+        while True:
+            try:
+                await asyncio.wait_for(finished.wait(), timeout=flush_interval)
+            except TimeoutError:
+                pass
+            async with lock:
+                batch = pending[:]
+                pending.clear()
+            if batch:
+                # The write runs in a thread so answers keep arriving while it commits.
+                await asyncio.to_thread(write_outputs, store, run_id, batch, prompt_id)
+            if finished.is_set():
+                async with lock:
+                    rest = pending[:]
+                    pending.clear()
+                if rest:
+                    await asyncio.to_thread(write_outputs, store, run_id, rest, prompt_id)
+                return
+
+    writer = asyncio.create_task(flusher())
+    tasks = [asyncio.create_task(one(w[0], w[2], w[3])) for w in to_send]
+
+    async def watch_cancel():
+        if cancel is None:
+            return
+        while not cancel.is_set():
+            if all(t.done() for t in tasks):
+                return
+            await asyncio.sleep(0.05)
+        for t in tasks:  # answers already received stay in ``pending`` and are written below
+            t.cancel()
+
+    watcher = asyncio.create_task(watch_cancel())
+    await asyncio.gather(*tasks, return_exceptions=True)
+    watcher.cancel()
+    finished.set()
+    await writer
+    return "cancelled" if cancel is not None and cancel.is_set() else "done"

@@ -1,0 +1,58 @@
+"""Running judges that need no network (rules, lexical): same store path as LLM runs.
+
+They are deterministic, so a pair already answered in the run is skipped and
+the rest are computed and committed in batches (a cancel or crash keeps every
+committed batch).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from core.judges.llm import RunSummary
+from core.judges.runs import OutputRecord, RunSpec, ensure_run, finish_run, load_pairs, write_outputs
+from core.store import Store
+
+BATCH = 1000
+
+
+def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, str], OutputRecord], *,
+                      pair_ids: list[str] | None = None, limit: int | None = None,
+                      progress: Callable[[int, int, dict], None] | None = None,
+                      cancel: threading.Event | None = None) -> RunSummary:
+    """Apply ``score_pair(reference, candidate)`` to each pair and store the results."""
+    started = time.monotonic()
+    pairs = load_pairs(store, spec.dataset, pair_ids, limit)
+    run_id = ensure_run(store, spec, len(pairs))
+    done = set(store.query_df("SELECT pair_id FROM judge_outputs WHERE run_id = ? AND error IS NULL",
+                              [run_id])["pair_id"])
+    todo = pairs[~pairs["pair_id"].isin(done)]
+    summary = RunSummary(run_id=run_id, requested=len(pairs), skipped=len(pairs) - len(todo))
+    summary.ok = summary.skipped
+    status = "done"
+    batch: list[OutputRecord] = []
+    for row in todo.itertuples(index=False):
+        if cancel is not None and cancel.is_set():
+            status = "cancelled"
+            break
+        t0 = time.perf_counter()
+        rec = score_pair(row.reference, row.candidate)
+        rec.pair_id = row.pair_id
+        rec.latency_ms = (time.perf_counter() - t0) * 1000
+        rec.cost_usd = 0.0
+        batch.append(rec)
+        summary.ok += 1
+        if len(batch) >= BATCH:
+            write_outputs(store, run_id, batch, spec.prompt_id)
+            batch = []
+            if progress:
+                progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
+    write_outputs(store, run_id, batch, spec.prompt_id)
+    if progress:
+        progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
+    finish_run(store, run_id, status)
+    summary.status = status
+    summary.seconds = round(time.monotonic() - started, 3)
+    return summary

@@ -1,0 +1,161 @@
+"""Run bookkeeping shared by every judge: the run row, outputs, parsed metrics.
+
+An output is written together with what is parsed from it (metric values and
+error texts) in one transaction, so the store never holds an output without
+its metrics or metrics without their output. ``(run_id, pair_id)`` is unique:
+writing an output for a pair that already has one replaces a recorded
+failure, and never duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from core.store import Store, stable_hash
+
+# Metric name under which a prompt's overall score is stored (others store counts only).
+OVERALL_METRIC = {"vert": "vert", "rubric": "rubric"}
+
+
+@dataclass
+class OutputRecord:
+    """One judge answer (or one failure) for one pair."""
+
+    pair_id: str
+    raw_text: str | None = None
+    cache_key: str | None = None
+    latency_ms: float | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    error: str | None = None
+    metrics: dict[str, float] | None = None  # precomputed (lexical); else parsed from raw_text
+
+
+@dataclass
+class RunSpec:
+    judge_kind: str
+    judge_name: str
+    dataset: str
+    model: str | None = None
+    prompt_id: str | None = None
+    prompt_hash: str | None = None
+    params: dict = field(default_factory=dict)
+
+    def run_id(self) -> str:
+        """Deterministic: the same judge, prompt and params on a dataset resume one run."""
+        key = json.dumps([self.judge_kind, self.judge_name, self.dataset, self.model, self.prompt_id,
+                          self.prompt_hash, self.params], sort_keys=True, default=str)
+        return f"{self.judge_kind}-" + stable_hash("run", key, length=16)
+
+
+def ensure_run(store: Store, spec: RunSpec, n_requested: int) -> str:
+    run_id = spec.run_id()
+    with store.write() as conn:
+        row = conn.execute("SELECT run_id FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
+        if row is None:
+            conn.execute(
+                "INSERT INTO judge_runs (run_id, judge_kind, judge_name, model, prompt_id, prompt_hash, params, "
+                "dataset, status, n_requested) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                [run_id, spec.judge_kind, spec.judge_name, spec.model, spec.prompt_id, spec.prompt_hash,
+                 json.dumps(spec.params, sort_keys=True, default=str), spec.dataset, n_requested])
+        else:
+            conn.execute("UPDATE judge_runs SET status = 'running', finished_at = NULL, "
+                         "n_requested = greatest(n_requested, ?) WHERE run_id = ?", [n_requested, run_id])
+    return run_id
+
+
+def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None):
+    """(output row, metric rows, error rows) for one record."""
+    status = reason = None
+    metrics: list[tuple] = []
+    errors: list[tuple] = []
+    if rec.error is None and rec.metrics is not None:
+        status = "ok"
+        metrics = [(run_id, rec.pair_id, k, float(v)) for k, v in rec.metrics.items() if v is not None]
+    elif rec.error is None:
+        from core.parse import parse_output
+
+        result = parse_output(rec.raw_text or "")
+        status, reason = result.status, result.reason
+        for key, value in result.metrics.items():
+            if value is None:
+                continue
+            if key == "vert":  # the overall score is named after the prompt that asked for it
+                key = OVERALL_METRIC.get(prompt_id or "vert", "vert")
+            metrics.append((run_id, rec.pair_id, key, float(value)))
+        errors = [(run_id, rec.pair_id, e.significant, e.category, e.text) for e in result.errors]
+    out = (run_id, rec.pair_id, rec.cache_key, rec.raw_text, status, reason, rec.latency_ms, rec.tokens_in,
+           rec.tokens_out, rec.cost_usd, rec.error)
+    return out, metrics, errors
+
+
+_OUT_COLS = ["run_id", "pair_id", "cache_key", "raw_text", "parse_status", "parse_reason", "latency_ms",
+             "tokens_in", "tokens_out", "cost_usd", "error"]
+
+
+def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt_id: str | None = None) -> None:
+    """Commit a batch of outputs with their parsed metrics and errors, atomically."""
+    if not records:
+        return
+    outs, mets, errs = [], [], []
+    for rec in records:
+        o, m, e = _parsed_rows(run_id, rec, prompt_id)
+        outs.append(o)
+        mets.extend(m)
+        errs.extend(e)
+    out_df = pd.DataFrame(outs, columns=_OUT_COLS).astype({"latency_ms": "Float64", "cost_usd": "Float64",
+                                                           "tokens_in": "Int64", "tokens_out": "Int64"})
+    met_df = pd.DataFrame(mets, columns=["run_id", "pair_id", "metric", "value"])
+    err_df = pd.DataFrame(errs, columns=["run_id", "pair_id", "significant", "category", "text"])
+    with store.write() as conn:
+        conn.register("batch_out", out_df)
+        # A pair gets one row per run: a new answer replaces an old failure (retry) or an old answer.
+        for table in ("judge_outputs", "metric_values", "judge_errors"):
+            conn.execute(f"DELETE FROM {table} WHERE run_id = ? AND pair_id IN (SELECT pair_id FROM batch_out)",
+                         [run_id])  # table: one of three fixed names
+        conn.execute(f"INSERT INTO judge_outputs ({', '.join(_OUT_COLS)}) SELECT * FROM batch_out")
+        conn.unregister("batch_out")
+        if len(met_df):
+            conn.register("batch_met", met_df)
+            conn.execute("INSERT INTO metric_values SELECT * FROM batch_met")
+            conn.unregister("batch_met")
+        if len(err_df):
+            conn.register("batch_err", err_df)
+            conn.execute("INSERT INTO judge_errors SELECT * FROM batch_err")
+            conn.unregister("batch_err")
+
+
+def finish_run(store: Store, run_id: str, status: str) -> dict:
+    """Recount the run from its outputs and set its final status."""
+    with store.write() as conn:
+        conn.execute(
+            "UPDATE judge_runs SET status = ?, finished_at = current_timestamp, "
+            "n_ok = c.ok, n_failed = c.failed, cost_usd = c.cost "
+            "FROM (SELECT count(*) FILTER (WHERE error IS NULL) AS ok, "
+            "             count(*) FILTER (WHERE error IS NOT NULL) AS failed, "
+            "             sum(cost_usd) AS cost FROM judge_outputs WHERE run_id = ?) c "
+            "WHERE judge_runs.run_id = ?", [status, run_id, run_id])
+        row = conn.execute("SELECT n_ok, n_failed, cost_usd FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
+    return {"ok_total": row[0], "failed_total": row[1], "cost_total": row[2]}
+
+
+def load_pairs(store: Store, dataset: str, pair_ids: list[str] | None = None, limit: int | None = None,
+               ) -> pd.DataFrame:
+    """The pairs a run covers, in a stable order (by ext_id)."""
+    sql = "SELECT pair_id, ext_id, reference, candidate FROM pairs WHERE dataset = ?"
+    params: list = [dataset]
+    if pair_ids is not None:
+        sql += " AND pair_id IN (SELECT unnest(?::VARCHAR[]))"
+        params.append(list(pair_ids))
+    sql += " ORDER BY ext_id"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(int(limit))
+    df = store.query_df(sql, params)
+    if df.empty and store.query_one("SELECT count(*) FROM datasets WHERE name = ?", [dataset]) == 0:
+        raise ValueError(f"dataset '{dataset}' not found")
+    return df

@@ -1,0 +1,179 @@
+"""A real OpenAI-compatible HTTP server on loopback that misbehaves on purpose.
+
+Tests and benchmarks talk to it through litellm exactly as they would talk to
+vLLM or Ollama: ``model="openai/<name>"``, ``api_base=server.url``. Faults are
+keyed on the request so they are reproducible: a ``plan`` maps a marker string
+(found in the request's messages) to a list of behaviours, one per attempt;
+after the list runs out the server answers normally.
+
+Behaviours: ``"ok"``, ``"429"`` (with Retry-After), ``"500"``, ``"drop"``
+(close the connection without answering), ``"slow"`` (sleep ``slow_seconds``
+before answering), ``"truncate"`` (half the answer, finish_reason "length"),
+``"400"`` (a non-retryable error), ``"echo401"`` (an auth error that repeats the
+Authorization header back, as careless providers do).
+
+Run standalone: ``python tests/fake_openai.py --port 8765 --latency 0.2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import threading
+import time
+from collections import Counter, defaultdict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def green_answer(messages_text: str) -> str:
+    """A deterministic GREEN-format answer derived from the request text."""
+    h = int(hashlib.sha256(messages_text.encode()).hexdigest(), 16)
+    sig = [(h >> (3 * i)) % 3 for i in range(6)]
+    insig = [(h >> (20 + 2 * i)) % 2 for i in range(6)]
+    matched = 1 + (h >> 40) % 5
+    names = ["False report of a finding in the candidate",
+             "Missing a finding present in the reference",
+             "Misidentification of a finding's anatomic location/position",
+             "Misassessment of the severity of a finding",
+             "Mentioning a comparison that isn't in the reference",
+             "Omitting a comparison detailing a change from a prior study"]
+    lines = ["[Explanation]:", "Synthetic answer from the loopback test server.", "",
+             "[Clinically Significant Errors]:"]
+    for letter, name, n in zip("abcdef", names, sig, strict=True):
+        lines.append(f"({letter}) {name}: {n}." + (f" Error {letter} text." if n else ""))
+    lines += ["", "[Clinically Insignificant Errors]:"]
+    for letter, name, n in zip("abcdef", names, insig, strict=True):
+        lines.append(f"({letter}) {name}: {n}." + (f" Minor {letter} text." if n else ""))
+    lines += ["", "[Matched Findings]:", f"{matched}. " + "; ".join(f"finding {i}" for i in range(matched))]
+    return "\n".join(lines)
+
+
+class FakeOpenAI:
+    def __init__(self, latency: float = 0.0, plan: dict[str, list[str]] | None = None,
+                 slow_seconds: float = 5.0, retry_after: float = 1.0, port: int = 0):
+        self.latency = latency
+        self.plan = plan or {}
+        self.slow_seconds = slow_seconds
+        self.retry_after = retry_after
+        self.requests = 0
+        self.behaviours: Counter = Counter()
+        self.seen_headers: list[dict] = []
+        self._attempts: dict[str, int] = defaultdict(int)
+        self.attempt_times: dict[str, list[float]] = defaultdict(list)
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> FakeOpenAI:
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def _behaviour(self, text: str) -> str:
+        with self._lock:
+            self.requests += 1
+            for marker, steps in self.plan.items():
+                if marker in text:
+                    attempt = self._attempts[marker]
+                    self._attempts[marker] += 1
+                    self.attempt_times[marker].append(time.monotonic())
+                    b = steps[attempt] if attempt < len(steps) else "ok"
+                    break
+            else:
+                b = "ok"
+            self.behaviours[b] += 1
+            return b
+
+    def _handler(self):
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def _send(self, code: int, body: dict, headers: dict | None = None):
+                data = json.dumps(body).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):  # /v1/models, for clients that probe
+                self._send(200, {"object": "list", "data": [{"id": "fake-judge", "object": "model"}]})
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                payload = json.loads(self.rfile.read(length) or b"{}")
+                with fake._lock:
+                    fake.seen_headers.append(dict(self.headers))
+                text = json.dumps(payload.get("messages", []), ensure_ascii=False)
+                behaviour = fake._behaviour(text)
+                if fake.latency:
+                    time.sleep(fake.latency)
+                if behaviour == "drop":
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                if behaviour == "429":
+                    self._send(429, {"error": {"message": "rate limited", "type": "rate_limit"}},
+                               {"Retry-After": f"{fake.retry_after:g}"})
+                    return
+                if behaviour == "500":
+                    self._send(500, {"error": {"message": "server exploded", "type": "server_error"}})
+                    return
+                if behaviour == "echo401":  # a careless provider that repeats the key back
+                    self._send(401, {"error": {"message": f"invalid key {self.headers.get('Authorization')}",
+                                               "type": "auth_error"}})
+                    return
+                if behaviour == "400":
+                    self._send(400, {"error": {"message": "bad request: context too long",
+                                               "type": "invalid_request_error"}})
+                    return
+                if behaviour == "slow":
+                    time.sleep(fake.slow_seconds)
+                answer = green_answer(text)
+                finish = "stop"
+                if behaviour == "truncate":
+                    answer, finish = answer[: len(answer) // 2], "length"
+                self._send(200, {
+                    "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                    "model": payload.get("model", "fake-judge"),
+                    "choices": [{"index": 0, "finish_reason": finish,
+                                 "message": {"role": "assistant", "content": answer}}],
+                    "usage": {"prompt_tokens": len(text) // 4, "completion_tokens": len(answer) // 4,
+                              "total_tokens": (len(text) + len(answer)) // 4},
+                })
+
+        return Handler
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--port", type=int, default=8765)
+    ap.add_argument("--latency", type=float, default=0.0)
+    args = ap.parse_args()
+    server = FakeOpenAI(latency=args.latency, port=args.port)
+    print(f"serving {server.url}", flush=True)
+    server._server.serve_forever()
