@@ -171,7 +171,7 @@ class FakeOpenAI:
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--port", type=int, default=8765)
+    ap.add_argument("--port", type=int, default=8765, help="0: any free port (printed)")
     ap.add_argument("--latency", type=float, default=0.0)
     args = ap.parse_args()
     server = FakeOpenAI(latency=args.latency, port=args.port)

@@ -209,6 +209,19 @@ class _Caller:
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
+        self._price_unknown = False
+
+    def _cost(self, resp) -> float | None:
+        """litellm's price for the call; None (unknown) when the model is not in its price table."""
+        hidden = getattr(resp, "_hidden_params", None) or {}
+        cost = hidden.get("response_cost")
+        if cost is None and not self._price_unknown:
+            try:
+                cost = self.litellm.completion_cost(completion_response=resp)
+            except Exception:  # litellm raises for models missing from its price map
+                self._price_unknown = True  # do not pay for that exception on every call
+                cost = None
+        return None if cost is None else float(cost)
 
     async def call(self, messages: list[dict]) -> OutputRecord:
         kwargs = dict(model=self.model, messages=messages, timeout=self.timeout, num_retries=0,
@@ -241,10 +254,7 @@ class _Caller:
             choice = resp.choices[0]
             text = choice.message.content or ""
             usage = getattr(resp, "usage", None)
-            try:
-                cost = float(self.litellm.completion_cost(completion_response=resp))
-            except Exception:  # unknown model price: recorded as unknown
-                cost = None
+            cost = self._cost(resp)
             return OutputRecord(
                 pair_id="", raw_text=text, latency_ms=latency,
                 tokens_in=getattr(usage, "prompt_tokens", None), tokens_out=getattr(usage, "completion_tokens", None),
@@ -259,17 +269,17 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
                   api_key: str | None = None, concurrency: int = 8, timeout: float = 120.0,
                   max_retries: int = 4, backoff: float = 0.5, params: GenParams | None = None,
                   progress: Progress | None = None, cancel: threading.Event | None = None,
-                  local_only: bool | None = None, flush_interval: float = 0.25) -> RunSummary:
+                  local_only: bool | None = None, flush_interval: float = 0.5) -> RunSummary:
     """Run an LLM judge over a dataset's pairs; see the module docstring."""
-    from core.prompts import get_template, render_messages
+    from core.prompts import prompt_hash, render_messages
 
     params = params or GenParams()
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
-    template = get_template(prompt_id)
+    p_hash = prompt_hash(prompt_id)  # unknown prompt ids fail here, before any work
     pairs = load_pairs(store, dataset, pair_ids, limit)
-    spec = RunSpec("llm", model, dataset, model=model, prompt_id=prompt_id, prompt_hash=template.hash,
+    spec = RunSpec("llm", model, dataset, model=model, prompt_id=prompt_id, prompt_hash=p_hash,
                    params=params.as_dict() | ({"api_base": safe_api_base(api_base)} if api_base else {}))
     run_id = ensure_run(store, spec, len(pairs))
     summary = RunSummary(run_id=run_id, requested=len(pairs))
@@ -306,8 +316,8 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     if to_send:
         caller = _Caller(model, params, api_base, api_key, timeout, max_retries, backoff)
         ext_of = {w[0]: w[1] for w in to_send}
-        status = asyncio.run(_send_all(store, run_id, prompt_id, caller, to_send, concurrency, summary,
-                                       total, progress, cancel, flush_interval, ext_of))
+        status = _run_on_gateway_loop(_send_all(store, run_id, prompt_id, caller, to_send, concurrency,
+                                                summary, total, progress, cancel, flush_interval, ext_of))
     else:
         status = "done"
     final = finish_run(store, run_id, status)
@@ -315,6 +325,24 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     summary.seconds = round(time.monotonic() - started, 3)
     summary.failed_total = final["failed_total"]
     return summary
+
+
+_LOOP: asyncio.AbstractEventLoop | None = None
+_LOOP_GUARD = threading.Lock()
+
+
+def _run_on_gateway_loop(coro):
+    """Run ``coro`` on one long-lived event loop per process.
+
+    litellm keeps its HTTP client sessions per event loop; a fresh loop per run
+    (``asyncio.run``) would pay the client set-up (about a second) every time.
+    """
+    global _LOOP
+    with _LOOP_GUARD:
+        if _LOOP is None or _LOOP.is_closed():
+            _LOOP = asyncio.new_event_loop()
+            threading.Thread(target=_LOOP.run_forever, name="llm-gateway", daemon=True).start()
+    return asyncio.run_coroutine_threadsafe(coro, _LOOP).result()
 
 
 def _stats(s: RunSummary) -> dict:
