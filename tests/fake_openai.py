@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import threading
 import time
 from collections import Counter, defaultdict
@@ -47,6 +48,46 @@ def green_answer(messages_text: str) -> str:
         lines.append(f"({letter}) {name}: {n}." + (f" Minor {letter} text." if n else ""))
     lines += ["", "[Matched Findings]:", f"{matched}. " + "; ".join(f"finding {i}" for i in range(matched))]
     return "\n".join(lines)
+
+
+def _sentences(report: str) -> list[str]:
+    return [s.strip() + "." for s in re.split(r"(?<=[.])\s+", report.strip()) if s.strip(". ")]
+
+
+def task_answer(messages: list[dict]) -> str:
+    """Answer in the format the request's prompt asks for (judging, injection, validation, baselines)."""
+    system = " ".join(m.get("content", "") for m in messages if m.get("role") == "system")
+    user = " ".join(m.get("content", "") for m in messages if m.get("role") == "user")
+    if "Modified report:" in user and "plausib" in system.lower():
+        ok = "IMPLAUSIBLE" not in user
+        return json.dumps({"plausible": ok, "reason": "reads like a real report" if ok else "contradictory"})
+    m = re.match(r"Inject exactly (\d)", user)
+    if m:
+        k = int(m.group(1))
+        report = user.split("Radiology report:\n", 1)[-1]
+        if "BADJSON" in report:
+            return "I cannot produce JSON today."
+        if "ERROR TYPE (a)" in system:
+            added = [f"New false finding number {i + 1} is present." for i in range(k)]
+            changes = [{"sentence index": i + 1, "original": "", "modified": a, "explanation": "invented"}
+                       for i, a in enumerate(added)]
+            modified = report.rstrip() + " " + " ".join(added)
+        else:
+            sents = _sentences(report)
+            dropped = sents[:k]
+            changes = [{"sentence index": i + 1, "original": d, "modified": "", "explanation": "removed"}
+                       for i, d in enumerate(dropped)]
+            modified = " ".join(sents[k:]) or "No findings reported."
+        return json.dumps({"modified report": modified, "changes detail": changes})
+    if "candidate_phrases" in user:
+        return json.dumps({"candidate_phrases": [{"phrase": "a", "entailed": True, "evidence": ["x"]},
+                                                 {"phrase": "b", "entailed": False, "evidence": []}],
+                           "reference_phrases": [{"phrase": "c", "entailed": True, "evidence": ["y"]}]})
+    if "needs_correction" in user:
+        return json.dumps({"lines": [{"line": 1, "needs_correction": True, "correction": "fixed",
+                                      "severity": "Urgent", "category": "c", "comment": "side"}],
+                           "missing": []})
+    return green_answer(json.dumps(messages, ensure_ascii=False))
 
 
 class FakeOpenAI:
@@ -153,7 +194,7 @@ class FakeOpenAI:
                     return
                 if behaviour == "slow":
                     time.sleep(fake.slow_seconds)
-                answer = green_answer(text)
+                answer = task_answer(payload.get("messages", []))
                 finish = "stop"
                 if behaviour == "truncate":
                     answer, finish = answer[: len(answer) // 2], "length"

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from core.judges.runs import OutputRecord, RunSpec, ensure_run, finish_run, load_pairs, write_outputs
+from core.judges.shots import FEWSHOT_PROMPTS, ShotSource, build_shots
 from core.settings import apply_offline_defaults
 from core.settings import local_only as local_only_setting
 from core.store import Store, stable_hash
@@ -269,25 +270,41 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
                   api_key: str | None = None, concurrency: int = 8, timeout: float = 120.0,
                   max_retries: int = 4, backoff: float = 0.5, params: GenParams | None = None,
                   progress: Progress | None = None, cancel: threading.Event | None = None,
-                  local_only: bool | None = None, flush_interval: float = 0.5) -> RunSummary:
-    """Run an LLM judge over a dataset's pairs; see the module docstring."""
+                  local_only: bool | None = None, flush_interval: float = 0.5,
+                  shots: ShotSource | None = None) -> RunSummary:
+    """Run an LLM judge over a dataset's pairs; see the module docstring.
+
+    ``shots`` (few-shot prompts ``vert_random``, ``vert_rad_err``, ...; or
+    ``vert`` with shots = D.5) says where examples are drawn from, with k and
+    the seed; the shots used are recorded in the run's params.
+    """
     from core.prompts import prompt_hash, render_messages
 
     params = params or GenParams()
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
-    p_hash = prompt_hash(prompt_id)  # unknown prompt ids fail here, before any work
     pairs = load_pairs(store, dataset, pair_ids, limit)
+    shot_list, run_params = None, params.as_dict()
+    if prompt_id in FEWSHOT_PROMPTS or shots is not None:
+        if shots is None:
+            raise ValueError(f"'{prompt_id}' is a few-shot prompt: choose the dataset (and split) to draw shots from")
+        if prompt_id == "vert":
+            prompt_id = "vert_random"  # D.5: the VERT prompt with random shots
+        shot_list, record = build_shots(store, prompt_id, shots, pairs, dataset)
+        run_params["shots"] = record
+    p_hash = prompt_hash(prompt_id)  # unknown prompt ids fail here, before any work
+    if api_base:
+        run_params["api_base"] = safe_api_base(api_base)
     spec = RunSpec("llm", model, dataset, model=model, prompt_id=prompt_id, prompt_hash=p_hash,
-                   params=params.as_dict() | ({"api_base": safe_api_base(api_base)} if api_base else {}))
+                   params=run_params)
     run_id = ensure_run(store, spec, len(pairs))
     summary = RunSummary(run_id=run_id, requested=len(pairs))
     started = time.monotonic()
 
     work = []
     for row in pairs.itertuples(index=False):
-        messages = render_messages(prompt_id, row.reference, row.candidate)
+        messages = render_messages(prompt_id, row.reference, row.candidate, shot_list)
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
 
     done_here = set(store.query_df(

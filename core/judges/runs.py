@@ -68,6 +68,33 @@ def ensure_run(store: Store, spec: RunSpec, n_requested: int) -> str:
     return run_id
 
 
+def _radfact(text: str):
+    from core.prompts import parse_radfact_answer
+
+    try:
+        r = parse_radfact_answer(text)
+    except ValueError as exc:
+        return "failed", str(exc)[:300], {}
+    values = {"radfact": r["logical_f1"], "radfact_precision": r["logical_precision"],
+              "radfact_recall": r["logical_recall"]}
+    return ("ok" if r["logical_f1"] is not None else "partial"), "", values
+
+
+def _fineradscore(text: str):
+    from core.prompts import parse_fineradscore_answer
+
+    try:
+        r = parse_fineradscore_answer(text)
+    except ValueError as exc:
+        return "failed", str(exc)[:300], {}
+    return "ok", "", {"fineradscore": r["severity_sum"], "fineradscore_corrections": r["n_corrections"],
+                      "fineradscore_max": r["max_severity"]}
+
+
+# The baselines answer in their own JSON, not in GREEN's format.
+BASELINE_PARSERS = {"radfact": _radfact, "fineradscore": _fineradscore}
+
+
 def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None):
     """(output row, metric rows, error rows) for one record."""
     status = reason = None
@@ -76,6 +103,9 @@ def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None):
     if rec.error is None and rec.metrics is not None:
         status = "ok"
         metrics = [(run_id, rec.pair_id, k, float(v)) for k, v in rec.metrics.items() if v is not None]
+    elif rec.error is None and prompt_id in BASELINE_PARSERS:
+        status, reason, values = BASELINE_PARSERS[prompt_id](rec.raw_text or "")
+        metrics = [(run_id, rec.pair_id, k, float(v)) for k, v in values.items() if v is not None]
     elif rec.error is None:
         from core.parse import parse_output
 
