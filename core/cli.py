@@ -133,6 +133,11 @@ def cmd_judge(args) -> int:
             sys.stderr.flush()
 
     kwargs = dict(limit=args.limit, progress=progress)
+    if args.shots_dataset:
+        from core.judges.shots import ShotSource
+
+        kwargs["shots"] = ShotSource(dataset=args.shots_dataset, split=args.shots_split, k=args.shots_k,
+                                     seed=args.shots_seed)
     if args.judge not in ("rules", "lexical"):
         kwargs.update(api_base=args.api_base, concurrency=args.concurrency, timeout=args.timeout,
                       max_retries=args.max_retries, local_only=True if args.local_only else None,
@@ -149,6 +154,17 @@ def cmd_judge(args) -> int:
         for f in out["failures"][:10]:
             print(f"failed {f['ext_id']}: {f['error']}")
     return 0 if summary.status == "done" else 3
+
+
+def cmd_inject(args) -> int:
+    from core.inject import inject_dataset
+
+    report = inject_dataset(_store(args), source_dataset=args.dataset, target_dataset=args.target,
+                            model=args.judge, kind=args.kind, ks=tuple(args.k), limit=args.limit, seed=args.seed,
+                            api_base=args.api_base, concurrency=args.concurrency, validate=not args.no_validate,
+                            local_only=True if args.local_only else None)
+    _print(report.to_json(), args.json)
+    return 0
 
 
 def cmd_parse(args) -> int:
@@ -240,6 +256,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, default=2048)
     p.add_argument("--reasoning-effort", choices=["none", "low", "medium", "high"])
     p.add_argument("--local-only", action="store_true", help="refuse endpoints outside loopback/private networks")
+    p.add_argument("--shots-dataset", help="few-shot prompts: draw examples from this dataset (never the judged pairs)")
+    p.add_argument("--shots-split", help="few-shot prompts: only this split of the shots dataset (e.g. train)")
+    p.add_argument("--shots-k", type=int, default=3, choices=[3, 5, 10], help="random few-shot: number of shots")
+    p.add_argument("--shots-seed", type=int, default=0, help="few-shot sampling seed (recorded with the run)")
+
+    p = add("inject", cmd_inject, "build a dataset by injecting k errors per report (VERT App. F) with a model")
+    p.add_argument("--dataset", required=True, help="source dataset (its reference reports are modified)")
+    p.add_argument("--target", required=True, help="name of the new dataset")
+    p.add_argument("--judge", required=True, help="litellm model that injects and validates")
+    p.add_argument("--kind", required=True, choices=["false_finding", "omission"])
+    p.add_argument("--k", type=int, nargs="+", default=[1, 2, 3], choices=[1, 2, 3])
+    p.add_argument("--limit", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--api-base", default=os.environ.get("RADJUDGE_API_BASE"))
+    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--no-validate", action="store_true", help="skip the plausibility check (F.3)")
+    p.add_argument("--local-only", action="store_true")
 
     p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
     p.add_argument("file", nargs="?", default="-")
