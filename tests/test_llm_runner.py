@@ -171,3 +171,18 @@ def test_api_key_never_reaches_store_or_errors(tmp_path):
 def test_redact_removes_env_secrets(monkeypatch):
     monkeypatch.setenv("SOME_PROVIDER_API_KEY", "abcdef123456")
     assert redact("bad key abcdef123456 and sk-ABCDEFGHIJKLMNOP") == "bad key [redacted] and [redacted]"
+
+
+def test_cost_is_summed_when_known_and_unknown_otherwise(tmp_path):
+    store = make_store(tmp_path, 4)
+    with FakeOpenAI() as server:
+        unknown = run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url)
+        known = run_llm_judge(store, dataset="d", model="openai/gpt-4o-mini", api_base=server.url)
+    assert unknown.to_json()["cost_usd"] is None
+    assert known.to_json()["cost_usd"] > 0
+    runs = store.query_df("SELECT model, cost_usd FROM judge_runs ORDER BY model")
+    costs = dict(zip(runs["model"], runs["cost_usd"], strict=True))
+    assert pd.isna(costs[MODEL])
+    per_call = store.query_df("SELECT sum(o.cost_usd) AS s FROM judge_outputs o JOIN judge_runs r USING (run_id) "
+                              "WHERE r.model = 'openai/gpt-4o-mini'")["s"].iloc[0]
+    assert costs["openai/gpt-4o-mini"] == pytest.approx(per_call) and per_call == pytest.approx(known.cost_usd)

@@ -167,7 +167,10 @@ def finish_run(store: Store, run_id: str, status: str) -> dict:
             "n_ok = c.ok, n_failed = c.failed, cost_usd = c.cost "
             "FROM (SELECT count(*) FILTER (WHERE error IS NULL) AS ok, "
             "             count(*) FILTER (WHERE error IS NOT NULL) AS failed, "
-            "             sum(cost_usd) AS cost FROM judge_outputs WHERE run_id = ?) c "
+            # one answer with an unknown price makes the run's cost unknown, never an undercount
+            "             CASE WHEN count(*) FILTER (WHERE error IS NULL AND cost_usd IS NULL) > 0 THEN NULL "
+            "                  ELSE coalesce(sum(cost_usd), 0) END AS cost "
+            "      FROM judge_outputs WHERE run_id = ?) c "
             "WHERE judge_runs.run_id = ?", [status, run_id, run_id])
         row = conn.execute("SELECT n_ok, n_failed, cost_usd FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
     return {"ok_total": row[0], "failed_total": row[1], "cost_total": row[2]}
