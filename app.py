@@ -1,0 +1,87 @@
+"""RadJudge dashboard entry point: ``streamlit run app.py``.
+
+The router only: page list, the store handle and the sidebar every page
+shares (store path, dataset picker, synthetic badge). Pages live in pages/
+and read the picked dataset from ``st.session_state["dataset"]``.
+"""
+
+import os
+
+# Before anything can import litellm: use its bundled price map instead of
+# fetching one over the network at import time.
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+
+import streamlit as st  # noqa: E402
+
+from core.store import StoreError  # noqa: E402
+from pages._shared import (  # noqa: E402
+    DATASET_KEY,
+    NEXT_DATASET_KEY,
+    escape_md,
+    get_store,
+    load_datasets,
+    refresh_version,
+    set_url,
+    url_value,
+)
+
+st.set_page_config(page_title="RadJudge", layout="wide")
+
+# Explicit entries (this also turns off the automatic scan of pages/).
+# Adding a page is one line here; the page file starts with
+# `ensure_router()` from pages/_shared.py (see its docstring for why).
+PAGES = [
+    st.Page("pages/data.py", title="Data", icon=":material/table_view:", default=True),
+]
+
+
+def draw_sidebar(store, datasets) -> None:
+    """Store path, dataset picker (kept in session state and the URL), synthetic badge."""
+    with st.sidebar:
+        st.caption("Store")
+        st.code(str(store.path), language=None, wrap_lines=True)
+        if datasets.empty:
+            st.session_state[DATASET_KEY] = None
+            set_url("dataset", None)
+            st.caption("No datasets yet.")
+            return
+        names = datasets["name"].tolist()
+        pending = st.session_state.pop(NEXT_DATASET_KEY, None)
+        if pending in names:
+            st.session_state[DATASET_KEY] = pending
+        # First run of a session (or the dataset vanished): a shared URL decides, else the first.
+        if st.session_state.get(DATASET_KEY) not in names:
+            wanted = url_value("dataset")
+            st.session_state[DATASET_KEY] = wanted if wanted in names else names[0]
+        name = st.selectbox("Dataset", names, key=DATASET_KEY)
+        set_url("dataset", name)
+        row = datasets.loc[datasets["name"] == name].iloc[0]
+        if row["synthetic"]:
+            st.badge("synthetic", icon=":material/science:", color="orange")
+            st.caption("Generated data with errors injected by construction, not real reports.")
+        st.caption(
+            f"{row['kind']} · {row['pairs']:,} pairs · {row['annotators']} annotators · {row['runs']} runs"
+        )
+
+
+def draw_empty_state() -> None:
+    st.info(
+        "**The store has no datasets yet.** Build the synthetic demo with "
+        "`python -m core demo` (then reload this page), or import your own "
+        "files in the **Import data** tab of the Data page.",
+        icon=":material/inbox:",
+    )
+
+
+page = st.navigation(PAGES)
+try:
+    store = get_store()
+    refresh_version(store)
+    datasets = load_datasets(store)
+except StoreError as exc:
+    st.error(f"Cannot open the store: {escape_md(exc)}")
+    st.stop()
+draw_sidebar(store, datasets)
+if datasets.empty:
+    draw_empty_state()
+page.run()

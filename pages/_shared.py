@@ -1,0 +1,187 @@
+"""What app.py and every page share: the store handle, cached queries, URL state.
+
+Not a page: app.py lists its pages explicitly, so files under ``pages/`` that
+start with ``_`` are helpers, never shown in the navigation.
+
+Caching follows the store's contract: ``st.cache_resource`` for the handle
+(one per store path and process), ``st.cache_data`` for query results with
+the store's ``data_version()`` in the key, so any committed write - from this
+dashboard or from a CLI job - makes the next run read fresh rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from core import queries
+from core.store import Store, default_store_path
+
+# Session-state keys owned by app.py (pages only read them).
+DATASET_KEY = "dataset"  # the selected dataset name, or None when the store is empty
+NEXT_DATASET_KEY = "dataset_next"  # a page asks app.py to switch dataset on the next run
+VERSION_KEY = "data_version"  # the store's write counter, read once per script run
+
+
+# -- the router -----------------------------------------------------------------
+
+
+def ensure_router() -> None:
+    """Call first in every page: make sure app.py (sidebar, store, dataset) ran.
+
+    With a folder named ``pages/`` next to app.py, Streamlit starts in its
+    legacy multipage mode until ``st.navigation`` is first called in the
+    process. If the first request after a server start is a page's URL, that
+    mode runs the page file alone, without app.py, and keeps doing so. Turning
+    the mode off (what ``st.navigation`` itself does) and rerunning routes the
+    request through app.py. A no-op in every other run.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+# -- the store ----------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False)
+def _open_store(path: str) -> Store:
+    # Store holds no open connection, so one shared handle per path is safe.
+    return Store(path)
+
+
+def get_store() -> Store:
+    """The store named by ``RADJUDGE_STORE`` (or the default path)."""
+    return _open_store(str(default_store_path().resolve()))
+
+
+def refresh_version(store: Store) -> int:
+    """Read the store's write counter once per run (each read opens the file, ~tens of ms)."""
+    version = store.data_version()
+    st.session_state[VERSION_KEY] = version
+    return version
+
+
+def _version() -> int:
+    return int(st.session_state.get(VERSION_KEY, -1))
+
+
+def selected_dataset() -> str | None:
+    """The dataset picked in the sidebar (None when the store has none)."""
+    return st.session_state.get(DATASET_KEY)
+
+
+def switch_dataset_next_run(name: str) -> None:
+    """Make ``name`` the selected dataset from the next run on.
+
+    The sidebar picker already exists in this run, and Streamlit refuses a
+    change to a widget's state after the widget is drawn, so app.py applies it.
+    """
+    st.session_state[NEXT_DATASET_KEY] = name
+
+
+# -- cached queries -------------------------------------------------------------
+# The leading underscore keeps the Store out of the cache key; path + version
+# stand in for it (two stores in one process never share entries).
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _list_datasets(_store: Store, path: str, version: int) -> pd.DataFrame:
+    return queries.list_datasets(_store)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _facet_values(_store: Store, path: str, version: int, dataset: str) -> dict[str, list[str]]:
+    return queries.facet_values(_store, dataset)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _find_pairs(
+    _store: Store, path: str, version: int, dataset: str, filters: tuple, text: str, limit: int, offset: int
+) -> tuple[pd.DataFrame, int]:
+    return queries.find_pairs(_store, dataset, **dict(filters), text=text, limit=limit, offset=offset)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _get_pair(_store: Store, path: str, version: int, pair_id: str) -> dict | None:
+    return queries.get_pair(_store, pair_id)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _annotation_summary(_store: Store, path: str, version: int, pair_id: str) -> pd.DataFrame:
+    return queries.annotation_summary(_store, pair_id)
+
+
+def load_datasets(store: Store) -> pd.DataFrame:
+    return _list_datasets(store, str(store.path), _version())
+
+
+def load_facets(store: Store, dataset: str) -> dict[str, list[str]]:
+    return _facet_values(store, str(store.path), _version(), dataset)
+
+
+def load_pairs(
+    store: Store,
+    dataset: str,
+    filters: dict[str, Sequence[str]],
+    text: str,
+    *,
+    limit: int,
+    offset: int,
+) -> tuple[pd.DataFrame, int]:
+    frozen = tuple(sorted((k, tuple(v)) for k, v in filters.items()))
+    return _find_pairs(store, str(store.path), _version(), dataset, frozen, text, limit, offset)
+
+
+def load_pair(store: Store, pair_id: str) -> dict | None:
+    return _get_pair(store, str(store.path), _version(), pair_id)
+
+
+def load_annotation_summary(store: Store, pair_id: str) -> pd.DataFrame:
+    return _annotation_summary(store, str(store.path), _version(), pair_id)
+
+
+# -- URL state ----------------------------------------------------------------
+
+
+def url_values(name: str) -> list[str]:
+    """Every value of a query parameter (``?modality=CT&modality=MR``)."""
+    return [v for v in st.query_params.get_all(name) if v != ""]
+
+
+def url_value(name: str, default: str | None = None) -> str | None:
+    values = url_values(name)
+    return values[0] if values else default
+
+
+def set_url(name: str, value: str | Sequence[str] | None) -> None:
+    """Write a view setting to the URL; an empty value removes the parameter.
+
+    Written only when it changed, so a rerun does not push a history entry.
+    """
+    if value is None or value == "" or (not isinstance(value, str) and len(value) == 0):
+        if name in st.query_params:
+            del st.query_params[name]
+        return
+    wanted = [value] if isinstance(value, str) else [str(v) for v in value]
+    if st.query_params.get_all(name) != wanted:
+        st.query_params[name] = wanted if len(wanted) > 1 else wanted[0]
+
+
+# -- text safety ----------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def escape_md(text: object) -> str:
+    """Backslash-escape Markdown (and Streamlit directive) characters in user data.
+
+    For labels that Streamlit renders as Markdown (headings, captions). Report
+    text itself is shown with ``st.text``, which parses neither Markdown nor HTML.
+    """
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
