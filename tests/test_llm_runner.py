@@ -43,9 +43,10 @@ def test_faults_are_retried_or_recorded_and_reruns_cost_nothing(tmp_path):
     plan = {"M429": ["429"], "M500": ["500", "500"], "MDROP": ["drop"], "MSLOW": ["slow"],
             "MTRUNC": ["truncate"], "M400": ["400"], "MDOWN": ["500"] * 4}
     store = make_store(tmp_path, 20, markers)
-    with FakeOpenAI(plan=plan, slow_seconds=3.0, retry_after=1.0) as server:
+    # timeout 2.5 s against a 6 s "slow" answer: wide margins so a loaded CI machine cannot flip a result
+    with FakeOpenAI(plan=plan, slow_seconds=6.0, retry_after=1.0) as server:
         first = run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url, concurrency=8,
-                              timeout=1.0, max_retries=3, backoff=0.05)
+                              timeout=2.5, max_retries=3, backoff=0.05)
         out = outputs(store)
         assert len(out) == 20 and out["pair_id"].is_unique
         failed = out[out["error"].notna()]
@@ -65,7 +66,7 @@ def test_faults_are_retried_or_recorded_and_reruns_cost_nothing(tmp_path):
         assert {"green", "green_f1", "formula", "ec_sig", "ec_total"} <= set(metrics)
 
         sent_before = server.requests
-        second = run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url, timeout=1.0,
+        second = run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url, timeout=2.5,
                                max_retries=3, backoff=0.05)
         assert second.sent == 2 and second.skipped == 18  # only the two failures are tried again
         assert server.requests - sent_before == 2
