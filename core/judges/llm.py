@@ -307,8 +307,9 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
         messages = render_messages(prompt_id, row.reference, row.candidate, shot_list)
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
 
-    done_here = set(store.query_df(
-        "SELECT pair_id FROM judge_outputs WHERE run_id = ? AND error IS NULL", [run_id])["pair_id"])
+    existing = store.query_df("SELECT pair_id, error IS NULL AS ok FROM judge_outputs WHERE run_id = ?", [run_id])
+    done_here = set(existing.loc[existing["ok"], "pair_id"])
+    retrying = set(existing.loc[~existing["ok"], "pair_id"])  # recorded failures: replaced when answered
     todo = [w for w in work if w[0] not in done_here]
     summary.skipped = len(work) - len(todo)
     cached_rows = {}
@@ -323,7 +324,7 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
                                latency_ms=0.0, cost_usd=0.0)
                   for w in todo if w[3] in cached_rows]
     to_send = [w for w in todo if w[3] not in cached_rows]
-    write_outputs(store, run_id, from_cache, prompt_id)
+    write_outputs(store, run_id, from_cache, prompt_id, replace=retrying)
     summary.cached = len(from_cache)
     summary.ok += summary.skipped + summary.cached
     total = len(work)
@@ -334,7 +335,8 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
         caller = _Caller(model, params, api_base, api_key, timeout, max_retries, backoff)
         ext_of = {w[0]: w[1] for w in to_send}
         status = _run_on_gateway_loop(_send_all(store, run_id, prompt_id, caller, to_send, concurrency,
-                                                summary, total, progress, cancel, flush_interval, ext_of))
+                                                summary, total, progress, cancel, flush_interval, ext_of,
+                                                retrying))
     else:
         status = "done"
     final = finish_run(store, run_id, status)
@@ -368,7 +370,7 @@ def _stats(s: RunSummary) -> dict:
 
 
 async def _send_all(store, run_id, prompt_id, caller: _Caller, to_send, concurrency, summary: RunSummary,
-                    total, progress, cancel, flush_interval, ext_of) -> str:
+                    total, progress, cancel, flush_interval, ext_of, retrying) -> str:
     sem = asyncio.Semaphore(concurrency)
     pending: list[OutputRecord] = []
     lock = asyncio.Lock()
@@ -406,13 +408,13 @@ async def _send_all(store, run_id, prompt_id, caller: _Caller, to_send, concurre
                 pending.clear()
             if batch:
                 # The write runs in a thread so answers keep arriving while it commits.
-                await asyncio.to_thread(write_outputs, store, run_id, batch, prompt_id)
+                await asyncio.to_thread(write_outputs, store, run_id, batch, prompt_id, retrying)
             if finished.is_set():
                 async with lock:
                     rest = pending[:]
                     pending.clear()
                 if rest:
-                    await asyncio.to_thread(write_outputs, store, run_id, rest, prompt_id)
+                    await asyncio.to_thread(write_outputs, store, run_id, rest, prompt_id, retrying)
                 return
 
     writer = asyncio.create_task(flusher())

@@ -127,8 +127,14 @@ _OUT_COLS = ["run_id", "pair_id", "cache_key", "raw_text", "parse_status", "pars
              "tokens_in", "tokens_out", "cost_usd", "error"]
 
 
-def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt_id: str | None = None) -> None:
-    """Commit a batch of outputs with their parsed metrics and errors, atomically."""
+def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt_id: str | None = None,
+                  replace: set[str] | None = None) -> None:
+    """Commit a batch of outputs with their parsed metrics and errors, atomically.
+
+    ``replace`` names the pairs that may already have a row in this run (a
+    recorded failure being retried); None means any may. Pairs outside it are
+    inserted without the delete step, which keeps the runner's commits cheap.
+    """
     if not records:
         return
     outs, mets, errs = [], [], []
@@ -144,9 +150,12 @@ def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt
     with store.write() as conn:
         conn.register("batch_out", out_df)
         # A pair gets one row per run: a new answer replaces an old failure (retry) or an old answer.
-        for table in ("judge_outputs", "metric_values", "judge_errors"):
-            conn.execute(f"DELETE FROM {table} WHERE run_id = ? AND pair_id IN (SELECT pair_id FROM batch_out)",
-                         [run_id])  # table: one of three fixed names
+        stale = [r.pair_id for r in records] if replace is None else [r.pair_id for r in records
+                                                                     if r.pair_id in replace]
+        if stale:
+            for table in ("judge_outputs", "metric_values", "judge_errors"):
+                conn.execute(f"DELETE FROM {table} WHERE run_id = ? AND pair_id IN (SELECT unnest(?::VARCHAR[]))",
+                             [run_id, stale])  # table: one of three fixed names
         conn.execute(f"INSERT INTO judge_outputs ({', '.join(_OUT_COLS)}) SELECT * FROM batch_out")
         conn.unregister("batch_out")
         if len(met_df):
