@@ -334,12 +334,12 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     if to_send:
         caller = _Caller(model, params, api_base, api_key, timeout, max_retries, backoff)
         ext_of = {w[0]: w[1] for w in to_send}
-        status = _run_on_gateway_loop(_send_all(store, run_id, prompt_id, caller, to_send, concurrency,
-                                                summary, total, progress, cancel, flush_interval, ext_of,
-                                                retrying))
+        status, final = _run_on_gateway_loop(_send_all(store, run_id, prompt_id, caller, to_send, concurrency,
+                                                       summary, total, progress, cancel, flush_interval, ext_of,
+                                                       retrying))
     else:
         status = "done"
-    final = finish_run(store, run_id, status)
+        final = finish_run(store, run_id, status)
     summary.status = status
     summary.seconds = round(time.monotonic() - started, 3)
     summary.failed_total = final["failed_total"]
@@ -375,6 +375,7 @@ async def _send_all(store, run_id, prompt_id, caller: _Caller, to_send, concurre
     pending: list[OutputRecord] = []
     lock = asyncio.Lock()
     finished = asyncio.Event()
+    outcome = {"status": "done"}
 
     async def one(pair_id, messages, key):
         async with sem:
@@ -413,9 +414,9 @@ async def _send_all(store, run_id, prompt_id, caller: _Caller, to_send, concurre
                 async with lock:
                     rest = pending[:]
                     pending.clear()
-                if rest:
-                    await asyncio.to_thread(write_outputs, store, run_id, rest, prompt_id, retrying)
-                return
+                # the last answers and the run's totals in one transaction
+                return await asyncio.to_thread(write_outputs, store, run_id, rest, prompt_id, retrying,
+                                               outcome["status"])
 
     writer = asyncio.create_task(flusher())
     tasks = [asyncio.create_task(one(w[0], w[2], w[3])) for w in to_send]
@@ -433,6 +434,7 @@ async def _send_all(store, run_id, prompt_id, caller: _Caller, to_send, concurre
     watcher = asyncio.create_task(watch_cancel())
     await asyncio.gather(*tasks, return_exceptions=True)
     watcher.cancel()
+    outcome["status"] = "cancelled" if cancel is not None and cancel.is_set() else "done"
     finished.set()
-    await writer
-    return "cancelled" if cancel is not None and cancel.is_set() else "done"
+    totals = await writer
+    return outcome["status"], totals

@@ -259,7 +259,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"herniated\s+nucleus\s+pulposus"), "graded", level=2),
     C("canal_stenosis", "spinal canal stenosis",
       (r"(?:spinal|central)\s+canal\s+(?:stenosis|narrowing)", r"stenosis\s+of\s+the\s+(?:spinal|central)\s+canal",
-       r"spinal\s+stenosis", r"thecal\s+sac\s+(?:narrowing|compression)"), "graded", level=3, family="stenosis"),
+       r"spinal\s+stenosis", r"canal\s+(?:stenosis|narrowing)", r"thecal\s+sac\s+(?:narrowing|compression)"),
+      "graded", level=3, family="stenosis"),
     C("foraminal_narrowing", "neural foraminal narrowing",
       (r"(?:neural\s+)?foraminal\s+(?:narrowing|stenosis)", r"narrowing\s+of\s+the\s+neural\s+foram(?:en|ina)"),
       "graded", level=3, family="stenosis"),
@@ -327,7 +328,7 @@ CONCEPTS: tuple[Concept, ...] = (
       family="fracture"),
     C("avn", "avascular necrosis", (r"avascular\s+necrosis", r"osteonecrosis", r"AVN"), "always"),
     # ---- breast --------------------------------------------------------------
-    C("breast_mass", "suspicious breast mass",
+    C("suspicious_mass", "suspicious mass",
       (r"(?:irregular|suspicious|spiculated|indistinct)\s+(?:masses|mass)",), "always", family="mass"),
     C("microcalcifications", "suspicious microcalcifications",
       (r"(?:grouped|clustered|pleomorphic|suspicious|fine\s+linear|amorphous)\s+(?:micro)?calcifications?",
@@ -349,6 +350,49 @@ CONCEPTS: tuple[Concept, ...] = (
                                 r"enlarged\s+thyroid(?:\s+gland)?")),
     C("thyroiditis", "heterogeneous thyroid echotexture",
       (r"heterogeneous\s+(?:thyroid\s+)?(?:parenchymal\s+)?echotexture", r"thyroiditis")),
+    # ---- other common observations --------------------------------------------
+    C("pneumoperitoneum", "pneumoperitoneum",
+      (r"pneumoperitoneum", r"free\s+(?:intraperitoneal\s+)?air", r"extraluminal\s+(?:free\s+)?air"), "always"),
+    C("pneumomediastinum", "pneumomediastinum", (r"pneumomediastinum",), "always"),
+    C("subcutaneous_emphysema", "subcutaneous emphysema",
+      (r"subcutaneous\s+(?:emphysema|gas|air)", r"soft\s+tissue\s+(?:emphysema|gas)"), "always"),
+    C("perforation", "perforation", (r"perforations?", r"perforated"), "always"),
+    C("abscess", "abscess", (r"abscess(?:es)?",), "always"),
+    C("fluid_collection", "fluid collection", (r"(?:fluid\s+)?collections?",), "always"),
+    C("thrombus", "thrombus", (r"(?:deep\s+(?:venous|vein)\s+)?thrombos[ie]s", r"thrombus", r"thrombi", r"DVT"),
+      "always"),
+    C("cerebral_edema", "cerebral edema", (r"(?:cerebral|vasogenic|cytotoxic)\s+edema", r"mass\s+effect"),
+      "always"),
+    C("brain_herniation", "brain herniation",
+      (r"(?:uncal|tonsillar|transtentorial|downward)\s+herniation",), "always"),
+    C("hemoperitoneum", "hemoperitoneum", (r"hemoperitoneum", r"hemothorax"), "always"),
+    C("interstitial_lung_disease", "interstitial lung disease",
+      (r"interstitial\s+lung\s+disease", r"pulmonary\s+fibrosis", r"honeycombing", r"usual\s+interstitial\s+pneumonia"),
+      "always"),
+    C("scarring", "scarring", (r"(?:apical\s+|pleural-?parenchymal\s+)?scarring", r"fibrotic\s+changes?",
+                               r"linear\s+(?:atelectasis|opacit(?:y|ies))")),
+    C("bronchiectasis", "bronchiectasis", (r"bronchiectasis",)),
+    C("pleural_thickening", "pleural thickening", (r"pleural\s+thickening", r"pleural\s+plaques?")),
+    C("hyperinflation", "hyperinflation", (r"hyperinflation", r"hyperexpanded\s+lungs", r"low\s+lung\s+volumes")),
+    C("colitis", "colitis", (r"(?:\w+\s+)?colitis", r"enteritis", r"bowel\s+wall\s+thickening"), "always"),
+    C("osteopenia", "osteopenia", (r"osteopenia", r"osteoporosis", r"demineralization")),
+    C("degenerative_changes", "degenerative changes",
+      (r"degenerative\s+changes?", r"osteophytes?", r"osteophytosis", r"spondylotic\s+changes?")),
+    C("hernia", "hernia", (r"hernias?",)),
+    # support devices: their presence is not an error of clinical weight; their position is read as a size
+    C("endotracheal_tube", "endotracheal tube", (r"endotracheal\s+tube", r"ET\s+tube", r"ETT"), family="device"),
+    C("enteric_tube", "enteric tube",
+      (r"(?:nasogastric|orogastric|enteric|feeding|NG|OG|Dobhoff)\s+tube", r"NGT"), family="device"),
+    C("venous_catheter", "central venous catheter",
+      (r"(?:central\s+venous|venous|dialysis)\s+catheter", r"central\s+line", r"PICC(?:\s+line)?",
+       r"(?:port-?a-?cath|chest\s+port|port\s+catheter)", r"Swan-?Ganz\s+catheter"), family="device"),
+    C("chest_tube", "chest tube", (r"chest\s+tubes?", r"pleural\s+(?:drain|catheter|pigtail)s?", r"thoracostomy\s+tubes?"),
+      family="device"),
+    C("cardiac_device", "cardiac device",
+      (r"(?:dual-?chamber\s+)?pacemaker", r"(?:pacer|pacing|ICD)\s+(?:leads?|wires?|device)", r"AICD",
+       r"defibrillator", r"loop\s+recorder"), family="device"),
+    C("sternotomy", "median sternotomy", (r"(?:median\s+)?sternotomy(?:\s+wires)?", r"sternal\s+wires",
+                                          r"CABG"), family="device"),
     # ---- generic catch-alls (matched only when nothing specific is) ------------
     C("any_fracture", "fracture", (r"fractures?",), "always", scales=("disp",), family="fracture", generic=True),
     C("any_effusion", "effusion", (r"effusions?",), "graded", level=2, family="effusion", generic=True),
@@ -366,6 +410,8 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"(?:hemodynamically\s+significant|flow[-\s]limiting|significant)\s+stenos[ie]s", r"stenos[ie]s"),
       "graded", level=2, alt_level=1, scales=("sev", "pct"), family="stenosis", generic=True),
     C("any_opacity", "opacity", (r"opacit(?:y|ies)",), "always", family="opacity", generic=True),
+    C("any_calcification", "calcification", (r"calcifications?",), family="calcification", generic=True),
+    C("any_edema", "edema", (r"edema",), family="edema", generic=True),
 )
 
 CONCEPT_BY_KEY: dict[str, Concept] = {c.key: c for c in CONCEPTS}
@@ -398,7 +444,7 @@ NORMAL_ANATOMY: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 #: Predicates of a normal-anatomy statement.
 NORMAL_PREDICATE = (
-    r"(?:is|are|appears?|remains?)\s+(?:normal|unremarkable|intact|clear|within\s+normal\s+limits"
+    r"(?:(?:is|are|appears?|remains?)\s+)?(?:normal|unremarkable|intact|clear|within\s+normal\s+limits"
     r"|not\s+(?:enlarged|dilated)|of\s+normal\s+(?:size|caliber)|normal\s+in\s+(?:size|caliber|signal|appearance))"
     r"|(?:size|caliber)\s+is\s+(?:normal|within\s+normal\s+limits)"
 )

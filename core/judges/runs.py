@@ -128,15 +128,17 @@ _OUT_COLS = ["run_id", "pair_id", "cache_key", "raw_text", "parse_status", "pars
 
 
 def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt_id: str | None = None,
-                  replace: set[str] | None = None) -> None:
+                  replace: set[str] | None = None, finish: str | None = None) -> dict | None:
     """Commit a batch of outputs with their parsed metrics and errors, atomically.
 
     ``replace`` names the pairs that may already have a row in this run (a
     recorded failure being retried); None means any may. Pairs outside it are
     inserted without the delete step, which keeps the runner's commits cheap.
+    With ``finish`` (a final status) the run is closed in the same transaction
+    and its totals returned.
     """
     if not records:
-        return
+        return finish_run(store, run_id, finish) if finish else None
     outs, mets, errs = [], [], []
     for rec in records:
         o, m, e = _parsed_rows(run_id, rec, prompt_id)
@@ -166,23 +168,31 @@ def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt
             conn.register("batch_err", err_df)
             conn.execute("INSERT INTO judge_errors SELECT * FROM batch_err")
             conn.unregister("batch_err")
+        return _finish(conn, run_id, finish) if finish else None
+
+
+_FINISH_SQL = (
+    "UPDATE judge_runs SET status = ?, finished_at = current_timestamp, "
+    "n_ok = c.ok, n_failed = c.failed, cost_usd = c.cost "
+    "FROM (SELECT count(*) FILTER (WHERE error IS NULL) AS ok, "
+    "             count(*) FILTER (WHERE error IS NOT NULL) AS failed, "
+    # one answer with an unknown price makes the run's cost unknown, never an undercount
+    "             CASE WHEN count(*) FILTER (WHERE error IS NULL AND cost_usd IS NULL) > 0 THEN NULL "
+    "                  ELSE coalesce(sum(cost_usd), 0) END AS cost "
+    "      FROM judge_outputs WHERE run_id = ?) c "
+    "WHERE judge_runs.run_id = ?")
+
+
+def _finish(conn, run_id: str, status: str) -> dict:
+    conn.execute(_FINISH_SQL, [status, run_id, run_id])
+    row = conn.execute("SELECT n_ok, n_failed, cost_usd FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
+    return {"ok_total": row[0], "failed_total": row[1], "cost_total": row[2]}
 
 
 def finish_run(store: Store, run_id: str, status: str) -> dict:
     """Recount the run from its outputs and set its final status."""
     with store.write() as conn:
-        conn.execute(
-            "UPDATE judge_runs SET status = ?, finished_at = current_timestamp, "
-            "n_ok = c.ok, n_failed = c.failed, cost_usd = c.cost "
-            "FROM (SELECT count(*) FILTER (WHERE error IS NULL) AS ok, "
-            "             count(*) FILTER (WHERE error IS NOT NULL) AS failed, "
-            # one answer with an unknown price makes the run's cost unknown, never an undercount
-            "             CASE WHEN count(*) FILTER (WHERE error IS NULL AND cost_usd IS NULL) > 0 THEN NULL "
-            "                  ELSE coalesce(sum(cost_usd), 0) END AS cost "
-            "      FROM judge_outputs WHERE run_id = ?) c "
-            "WHERE judge_runs.run_id = ?", [status, run_id, run_id])
-        row = conn.execute("SELECT n_ok, n_failed, cost_usd FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
-    return {"ok_total": row[0], "failed_total": row[1], "cost_total": row[2]}
+        return _finish(conn, run_id, status)
 
 
 def load_pairs(store: Store, dataset: str, pair_ids: list[str] | None = None, limit: int | None = None,
