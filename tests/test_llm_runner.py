@@ -187,3 +187,27 @@ def test_cost_is_summed_when_known_and_unknown_otherwise(tmp_path):
     per_call = store.query_df("SELECT sum(o.cost_usd) AS s FROM judge_outputs o JOIN judge_runs r USING (run_id) "
                               "WHERE r.model = 'openai/gpt-4o-mini'")["s"].iloc[0]
     assert costs["openai/gpt-4o-mini"] == pytest.approx(per_call) and per_call == pytest.approx(known.cost_usd)
+
+
+def test_cancel_keeps_answers_and_a_rerun_finishes(tmp_path):
+    import threading
+
+    store = make_store(tmp_path, 30)
+    cancel = threading.Event()
+    seen = []
+
+    def progress(done, total, stats):
+        seen.append(done)
+        if done >= 5:
+            cancel.set()
+
+    with FakeOpenAI(latency=0.2) as server:
+        first = run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url, concurrency=2,
+                              progress=progress, cancel=cancel)
+        kept = store.query_one("SELECT count(*) FROM judge_outputs")
+        assert first.status == "cancelled" and 5 <= kept < 30 and kept == first.ok
+        assert store.query_one("SELECT status FROM judge_runs") == "cancelled"
+        before = server.requests
+        second = run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url, concurrency=8)
+        assert second.status == "done" and second.skipped == kept and server.requests - before == 30 - kept
+    assert store.query_one("SELECT count(*) FROM judge_outputs") == 30

@@ -112,8 +112,10 @@ CATEGORY_LABELS: dict[str, str] = {
 }
 CATEGORIES = tuple(CATEGORY_LABELS)
 
-#: Longer inputs are cut (a report is a few KB; this bounds the work per pair).
+#: Longer inputs are cut (a report is a few KB; these bound the work per pair).
 MAX_REPORT_CHARS = 100_000
+MAX_SENTENCE_CHARS = 600
+MAX_STATEMENTS = 300
 
 # --------------------------------------------------------------------------- #
 # Data                                                                          #
@@ -156,7 +158,8 @@ class Finding:
         if self.kind == "statement":
             return _clip(self.text, 90)
         bits = []
-        if self.size_mm is not None:
+        device = _family(self.concept) == "device"
+        if self.size_mm is not None and not device:
             bits.append(_fmt_mm(self.size_mm))
         if self.grade_text:
             bits.append(self.grade_text)
@@ -168,6 +171,8 @@ class Finding:
         if sites:
             bits.append(sites)
         text = " ".join(bits)
+        if device and self.size_mm is not None:
+            text += f", {self.size_text}"
         if not self.present:
             return f"no {text}"
         if self.certainty != "definite":
@@ -411,11 +416,16 @@ _DATE_RE = re.compile(
     r"\b(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{1,2}-\d{1,2}|" + V.MONTHS +
     r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\s+" + V.MONTHS + r"\.?,?\s+\d{4}|" + V.MONTHS +
     r"\.?\s+\d{4})\b", _I)
+_BLOCK_TAG_RE = re.compile(r"<\s*/?\s*(?:p|br|div|li|ul|ol|tr|td|th|table|h[1-6]|section|article|pre)\b[^>]{0,500}>",
+                           _I)
 _TAG_RE = re.compile(r"<[^>]{0,500}>")
+_SCRIPT_RE = re.compile(r"<\s*(script|style)\b.*?<\s*/\s*\1\s*>", _I | re.S)
 _CTRL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028\u2029\ufeff]")
 _ALL_HEADERS = sorted(set(V.FINDING_SECTIONS) | set(V.OTHER_SECTIONS), key=len, reverse=True)
 _HEADER_RE = re.compile(
     r"(?:^|(?<=[\s.]))(?P<h>" + "|".join(h.replace(" ", r"\s+") for h in _ALL_HEADERS) + r")\s*:", _I | re.M)
+_BARE_HEADER_RE = re.compile(r"^[ \t]*(?P<h>FINDINGS|IMPRESSION|CONCLUSIONS?|EXAMINATION|COMPARISON|INDICATION|"
+                             r"HISTORY|TECHNIQUE|CLINICAL HISTORY|RECOMMENDATIONS?)[ \t]*$", re.M)
 _SENT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\s*;\s+|\n\s*(?=(?:\d{1,2}[.)]\s|[-*•]\s|[A-Z0-9]))"
                       r"|\n\s*\n")
 _LIST_MARK = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•·])\s+")
@@ -532,7 +542,8 @@ def _clean(text: object) -> str:
         text = str(text)
     text = text[:MAX_REPORT_CHARS]
     if "<" in text:
-        text = _TAG_RE.sub(" \n", text)
+        text = _SCRIPT_RE.sub(" ", text)
+        text = _TAG_RE.sub(" ", _BLOCK_TAG_RE.sub("\n", text))
     if "&" in text:
         text = html.unescape(text)
     if not text.isascii():
@@ -544,6 +555,8 @@ def _clean(text: object) -> str:
 
 def _sections(text: str) -> list[tuple[str, str]]:
     """[(section name, body)] of the sections that hold findings."""
+    if "\n" in text:
+        text = _BARE_HEADER_RE.sub(lambda m: m.group("h") + ":", text)
     out: list[tuple[str, str]] = []
     pos = 0
     current = "findings"
@@ -565,6 +578,22 @@ def _sections(text: str) -> list[tuple[str, str]]:
     return [(n, b) for n, b in out if b.strip()]
 
 
+def _chunks(sentence: str) -> list[str]:
+    """A run-on "sentence" longer than MAX_SENTENCE_CHARS, cut at commas or spaces."""
+    out = []
+    while len(sentence) > MAX_SENTENCE_CHARS:
+        cut = sentence.rfind(", ", 0, MAX_SENTENCE_CHARS)
+        if cut < MAX_SENTENCE_CHARS // 2:
+            cut = sentence.rfind(" ", 0, MAX_SENTENCE_CHARS)
+        if cut < MAX_SENTENCE_CHARS // 2:
+            cut = MAX_SENTENCE_CHARS
+        out.append(sentence[:cut])
+        sentence = sentence[cut:].lstrip(" ,")
+    if sentence:
+        out.append(sentence)
+    return out
+
+
 def _sentences(body: str) -> list[str]:
     parts = [p for p in _SENT_RE.split(body) if p and p.strip()]
     merged: list[str] = []
@@ -576,6 +605,8 @@ def _sentences(body: str) -> list[str]:
             merged[-1] += " " + p
         else:
             merged.append(p)
+    if any(len(p) > MAX_SENTENCE_CHARS for p in merged):
+        merged = [c for p in merged for c in _chunks(p)]
     return merged
 
 
@@ -882,6 +913,8 @@ def parse_report(text: str) -> tuple[Finding, ...]:
     for name, body in sections:
         for sent in _sentences(body):
             raw.extend(_analyse_sentence(sent, name))
+            if len(raw) >= MAX_STATEMENTS:
+                return tuple(_dedupe(raw[:MAX_STATEMENTS]))
     return tuple(_dedupe(raw))
 
 

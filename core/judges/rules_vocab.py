@@ -374,7 +374,7 @@ CONCEPTS: tuple[Concept, ...] = (
     C("bronchiectasis", "bronchiectasis", (r"bronchiectasis",)),
     C("pleural_thickening", "pleural thickening", (r"pleural\s+thickening", r"pleural\s+plaques?")),
     C("hyperinflation", "hyperinflation", (r"hyperinflation", r"hyperexpanded\s+lungs", r"low\s+lung\s+volumes")),
-    C("colitis", "colitis", (r"(?:\w+\s+)?colitis", r"enteritis", r"bowel\s+wall\s+thickening"), "always"),
+    C("colitis", "colitis", (r"colitis", r"enteritis", r"bowel\s+wall\s+thickening"), "always"),
     C("osteopenia", "osteopenia", (r"osteopenia", r"osteoporosis", r"demineralization")),
     C("degenerative_changes", "degenerative changes",
       (r"degenerative\s+changes?", r"osteophytes?", r"osteophytosis", r"spondylotic\s+changes?")),
