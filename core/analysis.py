@@ -1,0 +1,95 @@
+"""From the store to the tidy frames the statistics take.
+
+The only module of the analysis layer that reads the store: it labels judge
+runs, joins their metric values with the expert targets and the pair facets,
+and applies the ReXVal*-style "identical pairs removed" filter. Everything
+downstream (``stats``, ``calibration``, ``errortypes``, ...) is pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from core.store import Store
+from core.targets import TARGETS, dataset_targets
+
+FACETS = ("modality", "anatomy", "system", "split")
+
+
+def judge_runs(store: Store, dataset: str) -> pd.DataFrame:
+    """The dataset's runs with a readable, unique ``judge`` label."""
+    runs = store.query_df(
+        "SELECT run_id, judge_kind, judge_name, model, prompt_id, prompt_hash, params, status, n_ok, n_failed, "
+        "cost_usd, started_at, finished_at FROM judge_runs WHERE dataset = ? ORDER BY started_at, run_id",
+        [dataset])
+    if runs.empty:
+        return runs.assign(judge=pd.Series(dtype=str))
+
+    def label(r) -> str:
+        if r.judge_kind == "llm":
+            return f"{r.model} · {r.prompt_id}"
+        return r.judge_name
+
+    runs["judge"] = [label(r) for r in runs.itertuples(index=False)]
+    dupes = runs["judge"].duplicated(keep=False)
+    runs.loc[dupes, "judge"] = runs.loc[dupes, "judge"] + " [" + runs.loc[dupes, "run_id"].str[-6:] + "]"
+    return runs
+
+
+def _same_text(a: str, b: str) -> bool:
+    return re.sub(r"\s+", " ", a or "").strip() == re.sub(r"\s+", " ", b or "").strip()
+
+
+def pair_facets(store: Store, dataset: str) -> pd.DataFrame:
+    pairs = store.query_df(
+        "SELECT pair_id, ext_id, group_id, modality, anatomy, system, split, reference, candidate "
+        "FROM pairs WHERE dataset = ?", [dataset])
+    pairs["identical"] = [_same_text(r, c) for r, c in zip(pairs["reference"], pairs["candidate"], strict=True)]
+    return pairs.drop(columns=["reference", "candidate"])
+
+
+def judge_values(store: Store, dataset: str, run_ids: list[str] | None = None,
+                 metrics: list[str] | None = None) -> pd.DataFrame:
+    """Long: pair_id, run_id, judge, metric, value — one row per stored metric value."""
+    runs = judge_runs(store, dataset)
+    if run_ids is not None:
+        runs = runs[runs["run_id"].isin(run_ids)]
+    if runs.empty:
+        return pd.DataFrame(columns=["pair_id", "run_id", "judge", "metric", "value"])
+    values = store.query_df(
+        "SELECT m.pair_id, m.run_id, m.metric, m.value FROM metric_values m "
+        "WHERE m.run_id IN (SELECT unnest(?::VARCHAR[]))", [list(runs["run_id"])])
+    if metrics is not None:
+        values = values[values["metric"].isin(metrics)]
+    values = values.merge(runs[["run_id", "judge"]], on="run_id")
+    return values[["pair_id", "run_id", "judge", "metric", "value"]]
+
+
+def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop_identical: bool = False,
+                      run_ids: list[str] | None = None, metrics: list[str] | None = None,
+                      annotators: list[str] | None = None, filters: dict | None = None) -> pd.DataFrame:
+    """Judge values joined with the expert target and the pair facets.
+
+    Columns: pair_id, ext_id, group_id, modality, anatomy, system, split,
+    identical, run_id, judge, metric, value, target. Only pairs that have
+    both a judge value and the target appear. ``filters`` maps a facet to
+    the allowed values.
+    """
+    if target not in TARGETS:
+        raise ValueError(f"target '{target}' unknown; targets are: {', '.join(TARGETS)}")
+    targets = dataset_targets(store, dataset, annotators)
+    targets = targets[targets["target"] == target][["pair_id", "value"]].rename(columns={"value": "target"})
+    facets = pair_facets(store, dataset)
+    if drop_identical:
+        facets = facets[~facets["identical"]]
+    for facet, allowed in (filters or {}).items():
+        if facet not in FACETS:
+            raise ValueError(f"cannot filter on '{facet}'; facets are: {', '.join(FACETS)}")
+        if allowed:
+            facets = facets[facets[facet].isin(list(allowed))]
+    values = judge_values(store, dataset, run_ids, metrics)
+    frame = values.merge(targets, on="pair_id").merge(facets, on="pair_id")
+    cols = ["pair_id", "ext_id", "group_id", *FACETS, "identical", "run_id", "judge", "metric", "value", "target"]
+    return frame[cols].sort_values(["judge", "metric", "ext_id"], ignore_index=True)

@@ -1,0 +1,126 @@
+"""Expert targets per pair, aggregated exactly.
+
+The rule (DESIGN.md, "Expert targets"): aggregate per annotator first (sum
+over categories), then average across annotators. Counts are integers, so a
+per-annotator sum is an integer and the average is one division of two
+integers; scores are normalised to 0-1 per annotator (value / scale_max) and
+averaged as exact fractions. Every target is converted to float **once**, at
+the end, so two pairs whose targets are equal rationals get bit-identical
+floats and rank statistics see their tie. (Averaging float per-category means
+first would not: 0.1 + 0.2 != 0.3.)
+
+Targets: ``score`` (0-1, higher is better), ``sig_errors`` (sum of significant
+counts), ``total_errors`` (significant + insignificant), and per category
+``sig_a`` .. ``sig_f`` and ``total_a`` .. ``total_f`` (lower is better).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pandas as pd
+
+CATEGORIES = ("a", "b", "c", "d", "e", "f")
+MAIN_TARGETS = ("score", "sig_errors", "total_errors")
+CATEGORY_TARGETS = tuple(f"sig_{c}" for c in CATEGORIES) + tuple(f"total_{c}" for c in CATEGORIES)
+TARGETS = MAIN_TARGETS + CATEGORY_TARGETS
+HIGHER_IS_BETTER = {"score": True} | {t: False for t in TARGETS if t != "score"}
+
+
+MICRO = 10**6  # scores are handled as integer micro-units: 3.3 -> 3_300_000 exactly
+
+
+def _per_annotator_counts(annotations: pd.DataFrame) -> pd.DataFrame:
+    """Integer targets per (pair, annotator): wide, one column per count target."""
+    counts = annotations[(annotations["field"] == "error_count") & annotations["category"].isin(CATEGORIES)]
+    if counts.empty:
+        return pd.DataFrame()
+    counts = counts.assign(n=counts["value"].round().astype("int64"),
+                           sig=counts["significant"].fillna(False).astype(bool))
+    total = counts.pivot_table(index=["pair_id", "annotator"], columns="category", values="n",
+                               aggfunc="sum", fill_value=0)
+    sig = counts[counts["sig"]].pivot_table(index=["pair_id", "annotator"], columns="category", values="n",
+                                            aggfunc="sum", fill_value=0)
+    sig = sig.reindex(index=total.index, columns=list(CATEGORIES), fill_value=0)
+    total = total.reindex(columns=list(CATEGORIES), fill_value=0)
+    wide = pd.concat([sig.add_prefix("sig_"), total.add_prefix("total_")], axis=1).astype("int64")
+    wide["sig_errors"] = sig.sum(axis=1).astype("int64")
+    wide["total_errors"] = total.sum(axis=1).astype("int64")
+    wide.columns.name = None
+    return wide
+
+
+def annotator_values(annotations: pd.DataFrame) -> pd.DataFrame:
+    """Per (pair, annotator) target values, long: pair_id, annotator, target, value (float).
+
+    Counts are integers; a score is value / scale_max (one division). Used for
+    inter-annotator agreement; :func:`expert_targets` averages exactly.
+    """
+    parts = []
+    wide = _per_annotator_counts(annotations)
+    if not wide.empty:
+        long = wide.reset_index().melt(id_vars=["pair_id", "annotator"], var_name="target", value_name="value")
+        parts.append(long.assign(value=long["value"].astype(float)))
+    scores = annotations[annotations["field"] == "score"]
+    if not scores.empty:
+        scale = scores["scale_max"].astype(float).fillna(1.0)
+        parts.append(pd.DataFrame({"pair_id": scores["pair_id"], "annotator": scores["annotator"],
+                                   "target": "score", "value": scores["value"].astype(float) / scale}))
+    if not parts:
+        return pd.DataFrame(columns=["pair_id", "annotator", "target", "value"])
+    return pd.concat(parts, ignore_index=True)
+
+
+def expert_targets(annotations: pd.DataFrame, annotators: list[str] | None = None) -> pd.DataFrame:
+    """Targets per pair: the mean over annotators of each annotator's exact value.
+
+    Counts: (sum over annotators of their integer totals) / (number of
+    annotators), one division. Scores: per annotator value / scale_max,
+    averaged as (sum of integer micro-units) / (n x scale in micro-units) when
+    the annotators of a pair share a scale (one division), else with exact
+    fractions. Returns pair_id, target, value (float), n_annotators.
+    """
+    if annotators is not None:
+        annotations = annotations[annotations["annotator"].isin(annotators)]
+    parts = []
+    wide = _per_annotator_counts(annotations)
+    if not wide.empty:
+        g = wide.groupby(level="pair_id")
+        sums, n = g.sum(), g.size()
+        long = sums.reset_index().melt(id_vars="pair_id", var_name="target", value_name="total")
+        long["n_annotators"] = long["pair_id"].map(n).astype("int64")
+        long["value"] = long["total"].to_numpy(dtype="int64") / long["n_annotators"].to_numpy(dtype="int64")
+        parts.append(long[["pair_id", "target", "value", "n_annotators"]])
+    scores = annotations[annotations["field"] == "score"]
+    if not scores.empty:
+        sc = pd.DataFrame({
+            "pair_id": scores["pair_id"].to_numpy(),
+            "v": (scores["value"].astype(float) * MICRO).round().astype("int64").to_numpy(),
+            "s": (scores["scale_max"].astype(float).fillna(1.0) * MICRO).round().astype("int64").to_numpy(),
+        })
+        g = sc.groupby("pair_id")
+        agg = pd.DataFrame({"v": g["v"].sum(), "n": g.size(), "smin": g["s"].min(), "smax": g["s"].max()})
+        uniform = agg["smin"] == agg["smax"]
+        value = agg["v"].to_numpy(dtype="int64") / (agg["n"].to_numpy(dtype="int64") * agg["smin"].to_numpy(dtype="int64"))
+        out = pd.DataFrame({"pair_id": agg.index, "target": "score", "value": value, "n_annotators": agg["n"].to_numpy()})
+        if not uniform.all():  # mixed scales for one pair: exact fractions, converted once
+            mixed = set(agg.index[~uniform])
+            exact = {pid: float(sum((Fraction(int(v), int(s)) for v, s in zip(grp["v"], grp["s"], strict=True)),
+                                    Fraction(0)) / len(grp))
+                     for pid, grp in sc[sc["pair_id"].isin(mixed)].groupby("pair_id")}
+            out.loc[out["pair_id"].isin(mixed), "value"] = out.loc[out["pair_id"].isin(mixed), "pair_id"].map(exact)
+        parts.append(out)
+    if not parts:
+        return pd.DataFrame(columns=["pair_id", "target", "value", "n_annotators"])
+    return pd.concat(parts, ignore_index=True).sort_values(["pair_id", "target"], ignore_index=True)
+
+
+def load_annotations(store, dataset: str) -> pd.DataFrame:
+    return store.query_df(
+        "SELECT a.pair_id, a.annotator, a.field, a.category, a.significant, a.value, a.scale_max "
+        "FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ?", [dataset])
+
+
+def dataset_targets(store, dataset: str, annotators: list[str] | None = None) -> pd.DataFrame:
+    """:func:`expert_targets` for one dataset of the store."""
+    return expert_targets(load_annotations(store, dataset), annotators)
