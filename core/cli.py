@@ -167,6 +167,26 @@ def cmd_inject(args) -> int:
     return 0
 
 
+def cmd_correlate(args) -> int:
+    from core.analysis import correlation_frame
+    from core.stats import correlate
+
+    frame = correlation_frame(_store(args), args.dataset, args.target, drop_identical=args.drop_identical)
+    if frame.empty:
+        raise ValueError(f"dataset '{args.dataset}' has no judge values with a '{args.target}' target; "
+                         "run a judge and import annotations first")
+    table = correlate(frame, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
+                      cluster_col=None if args.no_clusters else "group_id", target_name=args.target)
+    table = table.assign(target=args.target, drop_identical=args.drop_identical)
+    if args.json:
+        print(table.to_json(orient="records", double_precision=15))
+    else:
+        cols = [c for c in ("judge", "metric", "n", "tau", "p", "ci_low", "ci_high", "rho", "r", "sign_ok", "dagger")
+                if c in table.columns]
+        print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    return 0
+
+
 def cmd_parse(args) -> int:
     from core.parse import parse_output
 
@@ -273,6 +293,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--no-validate", action="store_true", help="skip the plausibility check (F.3)")
     p.add_argument("--local-only", action="store_true")
+
+    p = add("correlate", cmd_correlate, "correlations of every judge metric with the expert target")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--target", default="score",
+                   help="score | sig_errors | total_errors | sig_a..sig_f | total_a..total_f (default score)")
+    p.add_argument("--drop-identical", action="store_true",
+                   help="leave out pairs whose candidate equals the reference (ReXVal*-style check)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (recorded in the output)")
+    p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
+    p.add_argument("--no-clusters", action="store_true",
+                   help="resample pairs even when they share a reference (default: resample groups)")
 
     p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
     p.add_argument("file", nargs="?", default="-")
