@@ -639,15 +639,14 @@ def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
             outputs.append((run_id, pid, None, None, "ok", None))
             metrics.append((run_id, pid, metric, v))
     else:
+        from core.judges.runs import parsed_metrics
         from core.parse import parse_output  # parsing is only needed for text outputs
 
         for pid, raw in zip(pair_ids, df[text_col].tolist(), strict=True):
             text = "" if raw is None or (isinstance(raw, float) and math.isnan(raw)) else str(raw)
             result = parse_output(text)
             outputs.append((run_id, pid, None, text, result.status, result.reason))
-            for key, value in result.metrics.items():
-                if value is not None:
-                    metrics.append((run_id, pid, key, float(value)))
+            metrics.extend((run_id, pid, k, v) for k, v in parsed_metrics(result).items())
             for err in result.errors:
                 errors.append((run_id, pid, err.significant, err.category, err.text))
     if problems:

@@ -68,6 +68,31 @@ def ensure_run(store: Store, spec: RunSpec, n_requested: int) -> str:
     return run_id
 
 
+def parsed_metrics(result, prompt_id: str | None = None) -> dict[str, float]:
+    """Metric values stored for one parsed GREEN-format answer.
+
+    The scores (green, green_f1, formula, ec_sig, ec_total and the overall
+    score, named after the prompt that asked for it: vert or rubric) plus the
+    counts behind them: ``sig_a``..``sig_f``, ``insig_a``..``insig_f`` and
+    ``matched``, which per-category analyses (F1, calibration) read. Unknown
+    values (a truncated answer) are left out, never stored as 0.
+    """
+    out: dict[str, float] = {}
+    for key, value in result.metrics.items():
+        if value is None:
+            continue
+        if key == "vert":
+            key = OVERALL_METRIC.get(prompt_id or "vert", "vert")
+        out[key] = float(value)
+    for prefix, counts in (("sig", result.sig), ("insig", result.insig)):
+        for cat, n in (counts or {}).items():
+            if n is not None:
+                out[f"{prefix}_{cat}"] = float(n)
+    if result.matched is not None:
+        out["matched"] = float(result.matched)
+    return out
+
+
 def _radfact(text: str):
     from core.prompts import parse_radfact_answer
 
@@ -111,12 +136,7 @@ def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None):
 
         result = parse_output(rec.raw_text or "")
         status, reason = result.status, result.reason
-        for key, value in result.metrics.items():
-            if value is None:
-                continue
-            if key == "vert":  # the overall score is named after the prompt that asked for it
-                key = OVERALL_METRIC.get(prompt_id or "vert", "vert")
-            metrics.append((run_id, rec.pair_id, key, float(value)))
+        metrics = [(run_id, rec.pair_id, k, v) for k, v in parsed_metrics(result, prompt_id).items()]
         errors = [(run_id, rec.pair_id, e.significant, e.category, e.text) for e in result.errors]
     out = (run_id, rec.pair_id, rec.cache_key, rec.raw_text, status, reason, rec.latency_ms, rec.tokens_in,
            rec.tokens_out, rec.cost_usd, rec.error)
