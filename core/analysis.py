@@ -13,7 +13,7 @@ import re
 import pandas as pd
 
 from core.store import Store
-from core.targets import TARGETS, dataset_targets
+from core.targets import CATEGORIES, TARGETS, dataset_targets
 
 FACETS = ("modality", "anatomy", "system", "split")
 
@@ -93,3 +93,36 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
     frame = values.merge(targets, on="pair_id").merge(facets, on="pair_id")
     cols = ["pair_id", "ext_id", "group_id", *FACETS, "identical", "run_id", "judge", "metric", "value", "target"]
     return frame[cols].sort_values(["judge", "metric", "ext_id"], ignore_index=True)
+
+
+def judge_counts(store: Store, dataset: str, run_ids: list[str] | None = None) -> pd.DataFrame:
+    """Per-category counts each judge reported: pair_id, judge, category, significant, count.
+
+    Read from the ``sig_x`` / ``insig_x`` metric values stored with every
+    parsed GREEN-format answer; a category the judge's answer left unknown
+    (truncated) has no row.
+    """
+    names = [f"{p}_{c}" for p in ("sig", "insig") for c in CATEGORIES]
+    values = judge_values(store, dataset, run_ids, metrics=names)
+    if values.empty:
+        return pd.DataFrame(columns=["pair_id", "judge", "category", "significant", "count"])
+    parts = values["metric"].str.split("_", n=1, expand=True)
+    return pd.DataFrame({"pair_id": values["pair_id"], "judge": values["judge"], "category": parts[1],
+                         "significant": parts[0] == "sig", "count": values["value"]}).reset_index(drop=True)
+
+
+def expert_counts(store: Store, dataset: str, annotators: list[str] | None = None) -> pd.DataFrame:
+    """Mean expert counts per category (exact aggregation): pair_id, category, significant, count."""
+    t = dataset_targets(store, dataset, annotators)
+    t = t[t["target"].str.match(r"^(sig|insig)_[a-f]$")]
+    parts = t["target"].str.split("_", n=1, expand=True)
+    return pd.DataFrame({"pair_id": t["pair_id"].to_numpy(), "category": parts[1].to_numpy(),
+                         "significant": (parts[0] == "sig").to_numpy(), "count": t["value"].to_numpy()})
+
+
+def injected_counts(store: Store, dataset: str) -> pd.DataFrame:
+    """For datasets built by error injection: pair_id, category, k (annotator ``injected``)."""
+    df = store.query_df(
+        "SELECT a.pair_id, a.category, a.value AS k FROM annotations a JOIN pairs p USING (pair_id) "
+        "WHERE p.dataset = ? AND a.annotator = 'injected' AND a.significant AND a.value > 0", [dataset])
+    return df.assign(k=df["k"].astype(int))

@@ -22,7 +22,8 @@ import pandas as pd
 
 CATEGORIES = ("a", "b", "c", "d", "e", "f")
 MAIN_TARGETS = ("score", "sig_errors", "total_errors")
-CATEGORY_TARGETS = tuple(f"sig_{c}" for c in CATEGORIES) + tuple(f"total_{c}" for c in CATEGORIES)
+CATEGORY_TARGETS = (tuple(f"sig_{c}" for c in CATEGORIES) + tuple(f"insig_{c}" for c in CATEGORIES)
+                    + tuple(f"total_{c}" for c in CATEGORIES))
 TARGETS = MAIN_TARGETS + CATEGORY_TARGETS
 HIGHER_IS_BETTER = {"score": True} | {t: False for t in TARGETS if t != "score"}
 
@@ -43,7 +44,9 @@ def _per_annotator_counts(annotations: pd.DataFrame) -> pd.DataFrame:
                                             aggfunc="sum", fill_value=0)
     sig = sig.reindex(index=total.index, columns=list(CATEGORIES), fill_value=0)
     total = total.reindex(columns=list(CATEGORIES), fill_value=0)
-    wide = pd.concat([sig.add_prefix("sig_"), total.add_prefix("total_")], axis=1).astype("int64")
+    insig = total - sig  # integers: exact
+    wide = pd.concat([sig.add_prefix("sig_"), insig.add_prefix("insig_"), total.add_prefix("total_")],
+                     axis=1).astype("int64")
     wide["sig_errors"] = sig.sum(axis=1).astype("int64")
     wide["total_errors"] = total.sum(axis=1).astype("int64")
     wide.columns.name = None
