@@ -32,8 +32,10 @@ Pipeline
    thickness; fracture displacement; stenosis percent), the largest
    measurement in mm (``2.7 cm`` = ``27 mm``), and a comparison with a prior
    study (new / unchanged / increased / decreased / resolved; "increased" and
-   "decreased" only count with a temporal cue such as "since", "prior",
-   "compared", "interval").  Normal-anatomy statements ("the heart size is
+   "decreased" only count after the observation -- "effusion, increased" --
+   or with a temporal cue such as "since", "prior", "compared", "interval":
+   "increased opacity" is a description).  Earlier measurements ("previously
+   3.2 cm") are not read as sizes.  Normal-anatomy statements ("the heart size is
    normal", "the menisci are intact") state the absence of the matching
    observation.  Sentences with no known observation are kept as plain
    statements.
@@ -56,7 +58,9 @@ Errors (GREEN / ReXVal categories)
     scale) or another size (ratio >= 1.1 and >= 1 mm apart);
 (e) a candidate comparison with a prior study that the reference does not make
     for that finding (or a different change);
-(f) a reference comparison the candidate omits for a matched finding.
+(f) a reference comparison the candidate omits for a matched finding
+    ("resolved" counts: "interval resolution of the pneumothorax" vs "no
+    pneumothorax").
 At most one error per category per matched finding.
 
 Significance rule
@@ -70,17 +74,28 @@ ungraded or unmeasured such finding is taken to matter).  Degenerative,
 chronic and incidental observations never matter.  Then:
 
 * (a) / (b) / (c): significant when the finding matters (the candidate's for
-  (a), the reference's for (b) and (c)); a wrong side of a finding that
-  matters is significant.
+  (a), the reference's for (b), either for (c)); a wrong side of a finding
+  that matters is significant.
 * (d): significant when the finding matters at either severity/size and the
   difference changes management: it crosses the threshold, spans two steps,
   concerns an always-critical finding, or a size ratio >= 1.5 (1.2 for aortic
   aneurysms).
 * (e) / (f): significant when the finding matters and the stated change is
-  not "unchanged" (a dropped or invented "stable" is minor).
+  not "unchanged" (a dropped or invented "stable" is minor); two different
+  changes ("increased" vs "unchanged") are significant when the finding
+  matters.
 
 Matched findings (GREEN's M) are positive pairs without a location or
 severity error, absent-vs-absent pairs and shared plain statements.
+
+Speed
+-----
+Pure-Python regular expressions, about 1 ms per pair on one core.  Observation
+terms are found by a scanner that dispatches each word start to the few terms
+beginning with its letter (rather than one 400-way alternation); parsed
+sentences and reports are cached (``lru_cache``), which pays off because
+report language is repetitive ("No pneumothorax.") and a reference is judged
+against several candidates.  ``bench/bench_rules.py`` measures it.
 
 API: :func:`judge_pair` (structured :class:`RulesResult`), :func:`render_green`,
 :func:`score_pair` (``OutputRecord`` for the offline runner), :func:`spec_for`.
@@ -97,8 +112,8 @@ from functools import lru_cache
 from core.judges import rules_vocab as V
 from core.judges.runs import OutputRecord, RunSpec
 
-__all__ = ["RULES_VERSION", "Finding", "Match", "RuleError", "RulesResult", "judge_pair", "render_green",
-           "score_pair", "spec_for", "parse_report"]
+__all__ = ["RULES_VERSION", "Finding", "Match", "RuleError", "RulesResult", "clear_caches", "judge_pair",
+           "parse_report", "render_green", "score_pair", "spec_for"]
 
 RULES_VERSION = "rules-1"
 
@@ -370,18 +385,19 @@ _NORMAL_PREFIX_RES = [(re.compile(V.NORMAL_PREFIX + r"(?:" + anat + r")\b", _I),
 _NORMAL_HINT = re.compile(r"\b(?:normal|unremarkable|intact|clear|not\s+(?:enlarged|dilated))\b", _I)
 _ABNORMAL = re.compile(r"\babnormal", _I)
 
-_PRE_NEG = re.compile(_alt(V.PRE_NEGATION), _I)
-_POST_NEG = re.compile(_alt(V.POST_NEGATION), _I)
-_NEG_STOP = re.compile(_alt(V.NEGATION_STOP) + r"|;", _I)
-_HEDGE_RES = [(name, re.compile(_alt(p), _I)) for name, p in V.HEDGES]
-_CHANGE_RES = [(name, re.compile(_alt(p), _I)) for name, p in V.CHANGES]
-_ANY_CHANGE = re.compile("|".join(f"(?P<{name}>{_alt(p)})" for name, p in V.CHANGES), _I)
-_TEMPORAL = re.compile(_alt(V.TEMPORAL), _I)
-_PRIOR_OBJ = re.compile(_alt(V.PRIOR_OBJECT), _I)
+# Cue phrases, earlier kinds winning at a position (see _analyse_sentence).
+_CUE_SCANNER = _Scanner(
+    [(("change", name), (f"(?:{p})",)) for name, p in V.CHANGES]
+    + [(("hedge", name), (f"(?:{p})",)) for name, p in V.HEDGES]
+    + [(("prior", ""), (f"(?:{V.PRIOR_OBJECT})",)), (("post", ""), (f"(?:{V.POST_NEGATION})",)),
+       (("pre", ""), (f"(?:{V.PRE_NEGATION})",)), (("stop", ""), (f"(?:{V.NEGATION_STOP})",)),
+       (("temporal", ""), (f"(?:{V.TEMPORAL})",))])
 
 _SIDE_RE = re.compile(
     r"\b(?:(?P<para>(?:left|right)\s+paracentral)|(?P<central>paracentral|central)"
     r"|(?P<bi>bilateral(?:ly)?|both\s+sides|bibasilar|bilaterally)|(?P<lr>left|right)(?:-sided)?)\b", _I)
+_SIDE_HINT = re.compile(r"left|right|bilat|central|both|bibasilar")
+_DIGIT = re.compile(r"\d")
 _SIDE_WORD = re.compile(r"\b(?:left|right|bilateral(?:ly)?)\b", _I)
 
 def _site_alt(cls: str, pat: str) -> str:
@@ -426,10 +442,11 @@ _HEADER_RE = re.compile(
     r"(?:^|(?<=[\s.]))(?P<h>" + "|".join(h.replace(" ", r"\s+") for h in _ALL_HEADERS) + r")\s*:", _I | re.M)
 _BARE_HEADER_RE = re.compile(r"^[ \t]*(?P<h>FINDINGS|IMPRESSION|CONCLUSIONS?|EXAMINATION|COMPARISON|INDICATION|"
                              r"HISTORY|TECHNIQUE|CLINICAL HISTORY|RECOMMENDATIONS?)[ \t]*$", re.M)
-_SENT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\s*;\s+|\n\s*(?=(?:\d{1,2}[.)]\s|[-*•]\s|[A-Z0-9]))"
-                      r"|\n\s*\n")
+_SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|\s*;\s+|\n\s*(?=(?:\d{1,2}[.)]\s|[-*•]\s|[A-Z0-9]))|\n\s*\n")
+# "IMPRESSION: 1. A. 2. B." -- list numbers after a header or a full stop
+_INLINE_LIST = re.compile(r"(?:^|(?<=\n)|(?<=[.:]\s)|(?<=[.:]))[ \t]*\d{1,2}[.)]\s+(?=[A-Za-z0-9])")
 _LIST_MARK = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•·])\s+")
-_ABBREV_END = re.compile(r"\b(?:dr|vs|approx|e\.g|i\.e|cf|mr|mrs|ms|fig|st|no)\.$", _I)
+_ABBREV_END = re.compile(r"\b(?:dr|vs|approx|e\.g|i\.e|cf|mr|mrs|ms|fig|st|resp|incl|pt|pts|hx|sq|ca|etc)\.$", _I)
 _SEP_RE = re.compile(r"\s*(?:,\s*(?:and|or|with|but)?|;)\s*|\s+(?:and|or|nor|with|as\s+well\s+as|but|while|"
                      r"whereas|plus|along\s+with)\s+", _I)
 _OR_SEP = re.compile(r"^\s*(?:,\s*(?:or|nor)?|(?:or|nor))\s*$", _I)
@@ -439,6 +456,8 @@ those it its as by from seen noted identified present evidence which has have ha
 
 _CHANGE_WORDS = {"new": "new", "unchanged": "unchanged", "increased": "increased", "decreased": "decreased",
                  "resolved": "resolved"}
+_ADJ = {"mildly": "mild", "moderately": "moderate", "severely": "severe", "markedly": "marked",
+        "minimally": "minimal", "slightly": "slight"}
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8}
 
 # --------------------------------------------------------------------------- #
@@ -459,10 +478,6 @@ def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
 
-def _blank_all(text: str, rx: re.Pattern) -> str:
-    return rx.sub(lambda m: " " * (m.end() - m.start()), text)
-
-
 def _site_phrase(f: Finding) -> str:
     parts = []
     for cls, values in f.sites:
@@ -478,9 +493,20 @@ def _site_phrase(f: Finding) -> str:
     return " ".join(parts)
 
 
+def _singular(phrase: str) -> str:
+    head, _, last = phrase.rpartition(" ")
+    if last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif last.endswith(("uses", "xes")):
+        last = last[:-2]
+    elif last.endswith("s") and not last.endswith(("ss", "us", "is", "pons", "ceps")) and len(last) > 3:
+        last = last[:-1]
+    return f"{head} {last}" if head else last
+
+
 def _norm_site(cls: str, raw: str) -> str:
     s = " ".join(raw.split())
-    low = s.lower()
+    low = _singular(s.lower())
     if cls == "spine level":
         m = re.match(r"([CTLS])(\d{1,2})(?:\s*-\s*([CTLS])?(\d{1,2})|\s+on\s+([CTLS])(\d{1,2}))?", s)
         if not m:
@@ -521,8 +547,6 @@ def _norm_site(cls: str, raw: str) -> str:
         return "retroareolar region" if ("areolar" in low) else low
     if cls == "curve":
         return "dextroconvex" if low.startswith("dextro") else "levoconvex"
-    if cls == "sinus":
-        return low.removesuffix("es")
     if cls == "brain region":
         return low.replace("lobes", "lobe").replace("convexities", "convexity").replace("thalami", "thalamus")
     return low
@@ -595,13 +619,14 @@ def _chunks(sentence: str) -> list[str]:
 
 
 def _sentences(body: str) -> list[str]:
+    body = _INLINE_LIST.sub("\n", body.strip())
     parts = [p for p in _SENT_RE.split(body) if p and p.strip()]
     merged: list[str] = []
     for p in parts:
         p = _LIST_MARK.sub("", " ".join(p.split()))
         if not p:
             continue
-        if merged and _ABBREV_END.search(merged[-1]) and not merged[-1].lower().endswith(" no."):
+        if merged and _ABBREV_END.search(merged[-1]):
             merged[-1] += " " + p
         else:
             merged.append(p)
@@ -651,7 +676,7 @@ def _grade_of(concept: V.Concept, text: str) -> tuple[tuple[str, float] | None, 
             found = [(levels[int(m.lastgroup[1:])], m.group(0)) for m in _SCALE_RES[scale].finditer(text)]
             if found:
                 lvl = sum(x for x, _ in found) / len(found)
-                words = " to ".join(dict.fromkeys(w.lower() for _, w in found))
+                words = " to ".join(dict.fromkeys(_ADJ.get(w.lower(), w.lower()) for _, w in found))
                 return (scale, lvl), words
     return None, None
 
@@ -713,19 +738,34 @@ def _sites_of(text: str) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], str]:
     return sites, text
 
 
-def _analyse_sentence(sent: str, section: str) -> list[Finding]:
+@lru_cache(maxsize=4096)
+def _mask_term(piece: str) -> str:
+    """An observation's words blanked, its side and site words kept."""
+    chars = [" "] * len(piece)
+    keep = [(m.start(), m.end()) for m in _SIDE_WORD.finditer(piece)]
+    keep += [(a, b) for _, a, b in _SITE_SCANNER.scan(piece)]
+    for a, b in keep:
+        chars[a:b] = piece[a:b]
+    return "".join(chars)
+
+
+@lru_cache(maxsize=32768)
+def _analyse_sentence(sent: str, section: str) -> tuple[Finding, ...]:
+    """The statements of one sentence (cached: report sentences repeat a lot, "No pneumothorax.")."""
+    return tuple(_analyse_sentence_uncached(sent, section))
+
+
+def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
     mentions = [_Mention(c, a, b) for c, a, b in _SCANNER.scan(sent)]
     if not mentions:
         return _normal_or_statement(sent, section)
 
-    # text with the observations' own words blanked (side words kept)
-    masked = sent
+    # text with the observations' own words blanked; side and site words inside
+    # them are kept ("infraspinatus tear", "femoral neck fracture")
+    chars = list(sent)
     for mn in mentions:
-        piece = sent[mn.start:mn.end]
-        keep = [" "] * len(piece)
-        for sm in _SIDE_WORD.finditer(piece):
-            keep[sm.start():sm.end()] = piece[sm.start():sm.end()]
-        masked = masked[:mn.start] + "".join(keep) + masked[mn.end:]
+        chars[mn.start:mn.end] = _mask_term(sent[mn.start:mn.end])
+    masked = "".join(chars)
 
     # segments: cut between consecutive observations at the last separator
     seps_between: list[str] = []
@@ -744,36 +784,56 @@ def _analyse_sentence(sent: str, section: str) -> list[Finding]:
             seps_between.append("")
     mentions[-1].seg_end = len(sent)
 
-    # comparison and hedge phrases are blanked before negation is read
-    temporal = bool(_TEMPORAL.search(masked))
+    # cues, in one leftmost scan where comparison > hedge > prior-study phrase >
+    # negation > scope stop: "no significant change" is a comparison, not a negation
+    temporal = False
     changes: list[tuple[int, int, str]] = []
-    for m in _ANY_CHANGE.finditer(masked):
-        kind = m.lastgroup
-        if kind in V.NEEDS_TEMPORAL and not temporal:
-            continue
-        changes.append((m.start(), m.end(), kind))
-    neg_text = masked
-    for s, e, _ in changes:
-        neg_text = _blank(neg_text, s, e)
-    neg_text = _blank_all(neg_text, _PRIOR_OBJ)
     hedges: list[tuple[int, int, str]] = []
-    for name, rx in _HEDGE_RES:
-        for m in rx.finditer(neg_text):
-            hedges.append((m.start(), m.end(), name))
-    for s, e, _ in hedges:
-        neg_text = _blank(neg_text, s, e)
+    pre: list[int] = []
+    post: list[int] = []
+    stops: list[int] = []
+    blanked: list[tuple[int, int]] = []
+    for (kind, name), a, b in _CUE_SCANNER.scan(masked):
+        if kind == "change":
+            changes.append((a, b, name))
+        elif kind == "hedge":
+            hedges.append((a, b, name))
+            blanked.append((a, b))
+        elif kind == "prior":
+            temporal = True
+            blanked.append((a, b))
+        elif kind == "temporal":
+            temporal = True
+        elif kind == "pre":
+            pre.append(b)
+        elif kind == "post":
+            post.append(a)
+        else:
+            stops.append(a)
+    if not temporal:
+        # "increased opacity" is a description; "the effusion, increased" or a
+        # change stated with "since", "prior", "interval" ... is a comparison
+        first_end = mentions[0].end
+        changes = [c for c in changes if c[2] not in V.NEEDS_TEMPORAL or c[0] >= first_end]
+    blanked += [(a, b) for a, b, _ in changes]
+    if blanked:
+        chars = list(masked)
+        for a, b in blanked:
+            chars[a:b] = " " * (b - a)
+        neg_text = "".join(chars)
+    else:
+        neg_text = masked
 
     # negation: pre-negation scopes forward over a list, post-negation backwards over "or"
-    for m in _PRE_NEG.finditer(neg_text):
-        stop = _NEG_STOP.search(neg_text, m.end())
-        end = stop.start() if stop else len(neg_text)
+    for p in pre:
+        end = next((st for st in stops if st >= p), len(sent))
         for mn in mentions:
-            if m.end() <= mn.start < end:
+            if p <= mn.start < end:
                 mn.negated = True
-    for m in _POST_NEG.finditer(neg_text):
+    for p in post:
         idx = None
         for i, mn in enumerate(mentions):
-            if mn.end <= m.start() and mn.seg_end >= m.start():
+            if mn.end <= p and mn.seg_end >= p:
                 idx = i
         if idx is None:
             continue
@@ -799,15 +859,17 @@ def _analyse_sentence(sent: str, section: str) -> list[Finding]:
         present = not mn.negated
         if change == "resolved":
             present = False
-        side = _side_of(seg)
+        low = seg.lower()
+        side = _side_of(seg) if _SIDE_HINT.search(low) else None
         sites, rest = _sites_of(seg)
         grade, grade_text = _grade_of(mn.concept, rest)
-        size, size_text = _size_of(rest)
+        size, size_text = _size_of(rest) if ("m" in low and _DIGIT.search(low)) else (None, None)
         out.append(Finding(
             kind="finding", concept=mn.concept.key, name=mn.concept.name, present=present, section=section,
             text=sent[s0:s1].strip(" ,;"), certainty=certainty if present else "definite", side=side,
             sites=sites, grade=grade, grade_text=grade_text, size_mm=size, size_text=size_text,
-            change=change if present else None, change_text=change_text if present else None))
+            change=change if present or change == "resolved" else None,
+            change_text=change_text if present or change == "resolved" else None))
     return out
 
 
@@ -1094,8 +1156,7 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
             if r.change:
                 text = (f"candidate describes the {r.name} as {_CHANGE_WORDS[c.change]} compared with the prior "
                         f"study, the reference as {_CHANGE_WORDS[r.change]}")
-                sig = _matters(r) and "unchanged" not in (c.change, r.change) or (
-                    _matters(r) and c.change != "unchanged" and r.change == "unchanged")
+                sig = _matters(r)  # one side states a real change the other contradicts
             else:
                 text = (f"candidate describes the {r.name} as {_CHANGE_WORDS[c.change]} compared with the prior "
                         f"study, the reference makes no comparison for it")
@@ -1123,8 +1184,14 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
                 else f"candidate omits the reference's {r.describe()}")
         errors.append(_error("b", _matters(r), text, r, None))
 
-    # absent-vs-absent statements of the same observation
-    for r, c in ((r, c) for r, c in _pair_simple(r_neg, c_neg)):
+    # absent-vs-absent statements of the same observation ("resolved" is a comparison too)
+    for r, c in _pair_simple(r_neg, c_neg):
+        if c.change == "resolved" and r.change != "resolved":
+            errors.append(_error("e", _matters(c), f"candidate states the {r.name} has resolved since the prior "
+                                 f"study, the reference only that there is none", r, c))
+        elif r.change == "resolved" and c.change != "resolved":
+            errors.append(_error("f", _matters(r), f"candidate omits the reference's comparison with the prior "
+                                 f"study: {r.name} resolved", r, c))
         res.matches.append(Match(r, c, "negative", counted=True))
     # plain statements with the same words
     r_st = [f for f in ref if f.kind == "statement"]
@@ -1174,6 +1241,13 @@ def _pair_simple(refs: list[Finding], cands: list[Finding]) -> list[tuple[Findin
 # --------------------------------------------------------------------------- #
 
 
+def clear_caches() -> None:
+    """Forget cached report and sentence parses (for benchmarks)."""
+    parse_report.cache_clear()
+    _analyse_sentence.cache_clear()
+    _mask_term.cache_clear()
+
+
 def judge_pair(reference: str, candidate: str) -> RulesResult:
     """Compare a candidate report with its reference.  Never raises on text input."""
     try:
@@ -1208,8 +1282,7 @@ def render_green(result: RulesResult) -> str:
                 line += " " + "; ".join(texts) + "."
             lines.append(line)
         lines.append("")
-    matched = [_safe(m.reference.describe() if m.kind != "negative" else m.reference.describe())
-               for m in result.matches if m.counted]
+    matched = [_safe(m.reference.describe()) for m in result.matches if m.counted]
     lines.append("[Matched Findings]:")
     lines.append(f"{len(matched)}." + (" " + "; ".join(matched) + "." if matched else ""))
     return "\n".join(lines)

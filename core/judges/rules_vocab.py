@@ -97,12 +97,13 @@ CONCEPTS: tuple[Concept, ...] = (
        r"consolidative\s+opacit(?:y|ies)", r"pneumonias?", r"infiltrates?"), "always", family="opacity"),
     C("pulmonary_edema", "pulmonary edema",
       (r"pulmonary\s+(?:interstitial\s+)?edema", r"interstitial\s+edema", r"alveolar\s+edema",
-       r"pulmonary\s+vascular\s+congestion", r"vascular\s+congestion", r"fluid\s+overload"),
-      "graded", level=2),
+       r"fluid\s+overload"), "graded", level=2, family="edema"),
+    C("vascular_congestion", "pulmonary vascular congestion",
+      (r"(?:pulmonary\s+)?(?:vascular|venous)\s+(?:congestion|engorgement)", r"cephalization"), "graded", level=2),
     C("cardiomegaly", "cardiomegaly",
       (r"enlargement\s+of\s+the\s+cardiac\s+silhouette", r"enlarged\s+cardiac\s+silhouette",
        r"cardiac\s+enlargement", r"enlarged\s+heart", r"cardiomegaly",
-       r"(?:heart|cardiac\s+silhouette)" + _IS_ENLARGED), "graded", level=3),
+       r"(?:heart|cardiac\s+silhouette)(?:\s+size)?" + _IS_ENLARGED), "graded", level=3),
     C("atelectasis", "atelectasis", (r"atelectas[ie]s", r"atelectatic\s+changes?", r"subsegmental\s+collapse")),
     C("lung_nodule", "pulmonary nodule",
       (r"(?:pulmonary|lung|noncalcified|non-calcified|solid|part-solid|subsolid|ground[-\s]glass|spiculated)"
@@ -154,9 +155,9 @@ CONCEPTS: tuple[Concept, ...] = (
     C("adrenal_nodule", "adrenal nodule", (r"adrenal\s+(?:nodules?|adenomas?|masses|mass|lesions?)",)),
     C("kidney_stone", "renal calculus",
       (r"(?:renal|kidney)\s+(?:calculus|calculi|stones?)", r"nephrolithiasis", r"urolithiasis"),
-      "graded", size_mm=8),
+      "graded", size_mm=8, family="stone"),
     C("ureteral_stone", "ureteral calculus", (r"(?:ureteral|ureteric)\s+(?:calculus|calculi|stones?)",),
-      "always"),
+      "always", family="stone"),
     C("hydronephrosis", "hydronephrosis",
       (r"hydroureteronephrosis", r"hydronephrosis", r"pelvicaliectasis", r"pelviectasis", r"caliectasis"),
       "graded", level=2),
@@ -362,7 +363,7 @@ CONCEPTS: tuple[Concept, ...] = (
     C("thrombus", "thrombus", (r"(?:deep\s+(?:venous|vein)\s+)?thrombos[ie]s", r"thrombus", r"thrombi", r"DVT"),
       "always"),
     C("cerebral_edema", "cerebral edema", (r"(?:cerebral|vasogenic|cytotoxic)\s+edema", r"mass\s+effect"),
-      "always"),
+      "always", family="edema"),
     C("brain_herniation", "brain herniation",
       (r"(?:uncal|tonsillar|transtentorial|downward)\s+herniation",), "always"),
     C("hemoperitoneum", "hemoperitoneum", (r"hemoperitoneum", r"hemothorax"), "always"),
@@ -400,8 +401,10 @@ CONCEPTS: tuple[Concept, ...] = (
     C("any_mass", "mass", (_MASS,), "always", family="mass", generic=True),
     C("any_cyst", "cyst", (r"(?:simple\s+|anechoic\s+|complicated\s+|complex\s+)?cysts?",), family="cyst",
       generic=True),
-    C("any_lesion", "lesion", (r"(?:focal\s+)?" + _LESION,), "graded", size_mm=10, family="lesion",
-      generic=True),
+    C("any_lesion", "lesion",
+      (r"(?:focal\s+)?" + _LESION, r"hypo(?:dens|attenuat)it(?:y|ies)", r"hypoattenuating\s+(?:focus|foci|area)",
+       r"(?:hypo|hyper)echoic\s+(?:focus|foci|area)"), "graded", size_mm=10, family="lesion", generic=True),
+    C("any_stone", "calculus", (r"stones?", r"calcul(?:us|i)"), "graded", size_mm=8, family="stone", generic=True),
     C("any_aneurysm", "aneurysm", (r"aneurysms?",), "always", family="aneurysm", generic=True),
     C("any_hemorrhage", "hemorrhage", (r"hemorrhages?", r"hematomas?"), "always", family="hemorrhage",
       generic=True),
@@ -422,7 +425,8 @@ CONCEPT_BY_KEY: dict[str, Concept] = {c.key: c for c in CONCEPTS}
 
 #: (anatomy pattern, concept keys the normal statement rules out)
 NORMAL_ANATOMY: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (r"heart(?:\s+size)?|cardiac\s+silhouette|cardiomediastinal\s+silhouette|cardiac\s+size", ("cardiomegaly",)),
+    (r"heart(?:\s+size)?|cardiac\s+silhouette|cardiac\s+size|"
+     r"cardiomediastinal(?:\s+and\s+hilar)?\s+(?:silhouettes?|contours?)", ("cardiomegaly",)),
     (r"pulmonary\s+vasculature|pulmonary\s+vascularity", ("pulmonary_edema",)),
     (r"lungs?", ("consolidation",)),
     (r"spleen(?:\s+size)?", ("splenomegaly",)),
@@ -572,12 +576,13 @@ CHANGES: tuple[tuple[str, str], ...] = (
                   r"persistent|persists|again\s+(?:seen|noted|demonstrated|identified)"),
     ("resolved", r"(?:has\s+|have\s+)?(?:since\s+)?resolved|no\s+longer\s+(?:seen|visualized|present|identified|"
                  r"evident)|interval\s+resolution"),
-    ("increased", r"increas(?:ed|ing)|larger|enlarg(?:ed|ing)|grown|progress(?:ed|ion|ing)|worse(?:ned|ning)?|"
+    ("increased", r"increas(?:e|es|ed|ing)|larger|enlarging|grown|progress(?:ed|ion|ing)|worse(?:ned|ning)?|"
                   r"more\s+(?:prominent|extensive|conspicuous)"),
-    ("decreased", r"decreas(?:ed|ing)|smaller|improv(?:ed|ing|ement)|reduc(?:ed|tion)|diminish(?:ed|ing)|"
+    ("decreased", r"decreas(?:e|es|ed|ing)|smaller|improv(?:ed|ing|ement)|reduc(?:ed|tion)|diminish(?:ed|ing)|"
                   r"regress(?:ed|ion|ing)|less\s+(?:prominent|extensive|conspicuous)|resolving|shrunk|shrinking"),
 )
-#: Changes that only count as a comparison when a reference to the past is in the sentence.
+#: Changes that only count as a comparison when a reference to the past is in the sentence
+#: or when they follow the observation ("increased opacity" describes, "opacity, increased" compares).
 NEEDS_TEMPORAL = ("increased", "decreased")
 TEMPORAL = (r"prior|previous(?:ly)?|preceding|since|compar(?:ed|ison)|interval|before|earlier|last\s+(?:study|exam)|"
             r"then")
@@ -585,7 +590,10 @@ TEMPORAL = (r"prior|previous(?:ly)?|preceding|since|compar(?:ed|ison)|interval|b
 PRIOR_OBJECT = (r"(?:(?:compared\s+(?:with|to)|in\s+comparison\s+(?:with|to)|since|from|than\s+(?:on|in)|"
                 r"relative\s+to|as\s+of)\s+)?(?:the\s+|a\s+)?(?:prior|previous|preceding|earlier|last|most\s+recent)"
                 r"(?:\s+(?:study|studies|exam|examination|imaging|radiograph|film|scan|ct|mri|ultrasound|"
-                r"comparison|one))?(?:\s+(?:of|from|dated|on)\s+DATE)?|in\s+the\s+interval|DATE")
+                r"comparison|one))?(?:\s+(?:of|from|dated|on)\s+DATE)?|in\s+the\s+interval|DATE"
+                # the earlier measurement: "previously 3.2 cm", "increased from 2 to 3 cm"
+                r"|(?:previously|formerly|from|was)\s+(?:measur(?:ed|ing)\s+)?\d+(?:\.\d+)?"
+                r"(?:\s*x\s*\d+(?:\.\d+)?)*\s*(?:mm|cm)?(?=\s*(?:to|and|,|;|\.|\)|$))")
 
 MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
