@@ -126,3 +126,36 @@ def injected_counts(store: Store, dataset: str) -> pd.DataFrame:
         "SELECT a.pair_id, a.category, a.value AS k FROM annotations a JOIN pairs p USING (pair_id) "
         "WHERE p.dataset = ? AND a.annotator = 'injected' AND a.significant AND a.value > 0", [dataset])
     return df.assign(k=df["k"].astype(int))
+
+
+def error_texts(store: Store, dataset: str, run_ids: list[str] | None = None) -> pd.DataFrame:
+    """Judges' error explanations: pair_id, judge, system, category, significant, text."""
+    runs = judge_runs(store, dataset)
+    if run_ids is not None:
+        runs = runs[runs["run_id"].isin(run_ids)]
+    if runs.empty:
+        return pd.DataFrame(columns=["pair_id", "judge", "system", "category", "significant", "text"])
+    errs = store.query_df(
+        "SELECT e.run_id, e.pair_id, e.category, e.significant, e.text, p.system FROM judge_errors e "
+        "JOIN pairs p USING (pair_id) WHERE e.run_id IN (SELECT unnest(?::VARCHAR[]))", [list(runs["run_id"])])
+    errs = errs.merge(runs[["run_id", "judge"]], on="run_id")
+    return errs[["pair_id", "judge", "system", "category", "significant", "text"]]
+
+
+def with_system(store: Store, dataset: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """Add each pair's candidate system to a frame with a pair_id column."""
+    systems = store.query_df("SELECT pair_id, system FROM pairs WHERE dataset = ?", [dataset])
+    return frame.merge(systems, on="pair_id", how="left")
+
+
+def feature_frame(store: Store, dataset: str, target: str = "score", *,
+                  metrics: list[str] | None = None) -> pd.DataFrame:
+    """Wide per-pair features for ensembles: pair_id, group_id, split, target, one column per judge:metric."""
+    frame = correlation_frame(store, dataset, target, metrics=metrics)
+    if frame.empty:
+        return pd.DataFrame(columns=["pair_id", "group_id", "split", "target"])
+    frame = frame.assign(feature=frame["judge"] + ":" + frame["metric"])
+    wide = frame.pivot_table(index="pair_id", columns="feature", values="value", aggfunc="first")
+    wide.columns.name = None
+    meta = frame.drop_duplicates("pair_id").set_index("pair_id")[["group_id", "split", "target"]]
+    return meta.join(wide).reset_index()

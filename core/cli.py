@@ -169,19 +169,29 @@ def cmd_inject(args) -> int:
 
 def cmd_correlate(args) -> int:
     from core.analysis import correlation_frame
+    from core.scores import METRICS
     from core.stats import correlate
 
     frame = correlation_frame(_store(args), args.dataset, args.target, drop_identical=args.drop_identical)
+    if not args.all_metrics:  # per-category counts (sig_a, ...) only on request
+        frame = frame[frame["metric"].isin(list(METRICS))]
     if frame.empty:
         raise ValueError(f"dataset '{args.dataset}' has no judge values with a '{args.target}' target; "
                          "run a judge and import annotations first")
-    table = correlate(frame, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
-                      cluster_col=None if args.no_clusters else "group_id", target_name=args.target)
+    if args.breakdown:
+        from core.stats import breakdown
+
+        table = breakdown(frame, by_facet=args.breakdown, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
+                          cluster_col=None if args.no_clusters else "group_id", target_name=args.target)
+    else:
+        table = correlate(frame, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
+                          cluster_col=None if args.no_clusters else "group_id", target_name=args.target)
     table = table.assign(target=args.target, drop_identical=args.drop_identical)
     if args.json:
         print(table.to_json(orient="records", double_precision=15))
     else:
-        cols = [c for c in ("judge", "metric", "n", "tau", "p", "ci_low", "ci_high", "rho", "r", "sign_ok", "dagger")
+        cols = [c for c in (args.breakdown, "judge", "metric", "n", "tau", "p", "ci_low", "ci_high", "rho", "r",
+                            "sign_ok", "dagger")
                 if c in table.columns]
         print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
@@ -305,6 +315,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
     p.add_argument("--no-clusters", action="store_true",
                    help="resample pairs even when they share a reference (default: resample groups)")
+    p.add_argument("--all-metrics", action="store_true", help="also the per-category counts (sig_a, ..., matched)")
+    p.add_argument("--breakdown", choices=["modality", "anatomy", "system", "split"],
+                   help="one table per value of this facet, with n per cell")
+
+    from core.cli_analysis import add_commands
+
+    add_commands(add)
 
     p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
     p.add_argument("file", nargs="?", default="-")

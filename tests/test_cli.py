@@ -12,7 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ["demo", "datasets", "import-pairs", "import-annotations", "import-outputs", "import-preset",
-            "judge", "inject", "parse"]
+            "judge", "inject", "parse", "correlate", "compare", "agreement", "errortypes", "calibrate", "ensemble",
+            "summary", "simulate"]
 
 
 def cli(*args, stdin=None, store=None):
@@ -105,3 +106,61 @@ def test_judge_lexical_json_summary(demo_cli_store):
 def test_every_command_has_help(command):
     done = cli(command, "--help")
     assert done.returncode == 0 and "usage: python -m core" in done.stdout
+
+
+@pytest.fixture(scope="module")
+def judged_store(demo_cli_store):
+    for judge in ("rules", "lexical"):
+        done = cli("judge", "--dataset", "demo", "--judge", judge, "--json", store=demo_cli_store)
+        assert done.returncode == 0, done.stderr
+    return demo_cli_store
+
+
+def test_correlate_json_matches_scipy_on_the_stored_vectors(judged_store):
+    from scipy.stats import kendalltau
+
+    from core.analysis import correlation_frame
+    from core.store import Store
+
+    done = cli("correlate", "--dataset", "demo", "--target", "sig_errors", "--n-boot", "200", "--json",
+               store=judged_store)
+    assert done.returncode == 0, done.stderr
+    rows = {(r["judge"], r["metric"]): r for r in json.loads(done.stdout)}
+    for key in ("judge", "metric", "n", "tau", "p", "ci_low", "ci_high", "target"):
+        assert key in rows[("rules", "ec_sig")]
+    assert not any(m.startswith("sig_") for _, m in rows)  # per-category counts only with --all-metrics
+    frame = correlation_frame(Store(judged_store), "demo", "sig_errors")
+    for (judge, metric), row in rows.items():
+        sub = frame[(frame["judge"] == judge) & (frame["metric"] == metric)]
+        expected = kendalltau(sub["value"], sub["target"])
+        assert row["n"] == len(sub) == 400
+        assert abs(row["tau"] - expected.statistic) < 1e-12 and abs(row["p"] - expected.pvalue) < 1e-12
+        assert row["ci_low"] <= row["tau"] <= row["ci_high"] and row["target"] == "sig_errors"
+    assert rows[("rules", "ec_sig")]["sign_ok"] and rows[("lexical", "bleu4")]["sign_ok"]
+
+
+def test_analysis_commands_run_on_the_demo(judged_store):
+    def run(*args):
+        done = cli(*args, "--json", store=judged_store)
+        assert done.returncode == 0, f"{args}: {done.stderr}"
+        return json.loads(done.stdout)
+
+    cmp = run("compare", "--dataset", "demo", "--a", "rules:ec_sig", "--b", "lexical:bleu4", "--n-boot", "200")
+    assert cmp[0]["n"] == 400 and cmp[0]["ci_low"] > 0  # the rules judge tracks the experts better
+    agree = run("agreement", "--dataset", "demo")
+    assert 0 < agree["alpha"] <= 1 and agree["n_annotators"] == 2
+    et = run("errortypes", "--dataset", "demo")
+    f1 = {r["category"]: r for r in et["f1"] if r["judge"] == "rules"}
+    assert set(f1) == set("abcdef") | {"all"} and all(0 <= r["f1"] <= 1 for r in f1.values())
+    cal = run("calibrate", "--dataset", "demo", "--n-boot", "100")
+    assert {"counts", "reliability"} <= set(cal) and cal["counts"][0]["x"] == 1
+    ens = run("ensemble", "--dataset", "demo", "--n-boot", "100")
+    assert {r["feature_set"] for r in ens} == {"bleu4", "rouge_l", "green", "green_f1", "formula", "ec_sig",
+                                               "ec_total", "All"}
+    assert all(r["n_train"] > 0 and r["n_test"] > 0 and r["status"] == "ok" for r in ens)
+    summ = run("summary", "--dataset", "demo", "--judge", "rules")
+    assert summ["n_reports"] == 400
+    sim = run("simulate", "--tp", "2", "--s", "1")
+    assert {r["metric"]: r["value"] for r in sim}["green"] == pytest.approx(2 / 3)
+    by = run("correlate", "--dataset", "demo", "--breakdown", "modality", "--n-boot", "100")
+    assert sum(r["n"] for r in by if r["judge"] == "rules" and r["metric"] == "ec_sig") == 400

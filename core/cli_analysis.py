@@ -1,0 +1,228 @@
+"""The analysis commands of ``python -m core``: each one reads the store through
+:mod:`core.analysis`, calls one pure function and prints a tidy table (or JSON
+records with ``--json``). Registered by :func:`add_commands` from core.cli.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+
+def _emit(table: pd.DataFrame, as_json: bool, title: str | None = None) -> None:
+    if as_json:
+        print(table.to_json(orient="records", double_precision=15, default_handler=str))
+        return
+    if title:
+        print(f"== {title}")
+    if table.empty:
+        print("(no rows)")
+    else:
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+
+
+def _store(args):
+    from core.cli import _store as open_store
+
+    return open_store(args)
+
+
+def cmd_compare(args) -> int:
+    from core.analysis import correlation_frame
+    from core.stats import paired_difference
+
+    judge_a, metric_a = args.a.rsplit(":", 1)
+    judge_b, metric_b = args.b.rsplit(":", 1)
+    frame = correlation_frame(_store(args), args.dataset, args.target, drop_identical=args.drop_identical)
+    known = sorted(set(frame["judge"]))
+    for judge in (judge_a, judge_b):
+        if judge not in known:
+            raise ValueError(f"judge '{judge}' has no values on '{args.dataset}'; judges: {', '.join(known)}")
+    table = paired_difference(frame, judge_a, judge_b, metric_a, metric_b, n_boot=args.n_boot, seed=args.seed,
+                              target_name=args.target)
+    _emit(table, args.json)
+    return 0
+
+
+def cmd_agreement(args) -> int:
+    from core.stats import inter_annotator
+    from core.targets import annotator_values, load_annotations
+
+    values = annotator_values(load_annotations(_store(args), args.dataset))
+    values = values[values["target"] == args.target]
+    if values["annotator"].nunique() < 2:
+        raise ValueError(f"dataset '{args.dataset}' has fewer than two annotators for '{args.target}'")
+    result = inter_annotator(values[["pair_id", "annotator", "value"]],
+                             method="interval" if args.target == "score" else "ratio")
+    if args.json:
+        print(json.dumps({"target": args.target, "alpha": result.alpha, "n_units": result.n_units,
+                          "n_annotators": result.n_annotators, "mean_tau": result.mean_tau,
+                          "pairwise": json.loads(result.pairwise.to_json(orient="records"))}))
+    else:
+        print(f"Krippendorff's alpha ({args.target}): {result.alpha:.3f} over {result.n_units} pairs, "
+              f"{result.n_annotators} annotators; mean pairwise tau {result.mean_tau:.3f}")
+        _emit(result.pairwise, False)
+    return 0
+
+
+def cmd_errortypes(args) -> int:
+    from core.analysis import expert_counts, judge_counts
+    from core.errortypes import accuracy_per_category, f1_per_category, mae_per_category
+
+    store = _store(args)
+    jc, ec = judge_counts(store, args.dataset), expert_counts(store, args.dataset)
+    if jc.empty:
+        raise ValueError(f"no judge on '{args.dataset}' reported per-category counts; run a GREEN-format judge")
+    significant = {"sig": True, "insig": False, "both": None}[args.significance]
+    f1 = f1_per_category(jc, ec, significant=significant)
+    mae = mae_per_category(jc, ec, significant=significant)
+    acc = accuracy_per_category(jc, ec, significant=significant)
+    if args.json:
+        print(json.dumps({"f1": json.loads(f1.to_json(orient="records")),
+                          "mae": json.loads(mae.to_json(orient="records")),
+                          "accuracy": json.loads(acc.to_json(orient="records"))}))
+    else:
+        _emit(f1, False, "F1 per error category (VERT App. C)")
+        _emit(mae, False, "MAE per category (GREEN Table 4)")
+        _emit(acc, False, "Accuracy per category (GREEN Table 4)")
+    return 0
+
+
+def cmd_calibrate(args) -> int:
+    from core.analysis import correlation_frame, expert_counts, injected_counts, judge_counts
+    from core.calibration import count_calibration, injected_calibration, reliability
+
+    store = _store(args)
+    jc = judge_counts(store, args.dataset)
+    injected = injected_counts(store, args.dataset)
+    out = {}
+    if not jc.empty:
+        out["counts"] = count_calibration(jc, expert_counts(store, args.dataset), significant=True,
+                                          bins=range(args.min, args.max + 1), n_boot=args.n_boot, seed=args.seed)
+        if not injected.empty:
+            out["injected"] = injected_calibration(jc, injected, n_boot=args.n_boot, seed=args.seed)
+    frame = correlation_frame(store, args.dataset, "score")
+    if not frame.empty:
+        scores = frame[["pair_id", "judge", "metric", "value"]]
+        targets = frame.drop_duplicates("pair_id")[["pair_id", "target"]]
+        known = scores["metric"].isin(["green", "green_f1", "formula", "vert", "rubric", "bleu4", "rouge_l",
+                                       "radfact"])
+        out["reliability"] = reliability(scores[known], targets, n_bins=args.bins, n_boot=args.n_boot,
+                                         seed=args.seed)
+    if not out:
+        raise ValueError(f"nothing to calibrate on '{args.dataset}': run a judge first")
+    if args.json:
+        print(json.dumps({k: json.loads(v.to_json(orient="records")) for k, v in out.items()}))
+    else:
+        titles = {"counts": f"Significant errors detected per expert count ({args.min}-{args.max}; VERT Fig. 2)",
+                  "injected": "Detected vs injected k (VERT Fig. 3)",
+                  "reliability": "Judge score per expert-score bin"}
+        for k, v in out.items():
+            _emit(v, False, titles[k])
+    return 0
+
+
+def cmd_ensemble(args) -> int:
+    from core.analysis import feature_frame
+    from core.ensemble import ensemble_table, feature_sets_by_metric
+    from core.targets import HIGHER_IS_BETTER
+
+    features = feature_frame(_store(args), args.dataset, args.target)
+    columns = [c for c in features.columns if ":" in c]
+    if len(columns) < 2:
+        raise ValueError(f"ensembles need at least two judge metrics on '{args.dataset}'")
+    from core.scores import METRICS
+
+    # one set per score metric (pooled over judges), and "All": scores, per-category counts, matched findings
+    sets = {k: v for k, v in feature_sets_by_metric(columns, all_name=None).items() if k in METRICS}
+    sets["All"] = columns
+    result = ensemble_table(features, "target", sets, train_size=args.train_size,
+                            seed=args.seed, target_higher_is_better=HIGHER_IS_BETTER[args.target],
+                            n_boot=args.n_boot)
+    _emit(result.table.drop(columns=[c for c in ("columns",) if c in result.table.columns]), args.json)
+    return 0
+
+
+def cmd_summary(args) -> int:
+    from core.analysis import error_texts, judge_counts, judge_values, with_system
+    from core.summary import compare_systems, green_summary
+
+    store = _store(args)
+    errors = error_texts(store, args.dataset)
+    counts = with_system(store, args.dataset, judge_counts(store, args.dataset))
+    scores = with_system(store, args.dataset, judge_values(store, args.dataset, metrics=["green"]))
+    if args.judge not in set(scores["judge"]):
+        raise ValueError(f"judge '{args.judge}' has no GREEN scores on '{args.dataset}'; "
+                         f"judges: {', '.join(sorted(set(scores['judge']))) or 'none'}")
+    if args.compare:
+        table = compare_systems(errors, counts, scores, args.judge, systems=tuple(args.compare), seed=args.seed)
+        _emit(table, args.json)
+        return 0
+    summary = green_summary(errors, counts, scores, args.judge, system=args.system, seed=args.seed)
+    if args.json:
+        print(json.dumps(summary.to_json(), default=str))
+    else:
+        print(f"GREEN {summary.green_mean:.3f} ± {summary.green_std:.3f} over {summary.n_reports} reports "
+              f"(embedding: {summary.embedding}, seed {summary.seed})")
+        _emit(summary.categories, False)
+    return 0
+
+
+def cmd_simulate(args) -> int:
+    from core.simulate import simulate_grid
+
+    table = simulate_grid(args.tp, args.s, args.i, alpha=args.alpha, beta_s=args.beta_s, beta_i=args.beta_i)
+    _emit(table, args.json)
+    return 0
+
+
+def add_commands(add) -> None:
+    """Register the analysis subcommands with the CLI's ``add(name, func, help)``."""
+    p = add("compare", cmd_compare, "paired bootstrap: is judge A's tau with the experts higher than judge B's?")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--a", required=True, help="JUDGE:METRIC, e.g. rules:ec_sig")
+    p.add_argument("--b", required=True, help="JUDGE:METRIC, e.g. lexical:bleu4")
+    p.add_argument("--target", default="score")
+    p.add_argument("--drop-identical", action="store_true")
+    p.add_argument("--n-boot", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+
+    p = add("agreement", cmd_agreement, "inter-annotator agreement (pairwise tau, Krippendorff's alpha): the ceiling")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--target", default="score")
+
+    p = add("errortypes", cmd_errortypes, "F1, MAE and accuracy per error category for every judge")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--significance", choices=["sig", "insig", "both"], default="sig")
+
+    p = add("calibrate", cmd_calibrate, "error-count calibration (VERT Fig. 2/3) and score reliability")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--min", type=int, default=1, help="smallest expert count bin (default 1)")
+    p.add_argument("--max", type=int, default=12, help="largest expert count bin (default 12)")
+    p.add_argument("--bins", type=int, default=5, help="expert-score bins for the reliability view")
+    p.add_argument("--n-boot", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+
+    p = add("ensemble", cmd_ensemble, "average and regression ensembles, fitted on train pairs, tau on held-out pairs")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--target", default="score")
+    p.add_argument("--train-size", type=int, default=500)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-boot", type=int, default=1000)
+
+    p = add("summary", cmd_summary, "GREEN-style clustered summary of a judge's error explanations")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--judge", required=True)
+    p.add_argument("--system", help="only this candidate system")
+    p.add_argument("--compare", nargs=2, metavar="SYSTEM", help="two systems side by side")
+    p.add_argument("--seed", type=int, default=0)
+
+    p = add("simulate", cmd_simulate, "GREEN, F1, Formula and the alpha/beta score over grids of TP, S, I (App. B.7)")
+    p.add_argument("--tp", type=int, nargs="+", default=[0, 1, 2, 5, 10])
+    p.add_argument("--s", type=int, nargs="+", default=[0, 1, 2, 5])
+    p.add_argument("--i", type=int, nargs="+", default=[0])
+    p.add_argument("--alpha", type=float)
+    p.add_argument("--beta-s", type=float)
+    p.add_argument("--beta-i", type=float)
+
