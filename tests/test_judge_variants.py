@@ -136,3 +136,18 @@ def test_lexical_scores_bounds():
     assert same == {"bleu4": 1.0, "rouge_l": 1.0}
     diff = lexical_scores("Small left effusion.", "Normal chest.")
     assert 0 <= diff["bleu4"] < 0.5 and diff["rouge_l"] == 0.0
+
+
+def test_injected_dataset_feeds_the_fig3_calibration(store):
+    from core.analysis import injected_counts, judge_counts
+    from core.calibration import injected_calibration
+
+    with FakeOpenAI() as server:
+        inject_dataset(store, source_dataset="d", target_dataset="d-ff", model=MODEL, kind="false_finding",
+                       limit=12, seed=2, api_base=server.url)
+        run_llm_judge(store, dataset="d-ff", model=MODEL, api_base=server.url)
+    injected = injected_counts(store, "d-ff")
+    assert set(injected["category"]) == {"a"} and set(injected["k"]) <= {1, 2, 3} and len(injected) == 12
+    table = injected_calibration(judge_counts(store, "d-ff"), injected, n_boot=50, seed=0)
+    assert set(table["x"]) == set(injected["k"])
+    assert table.groupby("x")["n"].sum().sum() == 12 and (table["identity"] == table["x"]).all()
