@@ -352,6 +352,9 @@ def main(argv: list[str] | None = None) -> int:
     except (StoreError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # output piped into head & co: not an error
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("error: interrupted; work committed so far is kept", file=sys.stderr)
         return 130
