@@ -27,11 +27,21 @@ from pages._shared import (  # noqa: E402
 
 st.set_page_config(page_title="RadJudge", layout="wide")
 
-# Explicit entries (this also turns off the automatic scan of pages/).
+# Explicit entries (this also turns off the automatic scan of pages/). No icons: Streamlit
+# fetches ":material/...:" navigation icons from a font CDN, and the dashboard must not
+# reach the network (tests/test_browser_pages.py fails on any outbound request).
 # Adding a page is one line here; the page file starts with
 # `ensure_router()` from pages/_shared.py (see its docstring for why).
 PAGES = [
-    st.Page("pages/data.py", title="Data", icon=":material/table_view:", default=True),
+    st.Page("pages/data.py", title="Data", default=True),
+    st.Page("pages/correlations.py", title="Correlations"),
+    st.Page("pages/run.py", title="Run judges"),
+    st.Page("pages/live.py", title="Live scoring"),
+    st.Page("pages/calibration.py", title="Calibration"),
+    st.Page("pages/errortypes.py", title="Error types"),
+    st.Page("pages/summaries.py", title="Summaries"),
+    st.Page("pages/ensembles.py", title="Ensembles & simulator"),
+    st.Page("pages/share.py", title="Share"),
 ]
 
 

@@ -159,3 +159,9 @@ def feature_frame(store: Store, dataset: str, target: str = "score", *,
     wide.columns.name = None
     meta = frame.drop_duplicates("pair_id").set_index("pair_id")[["group_id", "split", "target"]]
     return meta.join(wide).reset_index()
+
+
+def pair_groups(store: Store, dataset: str) -> pd.DataFrame:
+    """pair_id -> group_id for pairs that share a reference (bootstraps resample whole groups)."""
+    return store.query_df("SELECT pair_id, group_id FROM pairs WHERE dataset = ? AND group_id IS NOT NULL",
+                          [dataset])

@@ -204,6 +204,65 @@ def cmd_correlate(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    import shlex
+
+    from core.report import write_report
+
+    parts = ["python", "-m", "core"] + (["--store", str(args.store)] if args.store else []) + [
+        "report", "--dataset", args.dataset, "--out", str(args.out), "--n-boot", str(args.n_boot),
+        "--seed", str(args.seed), "--min-n", str(args.min_n)] + (["--no-excerpts"] if args.no_excerpts else [])
+    out = write_report(_store(args), args.dataset, args.out, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
+                       include_excerpts=not args.no_excerpts, command=shlex.join(parts))
+    _print(out, args.json)
+    return 0
+
+
+def cmd_delete_dataset(args) -> int:
+    from core.datasets import delete_dataset
+
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print(f"error: refusing to delete '{args.dataset}' without --yes (no terminal to confirm on)",
+                  file=sys.stderr)
+            return 2
+        typed = input(f"Type the dataset name ({args.dataset}) to move it and all its runs to the trash: ")
+        if typed.strip() != args.dataset:
+            print("error: the name did not match; nothing was deleted", file=sys.stderr)
+            return 2
+    record = delete_dataset(_store(args), args.dataset)
+    _print(record.to_json(), args.json)
+    if not args.json:
+        store_opt = f" --store {args.store}" if args.store else ""
+        print(f"undo with: python -m core{store_opt} restore-dataset {record.batch_id}")
+    return 0
+
+
+def cmd_restore_dataset(args) -> int:
+    from core.datasets import restore_dataset
+
+    _print(restore_dataset(_store(args), args.batch).to_json(), args.json)
+    return 0
+
+
+def cmd_trash(args) -> int:
+    from core.datasets import list_trash, purge_trash
+
+    store = _store(args)
+    if args.purge:
+        purged = purge_trash(store, None if args.purge == "all" else args.purge)
+        _print({"purged": purged}, args.json)
+        return 0
+    df = list_trash(store)
+    if args.json:
+        print(df.to_json(orient="records", date_format="iso"))
+    elif df.empty:
+        print("the trash is empty")
+    else:
+        print(df.to_string(index=False))
+    return 0
+
+
 def cmd_parse(args) -> int:
     from core.parse import parse_output
 
@@ -327,6 +386,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the papers' Table 2/3 shape: judge x metric, |tau|, dagger p >= 0.01, best/second marked")
     p.add_argument("--breakdown", choices=["modality", "anatomy", "system", "split"],
                    help="one table per value of this facet, with n per cell")
+
+    p = add("report", cmd_report, "write a self-contained HTML report of a dataset (opens offline)")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--out", required=True, help="the .html file to write")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap and clustering seed (recorded in the report)")
+    p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
+    p.add_argument("--no-excerpts", action="store_true", help="leave report text out (error explanations stay)")
+
+    p = add("delete-dataset", cmd_delete_dataset,
+            "move a dataset with its pairs, annotations and judge runs to the trash (undo: restore-dataset)")
+    p.add_argument("dataset")
+    p.add_argument("--yes", action="store_true", help="do not ask to type the name")
+
+    p = add("restore-dataset", cmd_restore_dataset, "bring a deleted dataset back from the trash")
+    p.add_argument("batch", help="the trash batch id (see `trash`)")
+
+    p = add("trash", cmd_trash, "list deleted datasets; --purge BATCH|all deletes them for good")
+    p.add_argument("--purge", metavar="BATCH", help="a batch id, or `all`")
 
     from core.cli_analysis import add_commands
 

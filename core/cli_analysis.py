@@ -90,18 +90,20 @@ def cmd_errortypes(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from core.analysis import correlation_frame, expert_counts, injected_counts, judge_counts
+    from core.analysis import correlation_frame, expert_counts, injected_counts, judge_counts, pair_groups
     from core.calibration import count_calibration, injected_calibration, reliability
 
     store = _store(args)
+    groups = pair_groups(store, args.dataset)  # pairs sharing a reference are resampled together
     jc = judge_counts(store, args.dataset)
     injected = injected_counts(store, args.dataset)
     out = {}
     if not jc.empty:
         out["counts"] = count_calibration(jc, expert_counts(store, args.dataset), significant=True,
-                                          bins=range(args.min, args.max + 1), n_boot=args.n_boot, seed=args.seed)
+                                          bins=range(args.min, args.max + 1), n_boot=args.n_boot, seed=args.seed,
+                                          groups=groups)
         if not injected.empty:
-            out["injected"] = injected_calibration(jc, injected, n_boot=args.n_boot, seed=args.seed)
+            out["injected"] = injected_calibration(jc, injected, n_boot=args.n_boot, seed=args.seed, groups=groups)
     frame = correlation_frame(store, args.dataset, "score")
     if not frame.empty:
         scores = frame[["pair_id", "judge", "metric", "value"]]
@@ -109,7 +111,7 @@ def cmd_calibrate(args) -> int:
         known = scores["metric"].isin(["green", "green_f1", "formula", "vert", "rubric", "bleu4", "rouge_l",
                                        "radfact"])
         out["reliability"] = reliability(scores[known], targets, n_bins=args.bins, n_boot=args.n_boot,
-                                         seed=args.seed)
+                                         seed=args.seed, groups=groups)
     if not out:
         raise ValueError(f"nothing to calibrate on '{args.dataset}': run a judge first")
     if args.json:

@@ -5,6 +5,7 @@
 | RADJUDGE_STORE | path of the DuckDB store | data/radjudge.duckdb |
 | RADJUDGE_LOCAL_ONLY | "true": refuse model endpoints outside loopback/private networks | false |
 | RADJUDGE_API_BASE | default api_base for an OpenAI-compatible server | unset |
+| RADJUDGE_MODELS | comma-separated litellm model names offered in the dashboard (`name=URL` gives one its own endpoint) | unset |
 | LITELLM_LOCAL_MODEL_COST_MAP | set to "True" here before litellm is imported, so it never downloads its price map | True |
 | provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) | read by litellm from the environment; never stored or logged | unset |
 """

@@ -13,7 +13,9 @@ import math
 import pandas as pd
 import streamlit as st
 
+from core.datasets import delete_dataset, restore_dataset
 from core.queries import FACETS, counts_by_category
+from core.store import StoreError
 from pages._import_wizard import draw_import_wizard
 from pages._shared import (
     ensure_router,
@@ -26,6 +28,7 @@ from pages._shared import (
     load_pairs,
     selected_dataset,
     set_url,
+    switch_dataset_next_run,
     url_value,
     url_values,
 )
@@ -53,6 +56,61 @@ def draw_datasets(datasets: pd.DataFrame) -> None:
             "created_at": st.column_config.DatetimeColumn("created", format="YYYY-MM-DD HH:mm"),
         },
     )
+
+
+# -- delete with undo ----------------------------------------------------------------
+# The rows move to the store's trash (core.datasets); "Undo" moves them back. The
+# last deletion of this session stays undoable here; `python -m core trash` lists all.
+
+
+def _delete_clicked(store, name: str) -> None:
+    # A button callback: runs before the rerun, so the confirm box may be cleared.
+    st.session_state["data_delete_confirm"] = ""
+    try:
+        st.session_state["data_deleted"] = delete_dataset(store, name).to_json()
+    except (ValueError, StoreError) as exc:
+        st.session_state["data_delete_error"] = str(exc)
+
+
+def _undo_clicked(store, batch_id: str) -> None:
+    try:
+        record = restore_dataset(store, batch_id)
+    except (ValueError, StoreError) as exc:
+        st.session_state["data_delete_error"] = str(exc)
+        return
+    st.session_state.pop("data_deleted", None)
+    st.session_state["data_restored"] = record.dataset
+    switch_dataset_next_run(record.dataset)
+
+
+def draw_delete_dataset(store, datasets: pd.DataFrame, dataset: str | None) -> None:
+    """The notice + Undo after a deletion, and the delete control (type the name to confirm)."""
+    if error := st.session_state.pop("data_delete_error", None):
+        st.error(f"Nothing changed: {escape_md(error)}")
+    if restored := st.session_state.pop("data_restored", None):
+        st.success(f"Restored dataset **{escape_md(restored)}** from the trash.")
+    deleted = st.session_state.get("data_deleted")
+    if deleted:
+        counts = deleted["counts"]
+        notice, undo, dismiss = st.columns([6, 1, 1], vertical_alignment="center")
+        notice.warning(f"Deleted dataset **{escape_md(deleted['dataset'])}**: {counts['pairs']:,} pairs, "
+                       f"{counts['annotations']:,} annotations and {counts['judge_runs']:,} judge runs moved to "
+                       "the trash.", icon=":material/delete:")
+        undo.button("Undo", key="data_undo", icon=":material/undo:", on_click=_undo_clicked,
+                    args=(store, deleted["batch_id"]))
+        if dismiss.button("Dismiss", key="data_undo_dismiss", type="tertiary"):
+            st.session_state.pop("data_deleted", None)
+            st.rerun()
+    if dataset is None or dataset not in set(datasets["name"]):
+        return
+    row = datasets.loc[datasets["name"] == dataset].iloc[0]
+    with st.expander(f"Delete dataset {escape_md(dataset)}", icon=":material/delete:"):
+        st.markdown(f"Moves **{escape_md(dataset)}** with its {row['pairs']:,} pairs, {row['annotations']:,} "
+                    f"annotations and {row['runs']:,} judge runs to the trash. You can undo it right after.")
+        typed = st.text_input("Type the dataset name to confirm", key="data_delete_confirm",
+                              placeholder=dataset)
+        st.button("Delete dataset", key="data_delete", type="primary", icon=":material/delete:",
+                  disabled=typed.strip() != dataset, on_click=_delete_clicked, args=(store, dataset))
 
 
 # -- pair browser ----------------------------------------------------------------
@@ -236,6 +294,7 @@ if datasets.empty:
     st.caption("The store holds no datasets yet.")
 else:
     draw_datasets(datasets)
+draw_delete_dataset(store, datasets, dataset)
 
 browse, upload = st.tabs(["Browse pairs", "Import data"], default="Import data" if datasets.empty else None)
 with browse:

@@ -260,6 +260,35 @@ def test_import_wizard_reports_an_unreadable_file(app_test, tmp_store: Store):
     assert "data_imp_go" not in [b.key for b in at.button]
 
 
+# -- delete with undo ------------------------------------------------------------------------
+
+
+def test_delete_dataset_needs_its_name_and_undo_restores_it(app_test, demo_store_copy: Store):
+    listed = list_datasets(demo_store_copy)
+    at = app_test(demo_store_copy).run()
+    _assert_ok(at)
+    assert at.button(key="data_delete").disabled  # nothing typed yet
+    at.text_input(key="data_delete_confirm").set_value("dem").run()
+    assert at.button(key="data_delete").disabled
+    assert list_datasets(demo_store_copy)["name"].tolist() == ["demo"]
+
+    at.text_input(key="data_delete_confirm").set_value("demo").run()
+    at.button(key="data_delete").click().run()
+    _assert_ok(at)
+    assert list_datasets(demo_store_copy).empty
+    assert "Deleted dataset **demo**: 120 pairs" in at.warning[0].value
+    assert "python -m core demo" in at.info[0].value  # the store is empty now
+    assert "data_delete" not in [b.key for b in at.button]  # nothing left to delete
+
+    at.button(key="data_undo").click().run()
+    _assert_ok(at)
+    pd.testing.assert_frame_equal(list_datasets(demo_store_copy), listed)
+    assert at.success[0].value == "Restored dataset **demo** from the trash."
+    assert not at.warning and "data_undo" not in [b.key for b in at.button]
+    assert at.sidebar.selectbox(key="dataset").value == "demo"
+    assert _pairs_count_caption(at).startswith("showing 1-50 of 120 pairs")
+
+
 # -- empty and broken stores ---------------------------------------------------------------
 
 

@@ -1,0 +1,306 @@
+"""Which language models the dashboard may run, and what a planned run would cost.
+
+Models come from configuration, never from the store:
+
+| setting (environment, or a root-level Streamlit secret) | meaning |
+| --- | --- |
+| RADJUDGE_MODELS | comma-separated litellm model names, e.g. ``openai/gpt-4o-mini,anthropic/claude-3-5-haiku-20241022``; an entry ``name=URL`` gives that model its own OpenAI-compatible endpoint |
+| RADJUDGE_API_BASE | endpoint of an OpenAI-compatible server (vLLM, Ollama, llama.cpp), used by the OpenAI-style entries that name no URL of their own |
+| RADJUDGE_LOCAL_ONLY | "true": only loopback/private endpoints may receive report text |
+| OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ... | provider keys: only their *presence* is reported here |
+
+The environment wins over secrets for the same name. Nothing here returns a
+key's value except :func:`secret_api_key`, which hands a key from Streamlit
+secrets to a run (``api_key=``); it is never stored, shown or logged.
+
+The page passes ``st.secrets`` in as a plain dict: this module never imports
+streamlit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from core.judges.llm import GenParams, cache_key, is_private_endpoint, safe_api_base
+from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
+from core.settings import apply_offline_defaults
+from core.store import Store
+
+__all__ = ["MODELS_VAR", "API_BASE_VAR", "LOCAL_ONLY_VAR", "PROVIDER_KEYS", "ModelConfig", "RunPlan",
+           "configured_models", "count_cached", "estimate_cost", "estimate_prompt_tokens", "local_only",
+           "plan_run", "secret_api_key", "OFFLINE_JUDGES"]
+
+MODELS_VAR = "RADJUDGE_MODELS"
+API_BASE_VAR = "RADJUDGE_API_BASE"
+LOCAL_ONLY_VAR = "RADJUDGE_LOCAL_ONLY"
+OFFLINE_JUDGES = ("rules", "lexical")
+
+# provider -> the environment variables that hold its credentials (any one suffices).
+PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "vertex_ai": ("GOOGLE_APPLICATION_CREDENTIALS", "VERTEXAI_PROJECT"),
+    "azure": ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"),
+    "bedrock": ("AWS_ACCESS_KEY_ID", "AWS_PROFILE"),
+    "mistral": ("MISTRAL_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "cohere": ("COHERE_API_KEY",),
+    "fireworks_ai": ("FIREWORKS_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+}
+# Servers that run on the user's own machine or network: no key needed.
+LOCAL_PROVIDERS = {"ollama": "http://localhost:11434", "ollama_chat": "http://localhost:11434",
+                   "hosted_vllm": None, "lm_studio": None, "llamafile": None, "openai_like": None}
+# Providers whose requests an OpenAI-compatible server can answer (RADJUDGE_API_BASE applies to them).
+OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "lm_studio", "llamafile", "openai_like"}
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """One configured model. Holds no credential, only whether one is present."""
+
+    name: str  # the litellm model name
+    api_base: str | None  # endpoint without any user:password part
+    provider: str
+    local: bool  # the endpoint is loopback or private: report text stays on this machine/network
+    needs_key: bool
+    key_present: bool
+
+    @property
+    def usable(self) -> bool:
+        return self.key_present or not self.needs_key
+
+
+def _settings(env: Mapping[str, str] | None, secrets: Mapping | None) -> dict[str, str]:
+    """Secrets overlaid by the environment; only plain (root-level, scalar) values."""
+    merged: dict[str, str] = {}
+    for source in (secrets or {}, env if env is not None else os.environ):
+        for k, v in source.items():
+            if isinstance(v, str | int | float | bool) and not isinstance(v, Mapping):
+                merged[str(k)] = str(v)
+    return merged
+
+
+def local_only(env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> bool:
+    """True when ``RADJUDGE_LOCAL_ONLY`` is set (environment or secrets)."""
+    return _settings(env, secrets).get(LOCAL_ONLY_VAR, "").strip().lower() in _TRUE
+
+
+def provider_of(model: str) -> str:
+    """The litellm provider of a model name (``anthropic/claude-...`` -> ``anthropic``)."""
+    if "/" in model:
+        return model.split("/", 1)[0].lower()
+    low = model.lower()
+    if low.startswith(("gpt-", "o1", "o3", "o4", "chatgpt", "text-embedding")):
+        return "openai"
+    if low.startswith("claude"):
+        return "anthropic"
+    if low.startswith("gemini"):
+        return "gemini"
+    if low.startswith(("mistral", "mixtral", "codestral")):
+        return "mistral"
+    if low.startswith("command"):
+        return "cohere"
+    return "unknown"
+
+
+def _parse_entries(text: str) -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
+    seen: set[str] = set()
+    for raw in text.split(","):
+        entry = raw.strip()
+        if not entry:
+            continue
+        name, _, url = entry.partition("=")
+        name, url = name.strip(), url.strip() or None
+        if name and name not in seen:
+            seen.add(name)
+            out.append((name, url))
+    return out
+
+
+@lru_cache(maxsize=64)
+def _is_local(api_base: str) -> bool:
+    # A DNS lookup per host, once per process: the page redraws often. This is
+    # display only; every run checks its endpoint again (core.judges.llm.check_endpoint).
+    return is_private_endpoint(api_base)
+
+
+def configured_models(env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> list[ModelConfig]:
+    """The models named by ``RADJUDGE_MODELS``, each with its endpoint and key status.
+
+    ``env`` defaults to ``os.environ``; ``secrets`` is a plain dict (e.g. of
+    ``st.secrets``). Key values are read only to test their presence.
+    """
+    settings = _settings(env, secrets)
+    default_base = settings.get(API_BASE_VAR, "").strip() or None
+    models = []
+    for name, url in _parse_entries(settings.get(MODELS_VAR, "")):
+        provider = provider_of(name)
+        api_base = url or (default_base if provider in OPENAI_COMPATIBLE else None)
+        if api_base is None and provider in LOCAL_PROVIDERS:
+            api_base = LOCAL_PROVIDERS[provider]
+        local = _is_local(api_base) if api_base else False
+        key_names = PROVIDER_KEYS.get(provider, ())
+        key_present = any(settings.get(k, "").strip() for k in key_names)
+        # An OpenAI-style entry pointed at a local/private server needs no real key.
+        needs_key = bool(key_names) and not (local and provider in OPENAI_COMPATIBLE)
+        if provider == "unknown":
+            needs_key = False  # litellm will say what it wants; nothing to check here
+        models.append(ModelConfig(name=name, api_base=safe_api_base(api_base), provider=provider, local=local,
+                                  needs_key=needs_key, key_present=key_present))
+    return models
+
+
+def secret_api_key(model: ModelConfig, secrets: Mapping | None) -> str | None:
+    """The provider key for ``model`` from Streamlit secrets (None: litellm reads the environment).
+
+    Passed to a run as ``api_key=``; never stored, shown or logged.
+    """
+    for k in PROVIDER_KEYS.get(model.provider, ()):
+        value = (secrets or {}).get(k)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+# -- cost and cache -----------------------------------------------------------------
+
+
+def estimate_cost(model: str, n_calls: int, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """USD for ``n_calls`` calls of ``prompt_tokens`` in / ``completion_tokens`` out each.
+
+    From litellm's bundled price table (``litellm.cost_per_token``); None when
+    the model is not in it (unknown is reported as unknown, never guessed).
+    Offline judges cost 0.
+    """
+    if model in OFFLINE_JUDGES or n_calls <= 0:
+        return 0.0
+    apply_offline_defaults()
+    import litellm  # late: slow to import, and only after the offline defaults
+
+    try:
+        p_cost, c_cost = litellm.cost_per_token(model=model, prompt_tokens=int(prompt_tokens),
+                                                completion_tokens=int(completion_tokens))
+    except Exception:  # litellm raises (various classes) for models missing from its table
+        return None
+    if p_cost is None or c_cost is None:
+        return None
+    return float(n_calls) * (float(p_cost) + float(c_cost))
+
+
+def estimate_prompt_tokens(messages: list[dict]) -> int:
+    """Rough token count of chat messages (about 4 characters a token, plus framing)."""
+    chars = sum(len(str(m.get("content", ""))) for m in messages)
+    return chars // 4 + 4 * len(messages) + 3
+
+
+def _effective_prompt(prompt_id: str, shots: ShotSource | None) -> str:
+    return "vert_random" if prompt_id == "vert" and shots is not None else prompt_id
+
+
+def _rendered(store: Store, dataset: str, prompt_id: str, pair_ids: list[str] | None,
+              shots: ShotSource | None) -> list[list[dict]]:
+    """The messages a run of ``prompt_id`` would send, one list per pair (as run_llm_judge renders them)."""
+    from core.judges.runs import load_pairs
+    from core.judges.shots import build_shots
+    from core.prompts import render_messages
+
+    pairs = load_pairs(store, dataset, pair_ids)
+    prompt_id = _effective_prompt(prompt_id, shots)
+    shot_list = None
+    if prompt_id in FEWSHOT_PROMPTS:
+        if shots is None:
+            raise ValueError(f"'{prompt_id}' is a few-shot prompt: choose the dataset (and split) to draw shots from")
+        shot_list, _ = build_shots(store, prompt_id, shots, pairs, dataset)
+    return [render_messages(prompt_id, r.reference, r.candidate, shot_list) for r in pairs.itertuples(index=False)]
+
+
+def _offline_done(store: Store, dataset: str, judge: str, pair_ids: list[str] | None) -> int:
+    from core.judges import lexical, rules
+
+    spec = (rules if judge == "rules" else lexical).spec_for(dataset)
+    sql = "SELECT count(*) FROM judge_outputs WHERE run_id = ? AND error IS NULL"
+    params: list = [spec.run_id()]
+    if pair_ids is not None:
+        sql += " AND pair_id IN (SELECT unnest(?::VARCHAR[]))"
+        params.append(list(pair_ids))
+    return int(store.query_one(sql, params))
+
+
+def _cached_keys(store: Store, keys: list[str]) -> set[str]:
+    if not keys:
+        return set()
+    df = store.query_df("SELECT DISTINCT cache_key FROM judge_outputs WHERE error IS NULL "
+                        "AND cache_key IN (SELECT unnest(?::VARCHAR[]))", [sorted(set(keys))])
+    return set(df["cache_key"])
+
+
+def count_cached(store: Store, dataset: str, model: str, prompt_id: str, pair_ids: list[str] | None,
+                 params: GenParams | None = None, shots: ShotSource | None = None) -> int:
+    """How many of these calls would be answered from the store instead of sent.
+
+    For a model: messages are rendered as the runner renders them and their
+    cache keys looked up among successful stored answers (any run). For the
+    offline judges (``rules``, ``lexical``): the pairs already answered in
+    their deterministic run. ``pair_ids=None`` means the whole dataset.
+    """
+    if model in OFFLINE_JUDGES:
+        return _offline_done(store, dataset, model, pair_ids)
+    params = params or GenParams()
+    keys = [cache_key(model, m, params) for m in _rendered(store, dataset, prompt_id, pair_ids, shots)]
+    hits = _cached_keys(store, keys)
+    return sum(1 for k in keys if k in hits)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What starting one judge x prompt x params run would do."""
+
+    judge: str
+    prompt_id: str | None
+    params: GenParams | None
+    n_calls: int
+    cached: int
+    prompt_tokens: int  # total over the calls still to send (estimate)
+    completion_tokens: int  # total assumed output over the calls still to send
+    cost_usd: float | None  # None: price unknown
+
+    @property
+    def to_send(self) -> int:
+        return self.n_calls - self.cached
+
+
+def plan_run(store: Store, dataset: str, judge: str, pair_ids: list[str], prompt_id: str = "green",
+             params: GenParams | None = None, shots: ShotSource | None = None,
+             completion_tokens: int = 400) -> RunPlan:
+    """Calls, cache hits and estimated cost of one run before it starts.
+
+    The cost counts only the calls not in the cache, at about
+    ``min(completion_tokens, params.max_tokens)`` output tokens each.
+    """
+    n = len(pair_ids)
+    if judge in OFFLINE_JUDGES:
+        cached = _offline_done(store, dataset, judge, pair_ids) if n else 0
+        return RunPlan(judge, None, None, n, cached, 0, 0, 0.0)
+    params = params or GenParams()
+    messages = _rendered(store, dataset, prompt_id, pair_ids, shots) if n else []
+    keys = [cache_key(judge, m, params) for m in messages]
+    hits = _cached_keys(store, keys)
+    todo = [m for m, k in zip(messages, keys, strict=True) if k not in hits]
+    p_tokens = sum(estimate_prompt_tokens(m) for m in todo)
+    out_each = min(int(completion_tokens), int(params.max_tokens))
+    cost = 0.0
+    if todo:
+        avg_in = p_tokens // len(todo)
+        cost = estimate_cost(judge, len(todo), avg_in, out_each)
+    return RunPlan(judge, _effective_prompt(prompt_id, shots), params, n, n - len(todo), p_tokens,
+                   out_each * len(todo), cost)

@@ -1,0 +1,757 @@
+"""Correlations: which judge agrees with the experts?
+
+The judge x metric table of the VERT / CREPE papers (|tau| with a dagger for
+p >= 0.01, best bold, second underlined, wrong-sign flag), its detail with n,
+bootstrap CIs, rho and r, and for one chosen (judge, metric): a scatter
+against the expert target, tau by modality / anatomy / system / split, a
+paired bootstrap test against a second (judge, metric), and the experts'
+agreement with each other as the ceiling.
+
+The view lives in the URL: ``dataset`` (app.py), ``target``, ``stat``,
+``modality`` / ``anatomy`` / ``system`` / ``split`` (repeatable),
+``identical=removed``, ``n_boot``, ``seed``, ``ci=always``, ``judge``,
+``metric``, ``facet``, ``vs_judge``, ``vs_metric``.
+
+Caching: the correlation frame is read once per (store version, dataset,
+target) and kept compact (categorical columns); filters and the identical
+toggle are applied to it in memory, and every table is cached per (store
+version, dataset, target, filters, toggle, n_boot, seed). Bootstrap work
+above ``BOOT_BUDGET`` pair-resamples (about 0.5 s here) waits for a click,
+so a large store stays responsive; the point estimates, p-values and
+daggers never wait.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from core.analysis import FACETS, correlation_frame, judge_runs
+from core.export import to_safe_csv
+from core.scores import METRICS
+from core.stats import (
+    METRIC_ORDER,
+    TABLE_LEGEND,
+    breakdown,
+    correlate,
+    expected_sign,
+    inter_annotator,
+    judge_metric_table,
+    paired_difference,
+)
+from core.store import Store
+from core.targets import MAIN_TARGETS, annotator_values, load_annotations
+from pages._shared import (
+    VERSION_KEY,
+    ensure_router,
+    escape_md,
+    get_store,
+    load_datasets,
+    load_facets,
+    selected_dataset,
+    set_url,
+    url_value,
+    url_values,
+)
+
+MIN_N = 10  # fewer complete pairs than this: no statistic (as `python -m core correlate --min-n`)
+DEFAULT_N_BOOT, MAX_N_BOOT = 1000, 20000
+#: Bootstrap work computed without asking, in pair-resamples (pairs x resamples, summed over the
+#: series). Measured here at 1.3e7 (one paired test, small n) to 9e7 (a whole table, large n) per
+#: second (bench/bench_page.py): at most about half a second.
+BOOT_BUDGET = 10_000_000
+BOOT_RATE = 5e7  # for the "roughly N s" shown next to the button
+SCATTER_MAX = 5000  # points drawn; larger series show a seeded random sample (stated)
+HEATMAP_ROWS = 12  # heatmap rows: the best (judge, metric) series of the table, plus the selected one
+JITTER_GAP = 0.25  # discrete axis (<= 30 levels): jitter up to this share of the gap between levels
+JITTER_SPAN = 0.01  # continuous axis: up to this share of the range
+OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+DIVERGING = [[0.0, "#D55E00"], [0.5, "#F7F7F7"], [1.0, "#0072B2"]]
+
+TARGET_LABELS = {
+    "score": "Expert score (0-1, higher is better)",
+    "sig_errors": "Significant errors (count per report)",
+    "total_errors": "Total errors (count per report)",
+}
+TARGET_AXIS = {
+    "score": "expert score, mean of annotators (0-1)",
+    "sig_errors": "expert significant errors per report (mean of annotators)",
+    "total_errors": "expert errors per report, significant + insignificant (mean)",
+}
+STATS = {"kendall": "Kendall τ-b", "spearman": "Spearman ρ", "pearson": "Pearson r"}
+STAT_SYMBOL = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}
+STAT_VALUE = {"kendall": "abs_tau", "spearman": "abs_rho", "pearson": "abs_r"}
+STAT_EST = {"kendall": "tau", "spearman": "rho", "pearson": "r"}
+
+FACET_KEYS = {facet: f"corr_{facet}" for facet in FACETS}
+TARGET_KEY, STAT_KEY, IDENT_KEY = "corr_target", "corr_stat", "corr_identical"
+NBOOT_KEY, SEED_KEY = "corr_n_boot", "corr_seed"
+JUDGE_KEY, METRIC_KEY, HEAT_KEY, VS_KEY = "corr_judge", "corr_metric", "corr_facet", "corr_vs"
+CI_ALWAYS_KEY = "corr_ci_always"  # not a widget: the user asked for CIs on large views
+
+
+def metric_label(metric: str) -> str:
+    spec = METRICS.get(metric)
+    return spec.label if spec else metric
+
+
+def _series_label(judge: str, metric: str) -> str:
+    return f"{judge} · {metric_label(metric)}"
+
+
+# -- cached loaders (no widgets inside) ----------------------------------------------------------
+
+
+def _compact(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text columns as categoricals: a tenth of the memory, and a cache hit copies codes, not strings."""
+    out = frame.copy()
+    for col in out.columns:
+        if not (pd.api.types.is_numeric_dtype(out[col]) or pd.api.types.is_bool_dtype(out[col])):
+            out[col] = out[col].astype("category")
+    return out
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _runs(_store: Store, path: str, version: int, dataset: str) -> pd.DataFrame:
+    return judge_runs(_store, dataset)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _annotator_values(_store: Store, path: str, version: int, dataset: str) -> pd.DataFrame:
+    """Per (pair, annotator) values of the three main targets (inter-annotator agreement)."""
+    values = annotator_values(load_annotations(_store, dataset))
+    return _compact(values[values["target"].isin(MAIN_TARGETS)].reset_index(drop=True))
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _frame(_store: Store, path: str, version: int, dataset: str, target: str) -> pd.DataFrame:
+    """``correlation_frame`` of the score metrics (as ``python -m core correlate``), unfiltered."""
+    return _compact(correlation_frame(_store, dataset, target, metrics=list(METRICS)))
+
+
+def _allowed(column: pd.Series, allowed: tuple[str, ...]) -> np.ndarray:
+    if isinstance(column.dtype, pd.CategoricalDtype):  # look the codes up: no string comparisons
+        lookup = np.append(column.cat.categories.isin(list(allowed)), False)  # code -1 (missing) -> False
+        return lookup[column.cat.codes.to_numpy()]
+    return column.isin(list(allowed)).to_numpy(dtype=bool)
+
+
+def _view(frame: pd.DataFrame, drop_identical: bool, filters: tuple) -> pd.DataFrame:
+    """The rows ``correlation_frame(..., drop_identical=, filters=)`` would return."""
+    keep = np.ones(len(frame), dtype=bool)
+    if drop_identical:
+        keep &= ~frame["identical"].to_numpy(dtype=bool)
+    for facet, allowed in filters:
+        if allowed:
+            keep &= _allowed(frame[facet], allowed)
+    if keep.all():
+        return frame
+    out = frame[keep].copy()
+    for col in ("pair_id", "group_id", "ext_id"):
+        if col not in out.columns:
+            continue
+        # core.stats converts ids to text per series: only the ids in view, not all of them
+        out[col] = out[col].cat.remove_unused_categories()
+    return out
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _view_frame(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+                filters: tuple) -> pd.DataFrame:
+    """The filtered frame, cached: every table of one view filters the big frame once."""
+    return _view(_frame(_store, path, version, dataset, target), drop_identical, filters)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _table(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+           filters: tuple, n_boot: int, seed: int) -> pd.DataFrame:
+    view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
+    if view.empty:
+        return pd.DataFrame()
+    return correlate(view, n_boot=n_boot, seed=seed, min_n=MIN_N, target_name=target)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _shaped(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+            filters: tuple, stat: str):
+    """The papers' table (text, best, second, dagger, wrong sign) of the point estimates."""
+    return judge_metric_table(_table(_store, path, version, dataset, target, drop_identical, filters, 0, 0),
+                              STAT_VALUE[stat])
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _pairs(_store: Store, path: str, version: int, dataset: str, target: str) -> pd.DataFrame:
+    """One row per pair of the frame (ids, facets, identical): counting pairs needs no metric rows."""
+    frame = _frame(_store, path, version, dataset, target)
+    return frame[["pair_id", "group_id", *FACETS, "identical"]].drop_duplicates("pair_id", ignore_index=True)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _view_counts(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+                 filters: tuple) -> dict:
+    """Pairs in view, identical pairs removed by the toggle, reference groups."""
+    pairs = _pairs(_store, path, version, dataset, target)
+    removed = _view(pairs, False, filters)
+    view = _view(pairs, drop_identical, filters)
+    return {"pairs": int(view["pair_id"].nunique()), "groups": int(view["group_id"].nunique()),
+            "identical": int(removed.loc[removed["identical"], "pair_id"].nunique()),
+            "identical_removed": drop_identical}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _series(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+            filters: tuple, judge: str, metric: str) -> pd.DataFrame:
+    view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
+    rows = view[(view["judge"] == judge) & (view["metric"] == metric)]
+    cols = ["ext_id", "system", "modality", "anatomy", "split", "group_id", "value", "target"]
+    out = rows[cols].copy()
+    for col in ("ext_id", "system", "modality", "anatomy", "split", "group_id"):
+        out[col] = out[col].astype(object)
+    return out.sort_values("ext_id", ignore_index=True)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _breakdown(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+               filters: tuple, facet: str, series: tuple[tuple[str, str], ...]) -> pd.DataFrame:
+    view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
+    keys = pd.MultiIndex.from_arrays([view["judge"].astype(str), view["metric"].astype(str)])
+    rows = view[keys.isin(list(series))]
+    if rows.empty:
+        return pd.DataFrame()
+    # point estimates and p per cell; the cells' bootstrap CIs are left to the CLI (--breakdown)
+    return breakdown(rows, by_facet=facet, n_boot=0, min_n=MIN_N, target_name=target)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _paired(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+            filters: tuple, a: tuple[str, str], b: tuple[str, str], stat: str, n_boot: int,
+            seed: int) -> pd.DataFrame:
+    view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
+    rows = view[view["judge"].isin([a[0], b[0]]) & view["metric"].isin([a[1], b[1]])]
+    return paired_difference(rows, a[0], b[0], a[1], b[1], n_boot=n_boot, seed=seed, stat=stat,
+                             target_name=target, min_n=MIN_N)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _agreement(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+               filters: tuple) -> dict | None:
+    """Inter-annotator agreement on the pairs in view (the pairs the judges are scored on)."""
+    values = _annotator_values(_store, path, version, dataset)
+    values = values[values["target"] == target]
+    view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
+    values = values[values["pair_id"].isin(view["pair_id"].unique())]
+    if values["annotator"].nunique() < 2:
+        return None
+    data = values[["pair_id", "annotator", "value"]].astype({"pair_id": object, "annotator": object})
+    result = inter_annotator(data, method="interval" if target == "score" else "ratio")
+    return {"alpha": result.alpha, "mean_tau": result.mean_tau, "method": result.method,
+            "n_units": result.n_units, "n_annotators": result.n_annotators, "pairwise": result.pairwise}
+
+
+# -- view state (URL <-> widgets) -----------------------------------------------------------------
+
+
+def _int_param(name: str, default: int, low: int, high: int) -> int:
+    raw = url_value(name, str(default))
+    return min(max(int(raw), low), high) if raw.lstrip("-").isdigit() else default
+
+
+def _seed_view(dataset: str, facets: dict[str, list[str]], targets: list[str]) -> None:
+    """Fill widget state before the widgets are drawn: from the URL on a first visit, reset on a new dataset."""
+    ss = st.session_state
+    first_visit = "corr_view_dataset" not in ss
+    switched = not first_visit and ss["corr_view_dataset"] != dataset
+    ss["corr_view_dataset"] = dataset
+    for facet, key in FACET_KEYS.items():
+        if switched:
+            ss[key] = []
+        elif key not in ss:
+            ss[key] = url_values(facet)
+        ss[key] = [v for v in ss[key] if v in facets[facet]]  # a stale link must not break the widget
+    if switched:
+        for key in (JUDGE_KEY, METRIC_KEY, VS_KEY):
+            ss.pop(key, None)
+    if TARGET_KEY not in ss:
+        ss[TARGET_KEY] = url_value("target", "score")
+    if ss[TARGET_KEY] not in targets:
+        ss[TARGET_KEY] = targets[0]
+    if ss.get(STAT_KEY) not in STATS:
+        wanted = url_value("stat", "kendall") if STAT_KEY not in ss else "kendall"
+        ss[STAT_KEY] = wanted if wanted in STATS else "kendall"
+    if IDENT_KEY not in ss:
+        ss[IDENT_KEY] = url_value("identical") == "removed"
+    if NBOOT_KEY not in ss:
+        ss[NBOOT_KEY] = _int_param("n_boot", DEFAULT_N_BOOT, 0, MAX_N_BOOT)
+    if SEED_KEY not in ss:
+        ss[SEED_KEY] = _int_param("seed", 0, 0, 2**31 - 1)
+    if HEAT_KEY not in ss:
+        ss[HEAT_KEY] = url_value("facet", "modality")
+    if ss[HEAT_KEY] not in FACETS:
+        ss[HEAT_KEY] = "modality"
+    if first_visit and url_value("ci") == "always":
+        ss[CI_ALWAYS_KEY] = True
+
+
+def _controls(facets: dict[str, list[str]], targets: list[str]) -> dict:
+    top = st.columns([3, 4, 3])
+    with top[0]:
+        target = st.radio("Expert target", targets, key=TARGET_KEY, format_func=TARGET_LABELS.get,
+                          help="Expert targets: per annotator first (sum over categories), then the mean "
+                               "over annotators. Scores are normalised to 0-1.")
+    with top[1]:
+        stat = st.segmented_control("Statistic", list(STATS), key=STAT_KEY, format_func=STATS.get,
+                                    help="Kendall's τ-b is the papers' headline; Spearman's ρ and Pearson's r "
+                                         "switch the table, the heatmap and the paired test.")
+        stat = stat or "kendall"
+    with top[2]:
+        drop_identical = st.toggle(
+            "Identical pairs removed (ReXVal*)", key=IDENT_KEY,
+            help="Identical reference and candidate removed - CREPE's ReXVal* check: pairs whose candidate "
+                 "repeats the reference (after collapsing whitespace) are left out, since every judge "
+                 "trivially scores them as perfect.")
+    cols = st.columns(len(FACETS))
+    filters = {}
+    for col, (facet, key) in zip(cols, FACET_KEYS.items(), strict=True):
+        with col:
+            filters[facet] = st.multiselect(facet.capitalize(), facets[facet], key=key, placeholder="all",
+                                            disabled=not facets[facet])
+    boot = st.columns([1, 1, 4])
+    with boot[0]:
+        n_boot = int(st.number_input("Bootstrap resamples", min_value=0, max_value=MAX_N_BOOT, step=100,
+                                     key=NBOOT_KEY, help="0 = no confidence intervals"))
+    with boot[1]:
+        seed = int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=SEED_KEY,
+                                   help="numpy default_rng seed of every resample and of the scatter jitter"))
+    return {"target": target, "stat": stat, "drop_identical": bool(drop_identical),
+            "filters": tuple((f, tuple(filters[f])) for f in FACETS), "raw_filters": filters,
+            "n_boot": n_boot, "seed": seed, "boot_col": boot[2]}
+
+
+# -- drawing helpers ---------------------------------------------------------------------------------
+
+
+def _export(frame: pd.DataFrame, meta: dict) -> pd.DataFrame:
+    """What a download holds: the table plus the dataset and its synthetic flag (labelled wherever shown)."""
+    out = frame.reset_index(drop=True).copy()
+    out.insert(0, "dataset", meta["dataset"])
+    out.insert(1, "synthetic", meta["synthetic"])
+    return out
+
+
+def _download(label: str, frame: pd.DataFrame, meta: dict, name: str, key: str) -> None:
+    tag = "synthetic-" if meta["synthetic"] else ""
+    exported = _export(frame, meta)
+    file_name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{tag}{meta['dataset']}-{name}") + ".csv"
+    st.download_button(label, data=lambda: to_safe_csv(exported), file_name=file_name,
+                       mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
+
+
+def _styled_table(shaped):
+    """The papers' table: bold best, underlined second best (st.table renders the Styler's CSS).
+
+    st.table wraps each cell's text in an inline-block, which a cell's own text-decoration does not
+    reach, so the underline targets the text element inside the cell.
+    """
+    text = shaped.text.rename(columns=metric_label)
+    text.index.name = "judge"
+    best = shaped.best.to_numpy(dtype=bool)
+    second = shaped.second.to_numpy(dtype=bool)
+    css = pd.DataFrame(np.where(best, "font-weight: 700", ""), index=text.index, columns=text.columns)
+    underline = [{"selector": f"td.row{i}.col{j} p", "props": "text-decoration: underline"}
+                 for i, j in zip(*np.nonzero(second), strict=True)]
+    return text.style.apply(lambda _: css, axis=None).set_table_styles(underline)
+
+
+def _legend(stat: str) -> str:
+    if stat == "kendall":
+        return TABLE_LEGEND
+    return TABLE_LEGEND.replace("|tau| (Kendall tau-b)", f"|{STAT_SYMBOL[stat]}| ({STATS[stat]})")
+
+
+def _detail(table: pd.DataFrame) -> pd.DataFrame:
+    cols = {"judge": "judge", "metric": "metric", "n": "n", "n_clusters": "groups", "tau": "tau",
+            "ci_low": "tau CI low", "ci_high": "tau CI high", "p": "p", "rho": "rho", "rho_ci_low": "rho CI low",
+            "rho_ci_high": "rho CI high", "rho_p": "rho p", "r": "r", "r_ci_low": "r CI low",
+            "r_ci_high": "r CI high", "r_p": "r p"}
+    out = table[list(cols)].rename(columns=cols)
+    out.insert(2, "label", [metric_label(m) for m in table["metric"]])
+    out.insert(out.columns.get_loc("p") + 1, "sign",
+               np.where(table["sign_ok"], "ok", np.where(table["tau"].isna(), "", "wrong ⚠")))
+    out["note"] = [r if isinstance(r, str) else "" for r in table["reason"]]
+    out["resampling"] = table["resampling"]
+    return out
+
+
+def _esc(value) -> str:
+    """Plotly labels are HTML-ish: user strings are escaped."""
+    return html.escape(str(value))
+
+
+def _boot_statement(table: pd.DataFrame, counts: dict, n_boot: int, seed: int, computed: bool) -> str:
+    if n_boot == 0:
+        return "No bootstrap (resamples = 0): no confidence intervals."
+    clustered = bool(len(table)) and (table["resampling"] == "groups").any()
+    how = (f"resampling reference groups (`group_id`: {counts['groups']:,} groups), since candidates of "
+           "one reference are not independent" if clustered else "resampling pairs (no group ids)")
+    state = "" if computed else " — not computed yet for this view (see below)"
+    return f"95% percentile CIs from **{n_boot:,}** bootstrap resamples, seed **{seed}**, {how}{state}."
+
+
+# -- sections --------------------------------------------------------------------------------------------
+
+
+def _ceiling(args: tuple, meta: dict) -> None:
+    agreement = _agreement(*args)
+    if agreement is None:
+        st.caption("Ceiling: fewer than two annotators rated these pairs, so there is no inter-annotator "
+                   "agreement to compare with.")
+        return
+    tau, alpha = agreement["mean_tau"], agreement["alpha"]
+    tau_s = "n/a" if math.isnan(tau) else f"{tau:.3f}"
+    alpha_s = "n/a" if math.isnan(alpha) else f"{alpha:.3f}"
+    st.info(
+        f"**Ceiling:** experts agree with each other at τ = **{tau_s}**; α = **{alpha_s}** "
+        f"(mean pairwise Kendall τ-b over {agreement['n_annotators']} annotators; Krippendorff's α, "
+        f"{agreement['method']}, on {agreement['n_units']:,} pairs rated twice or more). "
+        "A judge near this value agrees with the experts about as well as they agree with each other.",
+        icon=":material/groups:")
+    with st.expander("Agreement between each pair of annotators"):
+        pairwise = agreement["pairwise"]
+        st.dataframe(pairwise, hide_index=True, key="corr_iaa_table",
+                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("tau", "rho")})
+        _download("Agreement CSV", pairwise, meta, f"agreement-{meta['target']}", "corr_dl_iaa")
+
+
+def _scatter(series: pd.DataFrame, judge: str, metric: str, row: pd.Series, target: str, stat: str,
+             seed: int) -> None:
+    n = len(series)
+    shown = series
+    if n > SCATTER_MAX:
+        idx = np.sort(np.random.default_rng(seed).choice(n, SCATTER_MAX, replace=False))
+        shown = series.iloc[idx]
+    rng = np.random.default_rng(seed)
+
+    def jitter(values: np.ndarray) -> np.ndarray:
+        levels = np.unique(values)
+        if len(levels) < 2:
+            width = JITTER_SPAN
+        elif len(levels) <= 30:  # discrete: stay well inside the gap to the next level
+            width = JITTER_GAP * float(np.diff(levels).min())
+        else:
+            width = JITTER_SPAN * float(levels[-1] - levels[0])
+        return values + rng.uniform(-width, width, len(values))
+
+    x = jitter(shown["target"].to_numpy(float))
+    y = jitter(shown["value"].to_numpy(float))
+    fig = go.Figure()
+    systems = shown["system"].fillna("(no system)")
+    palette = dict(zip(sorted(systems.unique()), OKABE_ITO * 10, strict=False))
+    many = len(palette) > len(OKABE_ITO)
+    for system in sorted(systems.unique()) if not many else ["all"]:
+        mask = np.ones(len(shown), bool) if many else (systems == system).to_numpy()
+        part = shown[mask]
+        fig.add_trace(go.Scattergl(
+            x=x[mask], y=y[mask], mode="markers", name=_esc(system),
+            marker={"size": 6, "opacity": 0.7, "color": "#0072B2" if many else palette[system]},
+            text=[f"pair {_esc(e)} · {_esc(m)}" for e, m in zip(part["ext_id"], part["modality"].fillna(""),
+                                                                 strict=True)],
+            customdata=part[["target", "value"]].to_numpy(float),
+            hovertemplate="%{text}<br>expert %{customdata[0]:.4g}<br>judge %{customdata[1]:.4g}"
+                          "<extra>%{fullData.name}</extra>"))
+    spec = METRICS.get(metric)
+    unit = "" if spec is None else (" (0-1)" if spec.range == (0.0, 1.0) else " (count per report)")
+    est = row[STAT_EST[stat]]
+    fig.update_layout(
+        title=f"{_esc(judge)} · {_esc(metric_label(metric))}: {STAT_SYMBOL[stat]} = "
+              f"{'n/a' if pd.isna(est) else f'{est:.3f}'}, n = {n:,}",
+        xaxis_title=TARGET_AXIS[target] + " — jittered", yaxis_title=f"{_esc(metric_label(metric))}{unit} — jittered",
+        legend_title="system", height=440, margin={"t": 50, "b": 40})
+    st.plotly_chart(fig, width="stretch", key="corr_scatter")
+    sample = f"a seeded random {SCATTER_MAX:,} of {n:,} pairs (seed {seed}); " if n > SCATTER_MAX else ""
+    st.caption(f"Each point is one pair: {sample}both axes jittered (seed {seed}) so tied values stay visible — "
+               f"by up to {JITTER_GAP:.0%} of the gap between adjacent values on a discrete axis, "
+               f"{JITTER_SPAN:.0%} of the range on a continuous one. Hover and the list show exact values.")
+
+
+def _heatmap(cells: pd.DataFrame, facet: str, series: list[tuple[str, str]], selected: tuple[str, str],
+             stat: str, target: str) -> None:
+    if cells.empty:
+        st.caption("No values in view.")
+        return
+    est = STAT_EST[stat]
+    cells = cells.assign(oriented=cells[est] * cells["expected_sign"],
+                         row=[_series_label(j, m) for j, m in zip(cells["judge"], cells["metric"], strict=True)])
+    rows = [_series_label(j, m) for j, m in series]
+    rows = [r for r in rows if r in set(cells["row"])]
+    levels = sorted(cells[facet].astype(str).unique())
+
+    def grid(col: str) -> pd.DataFrame:
+        return cells.pivot(index="row", columns=facet, values=col).reindex(index=rows, columns=levels)
+
+    z, n, p = grid("oriented"), grid("n"), grid(_p_col(stat))
+    text = [[("" if pd.isna(n.iat[i, j]) else
+              (f"n={int(n.iat[i, j])}" if pd.isna(z.iat[i, j]) else f"{z.iat[i, j]:.2f}<br>n={int(n.iat[i, j])}"))
+             for j in range(len(levels))] for i in range(len(rows))]
+    custom = np.dstack([n.fillna(0).to_numpy(float), p.to_numpy(float)])
+    chosen = _series_label(*selected)
+    ticks = [f"<b>{_esc(r)}</b>" if r == chosen else _esc(r) for r in rows]
+    fig = go.Figure(go.Heatmap(
+        z=z.to_numpy(dtype=float), x=[_esc(v) for v in levels], y=ticks, text=text, texttemplate="%{text}",
+        customdata=custom, colorscale=DIVERGING, zmin=-1, zmax=1,
+        colorbar={"title": f"{STAT_SYMBOL[stat]} × expected sign"},
+        hovertemplate=f"%{{y}} · %{{x}}<br>{STAT_SYMBOL[stat]} (sign-corrected) %{{z:.3f}}<br>"
+                      "n = %{customdata[0]:.0f} pairs<br>p = %{customdata[1]:.2g}<extra></extra>"))
+    fig.update_layout(
+        title=f"{STAT_SYMBOL[stat]} with the {target} target by {facet} (selected series in bold)",
+        xaxis_title=facet, yaxis_title="judge · metric", yaxis_autorange="reversed",
+        height=max(260, 90 + 34 * len(rows)), margin={"t": 50, "b": 40})
+    st.plotly_chart(fig, width="stretch", key="corr_heatmap")
+    st.caption(f"Sign-corrected: > 0 (blue) agrees with the experts in the metric's direction, < 0 (orange) "
+               f"is the wrong way. Cells with fewer than {MIN_N} pairs show only n. Point estimates and p; "
+               f"per-cell CIs: `python -m core correlate --breakdown {facet} --json`.")
+
+
+def _p_col(stat: str) -> str:
+    return {"kendall": "p", "spearman": "rho_p", "pearson": "r_p"}[stat]
+
+
+def _paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: str, n_boot: int, seed: int,
+                    meta: dict, boot_ok: bool) -> None:
+    scored = table[table["tau"].notna()]
+    others = [(j, m) for j, m in zip(scored["judge"], scored["metric"], strict=True) if (j, m) != a]
+    if not others:
+        st.caption("Only one judge metric has values: nothing to compare it with.")
+        return
+    keys = [f"{j}\x1f{m}" for j, m in others]
+    ss = st.session_state
+    if VS_KEY not in ss:
+        wanted = f"{url_value('vs_judge', '')}\x1f{url_value('vs_metric', '')}"
+        ss[VS_KEY] = wanted
+    if ss[VS_KEY] not in keys:
+        ss[VS_KEY] = keys[0]
+    choice = st.selectbox("Compare with", keys, key=VS_KEY,
+                          format_func=lambda k: _series_label(*k.split("\x1f", 1)))
+    b = tuple(choice.split("\x1f", 1))
+    set_url("vs_judge", b[0])
+    set_url("vs_metric", b[1])
+    if n_boot == 0:
+        st.caption("The paired test is a bootstrap: set the resamples above 0.")
+        return
+    n_a = int(table.loc[(table["judge"] == a[0]) & (table["metric"] == a[1]), "n"].iloc[0])
+    if not boot_ok(2 * n_a * n_boot, "paired"):
+        return
+    with st.spinner("Paired bootstrap…"):
+        result = _paired(*args, a, b, stat, n_boot, seed)
+    row = result.iloc[0]
+    sym = STAT_SYMBOL[stat]
+    if pd.isna(row["ci_low"]):
+        st.warning(f"No paired test: the two series share {int(row['n'])} pairs with values "
+                   f"(at least {MIN_N} needed, and neither may be constant).")
+    else:
+        cols = st.columns(4)
+        cols[0].metric(f"{sym} A (sign-corrected)", f"{row['estimate_a']:.3f}")
+        cols[1].metric(f"{sym} B (sign-corrected)", f"{row['estimate_b']:.3f}")
+        cols[2].metric("A − B", f"{row['diff']:+.3f}", help="95% percentile CI of the paired bootstrap")
+        floor = 2 / (int(row["n_boot_valid"]) + 1)
+        cols[3].metric("p (two-sided)", f"{row['p_boot']:.3g}",
+                       help=f"bootstrap p; {floor:.2g} is the smallest p {int(row['n_boot_valid']):,} resamples "
+                            "can give")
+        unit = "reference groups" if row["resampling"] == "groups" else "pairs"
+        st.markdown(
+            f"A = {escape_md(_series_label(*a))}, B = {escape_md(_series_label(*b))}: "
+            f"difference **{row['diff']:+.3f}** (95% CI {row['ci_low']:+.3f} to {row['ci_high']:+.3f}), "
+            f"p = {row['p_boot']:.3g}, on the **{int(row['n']):,}** pairs both scored; "
+            f"{int(row['n_boot']):,} resamples of {int(row['n_clusters']):,} {unit}, seed {int(row['seed'])}.")
+        st.caption("Both correlations are computed on the same resamples (paired bootstrap, Koehn 2004) and "
+                   "sign-corrected, so a judge that correlates the wrong way loses.")
+    _download("Paired test CSV", result, meta, "paired-test", "corr_dl_paired")
+
+
+# -- the page ------------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    store = get_store()
+    dataset = selected_dataset()
+    st.title("Correlations")
+    st.caption("Which judge agrees with the experts? Correlation of every judge metric with the expert "
+               "target on the same pairs, as in the VERT and CREPE tables.")
+    if dataset is None:
+        st.caption("Import a dataset (or build the demo) to see how judges agree with the experts.")
+        return
+    path, version = str(store.path), int(st.session_state.get(VERSION_KEY, -1))
+    datasets = load_datasets(store)
+    info = datasets.loc[datasets["name"] == dataset].iloc[0]
+    meta = {"dataset": dataset, "synthetic": bool(info["synthetic"])}
+    runs = _runs(store, path, version, dataset)
+    missing = False
+    if int(info["annotations"]) == 0:
+        st.info(f"**No expert annotations on {escape_md(dataset)} yet**, so there is nothing to correlate "
+                "with. Import them on the Data page (**Import data → annotations**) or with "
+                f"`python -m core import-annotations FILE --dataset {dataset} --id-col ID --score-col SCORE`.",
+                icon=":material/rate_review:")
+        missing = True
+    if runs.empty:
+        st.info(f"**No judge runs on {escape_md(dataset)} yet** — open **Run judges** (or "
+                f"`python -m core judge --dataset {dataset} --judge rules`).", icon=":material/gavel:")
+        missing = True
+    if missing:
+        return
+
+    values = _annotator_values(store, path, version, dataset)
+    present = {str(t) for t in values["target"].unique()}
+    targets = [t for t in MAIN_TARGETS if t in present]
+    if not targets:
+        st.info("The annotations hold no overall score and no error counts, the targets this page uses.")
+        return
+    facets = load_facets(store, dataset)
+    _seed_view(dataset, facets, targets)
+    view = _controls(facets, targets)
+    target, stat, n_boot, seed = view["target"], view["stat"], view["n_boot"], view["seed"]
+    meta["target"] = target
+    args = (store, path, version, dataset, target, view["drop_identical"], view["filters"])
+
+    for facet in FACETS:
+        set_url(facet, view["raw_filters"][facet])
+    set_url("target", target)
+    set_url("stat", stat)
+    set_url("identical", "removed" if view["drop_identical"] else None)
+    set_url("n_boot", str(n_boot))
+    set_url("seed", str(seed))
+
+    with st.spinner("Correlating…"):
+        point = _table(*args, 0, 0)  # point estimates and p: no resampling, so no seed
+    counts = _view_counts(*args)
+    if point.empty:
+        scored = "match these filters" if any(v for _, v in view["filters"]) or view["drop_identical"] else \
+            f"have both a judge value and the {target} target"
+        st.info(f"No pairs {scored}. Widen the filters, pick another target, or run a judge on the annotated pairs.",
+                icon=":material/filter_alt_off:")
+        return
+
+    def boot_ok(work: int, where: str) -> bool:
+        """Run bootstrap work now, or offer a button when it would take more than about half a second."""
+        if work <= BOOT_BUDGET or st.session_state.get(CI_ALWAYS_KEY):
+            return True
+        st.info(f"This needs {work:,} pair-resamples (roughly {max(1, round(work / BOOT_RATE))} s here), "
+                "so it waits for a click; point estimates, p and † are already shown.",
+                icon=":material/hourglass_top:")
+        st.button("Compute bootstrap results for large views", key=f"corr_boot_go_{where}",
+                  on_click=lambda: st.session_state.__setitem__(CI_ALWAYS_KEY, True))
+        return False
+
+    # -- the table --------------------------------------------------------------------------------
+    st.markdown(f"#### Judge × metric · {escape_md(TARGET_LABELS[target].split(' (')[0].lower())}")
+    ident = (f"; {counts['identical']:,} identical pair(s) removed" if counts["identical_removed"]
+             else f"; {counts['identical']:,} identical pair(s) kept")
+    st.caption(f"**{counts['pairs']:,} pairs** in view ({counts['groups']:,} reference groups{ident})"
+               + (" · synthetic data" if meta["synthetic"] else ""))
+    work = int(point["n"].sum()) * n_boot
+    with view["boot_col"]:
+        st.caption(_boot_statement(point, counts, n_boot, seed, computed=n_boot == 0 or work <= BOOT_BUDGET
+                                   or bool(st.session_state.get(CI_ALWAYS_KEY))))
+    shaped = _shaped(*args, stat)
+    st.table(_styled_table(shaped))
+    st.caption(_legend(stat) + " n, CIs, ρ and r per cell: the detail table below.")
+    wide = shaped.text.rename(columns=metric_label).reset_index()
+    dl = st.columns(4)
+    with dl[0]:
+        _download("Table CSV", wide, meta, f"judge-metric-{target}", "corr_dl_table")
+
+    _ceiling(args, meta)
+
+    # -- detail -----------------------------------------------------------------------------------
+    st.markdown("#### Detail: n, estimates, 95% CIs, p")
+    table = point
+    if n_boot > 0 and boot_ok(work, "table"):
+        with st.spinner(f"Bootstrap ({n_boot:,} resamples)…"):
+            table = _table(*args, n_boot, seed)
+    detail = _detail(table)
+    three = {"format": "%.3f"}
+    st.dataframe(detail, hide_index=True, key="corr_detail", column_config={
+        **{c: st.column_config.NumberColumn(**three) for c in ("tau", "tau CI low", "tau CI high", "rho",
+                                                               "rho CI low", "rho CI high", "r", "r CI low",
+                                                               "r CI high")},
+        **{c: st.column_config.NumberColumn(format="%.2g") for c in ("p", "rho p", "r p")},
+        "n": st.column_config.NumberColumn(help="pairs with both a judge value and the target"),
+        "groups": st.column_config.NumberColumn(help="reference groups resampled by the bootstrap"),
+        "sign": st.column_config.TextColumn(help="wrong ⚠: the correlation runs against the metric's orientation"),
+    })
+    _download("Detail CSV", detail, meta, f"correlations-{target}", "corr_dl_detail")
+
+    # -- one judge metric ---------------------------------------------------------------------------
+    st.markdown("#### One judge metric")
+    valid = table[table["n"] > 0]
+    judges = list(dict.fromkeys(valid["judge"]))
+    ss = st.session_state
+    ranked = valid.sort_values(STAT_VALUE[stat], ascending=False, na_position="last")
+    if JUDGE_KEY not in ss:
+        ss[JUDGE_KEY] = url_value("judge")
+    if ss[JUDGE_KEY] not in judges:
+        ss[JUDGE_KEY] = ranked["judge"].iloc[0]
+    pick = st.columns([2, 2, 2])
+    with pick[0]:
+        judge = st.selectbox("Judge", judges, key=JUDGE_KEY)
+    order = {m: i for i, m in enumerate(METRIC_ORDER)}
+    metrics = sorted(valid.loc[valid["judge"] == judge, "metric"], key=lambda m: (order.get(m, 99), m))
+    if METRIC_KEY not in ss:
+        ss[METRIC_KEY] = url_value("metric")
+    if ss[METRIC_KEY] not in metrics:
+        best = ranked.loc[ranked["judge"] == judge, "metric"]
+        ss[METRIC_KEY] = best.iloc[0] if len(best) else metrics[0]
+    with pick[1]:
+        metric = st.selectbox("Metric", metrics, key=METRIC_KEY, format_func=metric_label)
+    with pick[2]:
+        facet = st.selectbox("Heatmap by", list(FACETS), key=HEAT_KEY)
+    set_url("judge", judge)
+    set_url("metric", metric)
+    set_url("facet", facet)
+    set_url("ci", "always" if ss.get(CI_ALWAYS_KEY) else None)
+
+    row = table[(table["judge"] == judge) & (table["metric"] == metric)].iloc[0]
+    series = _series(*args, judge, metric)
+    sign, _ = expected_sign(metric, target)
+    ci = "" if pd.isna(row["ci_low"]) else f", 95% CI {row['ci_low']:.3f} to {row['ci_high']:.3f}"
+    tau = "n/a" if pd.isna(row["tau"]) else f"{row['tau']:.3f}"
+    st.markdown(f"**{escape_md(_series_label(judge, metric))}** vs the {target} target: τ = "
+                f"{tau}{ci}, n = {int(row['n']):,}; expected "
+                f"sign {'+' if sign > 0 else '−'} ({'higher' if sign > 0 else 'lower'} metric with "
+                f"{'higher' if target == 'score' else 'more'} expert {target.replace('_', ' ')})"
+                + ("" if row["sign_ok"] or pd.isna(row["tau"]) else " — **wrong sign ⚠**") + ".")
+    left, right = st.columns([3, 2])
+    with left:
+        _scatter(series, judge, metric, row, target, stat, seed)
+    with right:
+        st.markdown(f"**Pairs ({len(series):,})**")
+        st.dataframe(series.rename(columns={"ext_id": "id", "group_id": "group", "value": metric,
+                                            "target": f"expert {target}"}),
+                     hide_index=True, key="corr_pairs", height=360)
+        _download("Pairs CSV", series, meta, f"pairs-{judge}-{metric}-{target}", "corr_dl_pairs")
+
+    st.markdown(f"#### {STAT_SYMBOL[stat]} by {facet}")
+    ranked_all = list(zip(ranked["judge"], ranked["metric"], strict=True))
+    heat_rows = ranked_all[:HEATMAP_ROWS]
+    if (judge, metric) not in heat_rows:
+        heat_rows.append((judge, metric))
+    cells = _breakdown(*args, facet, tuple(heat_rows))
+    if len(ranked_all) > len(heat_rows):
+        st.caption(f"Rows: the {HEATMAP_ROWS} judge metrics with the highest |{STAT_SYMBOL[stat]}| in the table "
+                   f"(of {len(ranked_all)}), plus the selected one.")
+    _heatmap(cells, facet, heat_rows, (judge, metric), stat, target)
+    if not cells.empty:
+        cols = [facet, "judge", "metric", "n", "tau", "p", "rho", "rho_p", "r", "r_p", "sign_ok", "too_few"]
+        _download("Heatmap CSV", cells[cols], meta, f"by-{facet}-{target}", "corr_dl_heat")
+
+    st.markdown("#### Paired difference")
+    st.caption(f"Is A = {escape_md(_series_label(judge, metric))} closer to the experts than B?")
+    _paired_section(args, table, (judge, metric), stat, n_boot, seed, meta, boot_ok)
+
+
+ensure_router()
+main()

@@ -1,0 +1,262 @@
+"""Error types: which kinds of error does each judge find, and how exactly?
+
+As ``python -m core errortypes``: count-level precision, recall and F1 per
+error category (VERT App. C) with the TP / FP / FN behind every bar, and the
+mean absolute error and accuracy of the counts per category (the shape of
+GREEN Table 4).
+
+URL state: ``judges`` (repeatable; absent = all), ``errors`` (sig / insig /
+both), ``measure`` (f1 / precision / recall).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from core.analysis import expert_counts, judge_counts, judge_runs
+from core.errortypes import ALL, accuracy_per_category, f1_per_category, mae_per_category
+from core.export import to_safe_csv
+from core.queries import CATEGORY_NAMES
+from core.scores import CATEGORIES
+from pages._shared import (
+    VERSION_KEY,
+    ensure_router,
+    escape_md,
+    get_store,
+    load_datasets,
+    selected_dataset,
+    set_url,
+    url_value,
+    url_values,
+)
+
+OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
+PATTERNS = ("", "/", ".", "x", "-", "\\", "+", "|")
+SIGNIFICANCE = {"sig": True, "insig": False, "both": None}
+SIGNIFICANCE_LABELS = {"sig": "clinically significant", "insig": "insignificant", "both": "both"}
+MEASURES = {"f1": "F1", "precision": "Precision", "recall": "Recall"}
+SHORT_NAMES = {"a": "false finding", "b": "missing finding", "c": "location", "d": "severity",
+               "e": "false comparison", "f": "missing comparison", ALL: "all (a-f)"}
+ORDER = [*CATEGORIES, ALL]
+RUN_HINT = "open **Run judges** (or `python -m core judge --dataset {d} --judge rules`)"
+
+
+def _version() -> int:
+    return int(st.session_state.get(VERSION_KEY, -1))
+
+
+def category_tick(cat: str) -> str:
+    return f"({cat}) {SHORT_NAMES[cat]}" if cat != ALL else SHORT_NAMES[ALL]
+
+
+# -- cached loads -------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _load_counts(_store, path: str, version: int, dataset: str):
+    return judge_counts(_store, dataset), expert_counts(_store, dataset)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _load_judges(_store, path: str, version: int, dataset: str) -> list[str]:
+    return judge_runs(_store, dataset)["judge"].tolist()
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _tables(_store, path: str, version: int, dataset: str, errors: str):
+    jc, ec = _load_counts(_store, path, version, dataset)
+    significant = SIGNIFICANCE[errors]
+    return (f1_per_category(jc, ec, significant=significant), mae_per_category(jc, ec, significant=significant),
+            accuracy_per_category(jc, ec, significant=significant))
+
+
+# -- URL state -------------------------------------------------------------------------------
+
+
+def _seed_state(dataset: str, judges: list[str]) -> None:
+    switched = st.session_state.get("et_view_dataset") not in (None, dataset)
+    st.session_state["et_view_dataset"] = dataset
+    if "et_judges" not in st.session_state or switched:
+        wanted = [j for j in url_values("judges") if j in judges] if not switched else []
+        st.session_state["et_judges"] = wanted or list(judges)
+    else:
+        st.session_state["et_judges"] = [j for j in st.session_state["et_judges"] if j in judges]
+    st.session_state.setdefault("et_errors", url_value("errors") if url_value("errors") in SIGNIFICANCE else "sig")
+    st.session_state.setdefault("et_measure", url_value("measure") if url_value("measure") in MEASURES else "f1")
+
+
+# -- drawing -----------------------------------------------------------------------------------
+
+
+def _download(frame: pd.DataFrame, dataset: str, synthetic: bool, name: str, key: str) -> None:
+    out = frame.copy()
+    out.insert(0, "dataset", dataset)
+    if synthetic:  # synthetic data stays labelled in exports (DESIGN.md)
+        out.insert(1, "synthetic", True)
+    tag = "-synthetic" if synthetic else ""
+    st.download_button("Download CSV", to_safe_csv(out), file_name=f"{dataset}{tag}-{name}.csv",
+                       mime="text/csv", key=key, icon=":material/download:")
+
+
+def f1_figure(f1: pd.DataFrame, measure: str, title: str) -> go.Figure:
+    """Grouped bars: one group per category, one bar per judge; counts in the hover."""
+    fig = go.Figure()
+    for i, (judge, part) in enumerate(f1.groupby("judge", sort=True)):
+        part = part.set_index("category").reindex(ORDER).reset_index()
+        fig.add_trace(go.Bar(
+            x=[category_tick(c) for c in part["category"]], y=part[measure], name=str(judge),
+            marker={"color": OKABE_ITO[i % len(OKABE_ITO)], "pattern": {"shape": PATTERNS[i % len(PATTERNS)]}},
+            text=[f"{v:.2f}" for v in part[measure]], textposition="outside",
+            customdata=part[["tp", "fp", "fn", "support", "precision", "recall", "f1", "n_pairs"]].to_numpy(),
+            hovertemplate=("<b>%{fullData.name}</b> · %{x}<br>"
+                           "F1 %{customdata[6]:.3f} · precision %{customdata[4]:.3f} · recall %{customdata[5]:.3f}"
+                           "<br>TP %{customdata[0]:.1f} · FP %{customdata[1]:.1f} · FN %{customdata[2]:.1f}"
+                           "<br>expert errors (support) %{customdata[3]:.1f} · n = %{customdata[7]} reports"
+                           "<extra></extra>"),
+        ))
+    fig.update_layout(barmode="group", title=title, height=440, xaxis_title="Error category (VERT App. C)",
+                      yaxis_title=f"{MEASURES[measure]} (0-1, count level)", yaxis_range=[0, 1.12],
+                      showlegend=True, legend={"orientation": "h", "yanchor": "top", "y": -0.25},
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig
+
+
+def wide_by_category(frame: pd.DataFrame, cell) -> pd.DataFrame:
+    """Judges as rows, categories a-f + all as columns (GREEN Table 4 shape); ``cell(row) -> str``."""
+    rows = []
+    for judge, part in frame.groupby("judge", sort=True):
+        part = part.set_index("category")
+        row = {"judge": judge, "n reports": int(part["n_pairs"].iloc[0])}
+        row |= {category_tick(c): cell(part.loc[c]) for c in ORDER if c in part.index}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _fmt(value: float, spec: str = ".3f") -> str:
+    return "–" if pd.isna(value) else format(value, spec)
+
+
+def average_counts(mae: pd.DataFrame) -> pd.DataFrame:
+    """Mean count per report, per judge and for the experts on the same reports."""
+    rows = []
+    for judge, part in mae.groupby("judge", sort=True):
+        part = part.set_index("category")
+        n = int(part["n_pairs"].iloc[0])
+        rows.append({"counts of": judge, "n reports": n}
+                    | {category_tick(c): _fmt(part.loc[c, "mean_judge"]) for c in ORDER})
+        rows.append({"counts of": f"experts (reports judged by {judge})", "n reports": n}
+                    | {category_tick(c): _fmt(part.loc[c, "mean_expert"]) for c in ORDER})
+    table = pd.DataFrame(rows)
+    expert_rows = table[table["counts of"].str.startswith("experts")]
+    if len(expert_rows) > 1 and (expert_rows.drop(columns="counts of").nunique() == 1).all():
+        # every judge saw the same reports: one expert row is enough
+        keep = table.index.isin(expert_rows.index[1:])
+        table = table[~keep].reset_index(drop=True)
+        table.loc[table["counts of"].str.startswith("experts"), "counts of"] = "experts"
+    return table
+
+
+def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
+    if not runs:
+        st.info(f"No judge runs on this dataset yet — {RUN_HINT.format(d=dataset)}.", icon=":material/info:")
+        return
+    jc, ec = _load_counts(store, str(store.path), _version(), dataset)
+    if jc.empty:
+        st.info("No judge on this dataset reported error counts per category (lexical scores have none). "
+                f"Run a GREEN-format judge: {RUN_HINT.format(d=dataset)}, or an LLM judge with "
+                "`--prompt green` or `--prompt vert`.", icon=":material/info:")
+        return
+    if ec.empty:
+        st.info("This dataset has no expert error counts per category, so F1, MAE and accuracy cannot be "
+                "computed. Import them on the **Data** page or with `python -m core import-annotations FILE "
+                f"--dataset {dataset} --id-col ID --category-col CATEGORY --significant-col SIGNIFICANT "
+                "--count-col COUNT`.", icon=":material/info:")
+        return
+    with_counts = set(jc["judge"])
+    judges = [j for j in runs if j in with_counts]  # run order; only judges that report counts
+    _seed_state(dataset, judges)
+    left, mid, right = st.columns([3, 2, 2])
+    with left:
+        chosen = st.multiselect("Judges", judges, key="et_judges", placeholder="pick judges")
+    with mid:
+        errors = st.radio("Errors", list(SIGNIFICANCE), key="et_errors", horizontal=True,
+                          format_func=SIGNIFICANCE_LABELS.get)
+    with right:
+        measure = st.radio("Bar height", list(MEASURES), key="et_measure", horizontal=True,
+                           format_func=MEASURES.get)
+    set_url("judges", chosen if chosen != judges else None)
+    set_url("errors", None if errors == "sig" else errors)
+    set_url("measure", None if measure == "f1" else measure)
+    without = [j for j in runs if j not in with_counts]
+    if without:
+        st.caption("Not shown (no counts per category): " + ", ".join(escape_md(j) for j in without))
+    if not chosen:
+        st.info("Pick at least one judge.", icon=":material/info:")
+        return
+    f1, mae, acc = _tables(store, str(store.path), _version(), dataset, errors)
+    f1, mae, acc = (t[t["judge"].isin(chosen)] for t in (f1, mae, acc))
+
+    st.subheader("F1 per error category (VERT App. C)")
+    title = f"{MEASURES[measure]} per category, {SIGNIFICANCE_LABELS[errors]} errors" + (
+        " · synthetic data" if synthetic else "")
+    st.plotly_chart(f1_figure(f1, measure, title), width="stretch", key="et_fig_f1")
+    st.caption("Count level, per report and category: TP = min(expert, judge), FP = max(0, judge − expert), "
+               "FN = max(0, expert − judge), summed over reports; a zero denominator gives 0. "
+               "**all** is the micro average over a-f. Expert counts are means over annotators.")
+    counts = f1[["judge", "category", "tp", "fp", "fn", "support", "precision", "recall", "f1", "n_pairs",
+                 "n_missing_judge", "n_missing_expert"]]
+    st.dataframe(counts, hide_index=True, key="et_table_f1", column_config={
+        "tp": st.column_config.NumberColumn("TP", format="%.1f"),
+        "fp": st.column_config.NumberColumn("FP", format="%.1f"),
+        "fn": st.column_config.NumberColumn("FN", format="%.1f"),
+        "support": st.column_config.NumberColumn("support (expert errors)", format="%.1f"),
+        "precision": st.column_config.NumberColumn(format="%.3f"),
+        "recall": st.column_config.NumberColumn(format="%.3f"),
+        "f1": st.column_config.NumberColumn("F1", format="%.3f"),
+        "n_pairs": st.column_config.NumberColumn("n reports", format="%d"),
+        "n_missing_judge": st.column_config.NumberColumn("no judge counts", format="%d"),
+        "n_missing_expert": st.column_config.NumberColumn("no expert counts", format="%d"),
+    })
+    _download(f1, dataset, synthetic, f"f1-{errors}", "et_dl_f1")
+
+    st.subheader("Count errors per category (GREEN Table 4)")
+    st.markdown("**Mean absolute error ± SD** of the judge's count against the mean expert count")
+    st.dataframe(wide_by_category(mae, lambda r: f"{_fmt(r['mae'])} ± {_fmt(r['sd'])}"), hide_index=True,
+                 key="et_table_mae")
+    st.caption("Per report |judge − expert| in each category, then mean and SD over reports. **all** sums the "
+               "absolute differences of a-f per report (GREEN's Δ error column), so an error put in the wrong "
+               "category costs twice.")
+    _download(mae, dataset, synthetic, f"mae-{errors}", "et_dl_mae")
+
+    st.markdown("**Accuracy**: share of reports whose count equals the mean expert count")
+    st.dataframe(wide_by_category(acc, lambda r: f"{_fmt(r['accuracy'], '.1%')} ({int(r['n_correct'])})"),
+                 hide_index=True, key="et_table_acc")
+    st.caption("In brackets: reports counted correctly (for **all**: correct report × category cells, out of "
+               "6 × n). A judge can never match a mean of 1.5, which keeps (a) and (b) low on doubly "
+               "annotated data.")
+    _download(acc, dataset, synthetic, f"accuracy-{errors}", "et_dl_acc")
+
+    st.markdown("**Average error count per report**")
+    average = average_counts(mae)
+    st.dataframe(average, hide_index=True, key="et_table_avg")
+    _download(average, dataset, synthetic, f"average-counts-{errors}", "et_dl_avg")
+
+
+def main() -> None:
+    ensure_router()
+    st.title("Error types")
+    store = get_store()
+    dataset = selected_dataset()
+    if dataset is None:
+        st.caption("Import a dataset (or build the demo) to compare judges per error category.")
+        return
+    st.caption("Which kinds of error each judge finds, against the experts' counts per category "
+               "(" + "; ".join(f"({c}) {CATEGORY_NAMES[c]}" for c in CATEGORIES) + ").")
+    datasets = load_datasets(store)
+    synthetic = bool(datasets.loc[datasets["name"] == dataset, "synthetic"].any())
+    draw(store, dataset, synthetic, _load_judges(store, str(store.path), _version(), dataset))
+
+
+main()

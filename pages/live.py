@@ -1,0 +1,278 @@
+"""Live scoring: judge one reference/candidate pair now, without storing anything.
+
+Paste two reports (or pick a pair of the selected dataset): the rules judge
+answers at once; configured models answer on a button, side by side. Pasted
+text is written to the store only when the user clicks "Save as pair".
+
+URL: ``dataset`` (app.py), ``live_src`` (paste | pair), ``pair`` (the picked pair).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import pandas as pd
+import streamlit as st
+
+from core.export import to_safe_csv
+from core.importers import PairColumns, import_pairs
+from core.judges.live import LIVE_PROMPTS, LiveCallFailed, highlight_html, score_live, score_rules_live
+from core.judges.llm import EndpointRefused, GenParams
+from core.models import configured_models, local_only, secret_api_key
+from core.queries import CATEGORY_NAMES
+from pages._shared import (
+    ensure_router,
+    escape_md,
+    get_store,
+    load_pair,
+    load_pairs,
+    selected_dataset,
+    set_url,
+    url_value,
+)
+
+SOURCES = {"paste": "Paste text", "pair": "Pair from the dataset"}
+METRIC_ORDER = ("green", "green_f1", "formula", "ec_sig", "ec_total", "vert")
+RESULTS_KEY = "live_model_results"  # {(text digest, model, prompt, params): result dict}
+SAVED_KEY = "live_saved"  # message after "Save as pair"
+PAIR_CHOICES = 200
+
+
+def _secrets() -> dict:
+    """Root-level Streamlit secrets as a plain dict ({} when there is no secrets file)."""
+    try:
+        return {k: v for k, v in st.secrets.to_dict().items() if not isinstance(v, dict)}
+    except (FileNotFoundError, OSError, ValueError):
+        return {}
+
+
+def _digest(reference: str, candidate: str) -> str:
+    return hashlib.sha256(f"{reference}\x00{candidate}".encode()).hexdigest()[:16]
+
+
+# -- input -------------------------------------------------------------------------
+
+
+def _pasted() -> tuple[str, str]:
+    left, right = st.columns(2)
+    with left:
+        reference = st.text_area("Reference report", key="live_reference", height=220,
+                                 placeholder="the expert's report")
+    with right:
+        candidate = st.text_area("Candidate report", key="live_candidate", height=220,
+                                 placeholder="the generated report to judge")
+    return reference, candidate
+
+
+def _picked(store, dataset: str | None) -> tuple[str, str, dict | None]:
+    if dataset is None:
+        st.info("No dataset yet: paste two reports instead, or import a dataset on the Data page.")
+        return "", "", None
+    search = st.text_input("Find a pair", key="live_q", placeholder="text in the reports or a pair id")
+    frame, total = load_pairs(store, dataset, {}, search.strip(), limit=PAIR_CHOICES, offset=0)
+    if frame.empty:
+        st.caption("No pair matches this search.")
+        return "", "", None
+    ids = frame["pair_id"].tolist()
+    labels = dict(zip(frame["pair_id"], frame["ext_id"], strict=True))
+    if st.session_state.get("live_pair") not in ids:
+        wanted = url_value("pair")
+        st.session_state["live_pair"] = wanted if wanted in ids else ids[0]
+    pair_id = st.selectbox(f"Pair ({min(total, PAIR_CHOICES):,} of {total:,} shown)", ids, key="live_pair",
+                           format_func=lambda p: str(labels.get(p, p)))
+    set_url("pair", pair_id)
+    pair = load_pair(store, pair_id)
+    if pair is None:
+        return "", "", None
+    return pair["reference"], pair["candidate"], pair
+
+
+# -- drawing one judge's answer ------------------------------------------------------
+
+
+def _counts_table(parsed) -> pd.DataFrame:
+    return pd.DataFrame({
+        "category": list(CATEGORY_NAMES),
+        "error type": list(CATEGORY_NAMES.values()),
+        "sig": [parsed.sig.get(c) for c in CATEGORY_NAMES],
+        "insig": [parsed.insig.get(c) for c in CATEGORY_NAMES],
+    }).astype({"sig": "Int64", "insig": "Int64"})
+
+
+def _fmt(value) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return "n/a"
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def draw_answer(key: str, title: str, parsed, raw: str, latency_ms: float, cost: float | None,
+                errors: list[dict] | None = None, matched: list[str] | None = None) -> None:
+    """Scores, error counts by category, error texts, matched findings and the raw answer."""
+    st.markdown(f"**{escape_md(title)}**")
+    status = "parsed" if parsed.status == "ok" else f"parse: {parsed.status}"
+    cost_text = "cost unknown" if cost is None else f"${cost:.4f}"
+    st.caption(f"{status} · {latency_ms:,.0f} ms · {cost_text}")
+    metrics = pd.DataFrame({"metric": list(METRIC_ORDER),
+                            "value": [_fmt(parsed.metrics.get(m)) for m in METRIC_ORDER]})
+    st.dataframe(metrics, hide_index=True, key=f"live_metrics_{key}")
+    counts = _counts_table(parsed)
+    st.caption("Errors per category: clinically significant (sig) and insignificant (insig)")
+    st.dataframe(counts, hide_index=True, key=f"live_counts_{key}",
+                 column_config={"category": st.column_config.TextColumn(width="small")})
+    if errors is None:
+        errors = [{"category": e.category, "significant": e.significant, "text": e.text} for e in parsed.errors]
+    if errors:
+        table = pd.DataFrame(errors)
+        st.dataframe(table, hide_index=True, key=f"live_errors_{key}")
+        st.download_button("Errors (CSV)", to_safe_csv(table), file_name=f"live-errors-{key}.csv",
+                           mime="text/csv", key=f"live_errors_csv_{key}")
+    matched = parsed.matched_findings if matched is None else matched
+    st.caption(f"Matched findings: {parsed.matched if parsed.matched is not None else 'n/a'}")
+    if matched:
+        st.dataframe(pd.DataFrame({"matched finding": matched}), hide_index=True, key=f"live_matched_{key}")
+    if parsed.reason and parsed.status != "ok":
+        st.caption(f"Parser note: {escape_md(parsed.reason)}")
+    with st.expander("Raw output"):
+        st.code(raw, language=None, wrap_lines=True)
+
+
+def draw_highlights(reference: str, candidate: str, rules) -> None:
+    """Both reports with the phrases each rules error is about marked (escaped before marking)."""
+    st.markdown("#### Reports, with the phrases the rules judge's errors are about")
+    st.caption("Hover a highlight for its error category; (a) and (e) are in the candidate, (b) and (f) in "
+               "the reference, (c) and (d) in both.")
+    left, right = st.columns(2)
+    with left, st.container(border=True):
+        st.markdown("**Reference**")
+        # highlight_html escapes the whole text first: the only HTML is its own <mark>/<br>/<div>.
+        st.markdown(highlight_html(reference, rules.reference_marks), unsafe_allow_html=True)
+    with right, st.container(border=True):
+        st.markdown("**Candidate**")
+        st.markdown(highlight_html(candidate, rules.candidate_marks), unsafe_allow_html=True)
+
+
+# -- models ---------------------------------------------------------------------------
+
+
+def draw_model_controls(reference: str, candidate: str) -> list[str]:
+    """Model picker and the button; returns the result keys to show."""
+    secrets = _secrets()
+    models = configured_models(os.environ, secrets)
+    restricted = local_only(os.environ, secrets)
+    if restricted:
+        st.badge("local only", icon=":material/lock:", color="green")
+        st.caption("RADJUDGE_LOCAL_ONLY is on: only loopback/private endpoints receive report text.")
+    if not models:
+        st.info("No model is configured, so only the rules judge answers. Set `RADJUDGE_MODELS` (comma-"
+                "separated litellm names) and, for a local OpenAI-compatible server, `RADJUDGE_API_BASE`, "
+                "in the environment or in `.streamlit/secrets.toml` (see `.streamlit/secrets.toml.example`).",
+                icon=":material/key:")
+        return []
+    by_name = {m.name: m for m in models}
+    st.session_state.setdefault("live_models", [m.name for m in models if m.usable])
+    st.session_state["live_models"] = [n for n in st.session_state["live_models"] if n in by_name]
+    cols = st.columns([3, 2, 1, 1])
+    chosen = cols[0].multiselect("Models", list(by_name), key="live_models")
+    prompt_id = cols[1].selectbox("Prompt", LIVE_PROMPTS, key="live_prompt")
+    temperature = cols[2].number_input("Temperature", 0.0, 2.0, 0.0, 0.1, key="live_temperature")
+    max_tokens = cols[3].number_input("Max tokens", 64, 32768, 2048, 64, key="live_max_tokens")
+    params = GenParams(temperature=float(temperature), max_tokens=int(max_tokens))
+    for name in chosen:
+        m = by_name[name]
+        if m.needs_key and not m.key_present:
+            st.warning(f"{escape_md(name)}: no {escape_md(m.provider)} key in the environment or secrets.")
+    text_key = _digest(reference, candidate)
+    keys = [(text_key, name, prompt_id, repr(params)) for name in chosen]
+    results = st.session_state.setdefault(RESULTS_KEY, {})
+    ready = bool(reference.strip() and candidate.strip())
+    if st.button("Score with the models", key="live_score", type="primary", disabled=not (ready and chosen)):
+        for key, name in zip(keys, chosen, strict=True):
+            m = by_name[name]
+            with st.spinner(f"{name} ..."):
+                try:
+                    raw, parsed, latency, cost = score_live(
+                        reference, candidate, name, prompt_id, m.api_base, secret_api_key(m, secrets), params,
+                        local_only=restricted)
+                    results[key] = {"raw": raw, "parsed": parsed, "latency": latency, "cost": cost}
+                except (EndpointRefused, LiveCallFailed, ValueError) as exc:
+                    results[key] = {"error": str(exc)}
+    return [k for k in keys if k in results]
+
+
+# -- the page ------------------------------------------------------------------------
+
+ensure_router()
+store = get_store()
+dataset = selected_dataset()
+
+st.title("Live scoring")
+st.caption("Judge one pair now. Nothing is stored unless you click **Save as pair**.")
+
+if "live_src" not in st.session_state:
+    src = url_value("live_src", "paste")
+    st.session_state["live_src"] = src if src in SOURCES else "paste"
+source = st.radio("Reports", list(SOURCES), key="live_src", format_func=SOURCES.get, horizontal=True)
+set_url("live_src", source if source != "paste" else None)
+pair = None
+if source == "paste":
+    set_url("pair", None)
+    reference, candidate = _pasted()
+else:
+    reference, candidate, pair = _picked(store, dataset)
+    if pair is not None:
+        if pair["synthetic"]:
+            st.badge("synthetic pair", icon=":material/science:", color="orange")
+        left, right = st.columns(2)
+        with left, st.container(border=True):
+            st.markdown("**Reference**")
+            st.text(reference)
+        with right, st.container(border=True):
+            st.markdown("**Candidate**")
+            st.text(candidate)
+
+if not (reference.strip() and candidate.strip()):
+    st.info("Paste a reference and a candidate report (or pick a pair) to see the judges' answers.")
+    st.stop()
+
+rules = score_rules_live(reference, candidate)
+st.divider()
+model_keys = draw_model_controls(reference, candidate)
+answers = st.columns(1 + len(model_keys))
+with answers[0]:
+    draw_answer("rules", "rules judge", rules.parsed, rules.raw_text, rules.latency_ms, 0.0,
+                rules.errors, rules.matched_findings)
+for i, key in enumerate(model_keys, start=1):
+    res = st.session_state[RESULTS_KEY][key]
+    with answers[i]:
+        if "error" in res:
+            st.markdown(f"**{escape_md(key[1])}**")
+            st.error(res["error"])
+        else:
+            draw_answer(f"m{i}", f"{key[1]} · {key[2]}", res["parsed"], res["raw"], res["latency"], res["cost"])
+
+st.divider()
+draw_highlights(reference, candidate, rules)
+
+if source == "paste":
+    st.divider()
+    st.markdown("#### Save as pair")
+    message = st.session_state.pop(SAVED_KEY, None)
+    if message:
+        st.success(message)
+    name_col, id_col = st.columns(2)
+    target = name_col.text_input("Dataset", value="live", key="live_save_dataset")
+    given = id_col.text_input("Pair id", key="live_save_id", placeholder="blank: derived from the text")
+    ext_id = given.strip() or f"live-{_digest(reference, candidate)[:10]}"
+    if st.button("Save as pair", key="live_save"):
+        row = pd.DataFrame({"id": [ext_id], "reference": [reference], "candidate": [candidate]})
+        try:
+            report = import_pairs(store, row, dataset=target,
+                                  columns=PairColumns(id="id", reference="reference", candidate="candidate"),
+                                  source="live scoring")
+        except ValueError as exc:  # ImportValidationError and friends: the message says why
+            st.error(f"Not saved: {escape_md(exc)}")
+        else:
+            state = "saved" if report.added else "already in the store"
+            st.session_state[SAVED_KEY] = f"Pair {escape_md(ext_id)} {state} in dataset {escape_md(target.strip())}."
+            st.rerun()

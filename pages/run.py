@@ -1,0 +1,550 @@
+"""Run judges: choose pairs and judges x prompts x generation params, see the cost, run.
+
+Before a run the page shows how many calls it means, how many the store
+already answers (cache hits) and the estimated cost (unknown prices shown as
+unknown). Runs of the offline judges (rules, lexical) happen inline with a
+progress bar; runs with a model happen in a background thread with a cancel
+``threading.Event``, and a fragment polls their progress every second.
+A re-run of the same judge resumes its run: answered pairs are skipped and
+only recorded failures are sent again ("Retry failed").
+
+URL: ``dataset`` (app.py), ``modality`` / ``anatomy`` / ``system`` / ``split``
+(repeatable), ``q`` (id search), ``pick`` (all | sample | rows), ``n``,
+``seed``, ``judge`` and ``prompt`` (repeatable).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from core import analysis
+from core.export import to_safe_csv
+from core.judges import run_judge
+from core.judges.llm import REASONING_EFFORTS, GenParams, redact
+from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
+from core.models import OFFLINE_JUDGES, configured_models, local_only, plan_run, secret_api_key
+from core.prompts import ALLOWED_K, list_prompts
+from core.queries import FACETS
+from pages._shared import (
+    VERSION_KEY,
+    ensure_router,
+    escape_md,
+    get_store,
+    load_datasets,
+    load_facets,
+    selected_dataset,
+    set_url,
+    url_value,
+    url_values,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PICK_MODES = {"all": "All matching pairs", "sample": "Random sample", "rows": "Tick rows"}
+TEMPERATURES = (0.0, 0.2, 0.5, 0.7, 1.0)
+NOT_SET = "not set"  # reasoning effort not sent at all
+EFFORTS = (NOT_SET, *REASONING_EFFORTS)
+TABLE_ROWS = 1000
+POLL_SECONDS = 1.0
+JOB_KEY = "run_job"  # the job in progress (background)
+LAST_KEY = "run_last"  # the last finished job
+FILTER_KEYS = {facet: f"run_{facet}" for facet in FACETS}
+
+
+def _secrets() -> dict:
+    """Root-level Streamlit secrets as a plain dict ({} when there is no secrets file)."""
+    try:
+        return {k: v for k, v in st.secrets.to_dict().items() if not isinstance(v, dict)}
+    except (FileNotFoundError, OSError, ValueError):
+        return {}
+
+
+# -- the work ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run: a judge, and for a model also a prompt and generation parameters."""
+
+    judge: str
+    prompt_id: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    effort: str | None = None
+
+    @property
+    def offline(self) -> bool:
+        return self.judge in OFFLINE_JUDGES
+
+    def params(self) -> GenParams | None:
+        if self.offline:
+            return None
+        return GenParams(temperature=float(self.temperature), max_tokens=int(self.max_tokens),
+                         reasoning_effort=self.effort)
+
+    def columns(self) -> dict:
+        return {"judge": self.judge, "prompt": self.prompt_id or "", "temperature": self.temperature,
+                "max tokens": self.max_tokens, "reasoning effort": self.effort or ("" if self.offline else NOT_SET)}
+
+    def label(self) -> str:
+        if self.offline:
+            return self.judge
+        extra = f", effort {self.effort}" if self.effort else ""
+        return f"{self.judge} · {self.prompt_id} · T={self.temperature:g}{extra}"
+
+
+@dataclass
+class Job:
+    """A list of runs over the same pairs; its counters are written by the worker under ``lock``."""
+
+    dataset: str
+    tasks: list[Task]
+    pair_ids: list[str]
+    selection: str
+    shots: ShotSource | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    started: float = field(default_factory=time.monotonic)
+    done: int = 0
+    ok: int = 0
+    failed: int = 0
+    current: str = ""
+    results: list[dict] = field(default_factory=list)
+    failures: list[dict] = field(default_factory=list)
+    finished: bool = False
+
+    @property
+    def total(self) -> int:
+        return len(self.pair_ids) * len(self.tasks)
+
+    @property
+    def offline(self) -> bool:
+        return all(t.offline for t in self.tasks)
+
+
+def execute(store, job: Job, endpoints: dict[str, tuple[str | None, str | None]], restricted: bool,
+            concurrency: int, on_progress=None) -> None:
+    """Run the job's tasks one after another (in the page's thread or a worker; no st calls here)."""
+    n = len(job.pair_ids)
+    for i, task in enumerate(job.tasks):
+        if job.cancel.is_set():
+            break
+        base, base_ok, base_failed = i * n, job.ok, job.failed
+        with job.lock:
+            job.current = task.label()
+
+        def progress(done, _total, stats, base=base, base_ok=base_ok, base_failed=base_failed):
+            with job.lock:
+                job.done = base + int(done)
+                job.ok = base_ok + int(stats.get("ok", 0))
+                job.failed = base_failed + int(stats.get("failed", 0))
+            if on_progress is not None:
+                on_progress(job)
+
+        kwargs: dict = {"pair_ids": job.pair_ids, "progress": progress, "cancel": job.cancel}
+        api_key = None
+        if not task.offline:
+            api_base, api_key = endpoints.get(task.judge, (None, None))
+            kwargs.update(params=task.params(), api_base=api_base, api_key=api_key, local_only=restricted,
+                          concurrency=concurrency)
+            if task.prompt_id in FEWSHOT_PROMPTS:
+                kwargs["shots"] = job.shots
+        row = task.columns()
+        try:
+            summary = run_judge(store, dataset=job.dataset, judge=task.judge, prompt_id=task.prompt_id or "green",
+                                **kwargs)
+        except Exception as exc:  # refused endpoint, busy store, bad shots...: recorded, the other runs go on
+            kind = "refused" if type(exc).__name__ == "EndpointRefused" else "error"
+            row.update(status=kind, error=redact(f"{type(exc).__name__}: {exc}", [api_key] if api_key else None))
+        else:
+            d = summary.to_json()
+            row.update(status=d["status"], requested=d["requested"], ok=d["ok"], cached=d["cached"] + d["skipped"],
+                       sent=d["sent"], failed=d["failed"], failed_total=d["failed_total"], cost_usd=d["cost_usd"],
+                       seconds=d["seconds"], run_id=d["run_id"], error="")
+            with job.lock:
+                job.ok, job.failed = base_ok + summary.ok, base_failed + summary.failed
+                job.failures += [{**task.columns(), "id": f["ext_id"], "error": f["error"]}
+                                 for f in summary.failures]
+        with job.lock:
+            job.results.append(row)
+            job.done = max(job.done, base + n)
+    with job.lock:
+        job.current = ""
+        job.finished = True
+    if on_progress is not None:
+        on_progress(job)
+
+
+def _bar_text(job: Job) -> str:
+    elapsed = time.monotonic() - job.started
+    eta = ""
+    if 0 < job.done < job.total and elapsed > 0:
+        eta = f" · ETA {max(0.0, (job.total - job.done) * elapsed / job.done):,.0f} s"
+    now = f" · {job.current}" if job.current else ""
+    return f"{job.done:,} / {job.total:,} answers · ok {job.ok:,} · failed {job.failed:,}{eta}{now}"
+
+
+def start(store, job: Job, models, secrets, restricted: bool, concurrency: int) -> None:
+    """Offline jobs run here with a progress bar; jobs with a model run in a worker thread."""
+    endpoints = {m.name: (m.api_base, secret_api_key(m, secrets)) for m in models}
+    st.session_state.pop(LAST_KEY, None)
+    if job.offline:
+        bar = st.progress(0.0, text="starting")
+
+        def show(j: Job) -> None:
+            bar.progress(min(1.0, j.done / j.total) if j.total else 1.0, text=_bar_text(j))
+
+        execute(store, job, endpoints, restricted, concurrency, on_progress=show)
+        st.session_state[LAST_KEY] = job
+    else:
+        threading.Thread(target=execute, args=(store, job, endpoints, restricted, concurrency),
+                         name="radjudge-run", daemon=True).start()
+        st.session_state[JOB_KEY] = job
+    st.rerun()
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def job_panel() -> None:
+    """Progress of the background job; when it ends, the whole page reruns to show the results."""
+    job: Job | None = st.session_state.get(JOB_KEY)
+    if job is None:
+        return
+    if job.finished:
+        st.session_state[LAST_KEY] = st.session_state.pop(JOB_KEY)
+        st.rerun()
+    with job.lock:
+        done, total, text = job.done, job.total, _bar_text(job)
+    st.progress(min(1.0, done / total) if total else 1.0, text=text)
+    if job.cancel.is_set():
+        st.caption("Cancelling: answers already received are kept; a re-run resumes from them.")
+    elif st.button("Cancel", key="run_cancel", icon=":material/stop_circle:"):
+        job.cancel.set()  # the worker stops sending; the next poll shows the end
+
+
+# -- cached loaders ---------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _pair_index(_store, path: str, version: int, dataset: str) -> pd.DataFrame:
+    # ext_id order: the seeded sample must not depend on the order rows come back in.
+    return analysis.pair_facets(_store, dataset).sort_values(["ext_id", "pair_id"], ignore_index=True)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _plan(_store, path: str, version: int, dataset: str, judge: str, prompt_id: str | None,
+          params: tuple | None, ids_digest: str, _pair_ids: list[str], shots: tuple | None) -> dict:
+    gen = GenParams(*params) if params else None
+    source = ShotSource(*shots) if shots else None
+    try:
+        p = plan_run(_store, dataset, judge, _pair_ids, prompt_id or "green", gen, source)
+    except ValueError as exc:  # e.g. a few-shot prompt whose shot pool is too small
+        return {"calls": len(_pair_ids), "cached": None, "cost": None, "error": str(exc)}
+    return {"calls": p.n_calls, "cached": p.cached, "cost": p.cost_usd, "error": ""}
+
+
+# -- the pairs --------------------------------------------------------------------------
+
+
+def _seed_state(dataset: str, facets: dict[str, list[str]]) -> None:
+    """Widget state from the URL on a first visit; a new dataset starts from a clean view."""
+    first = "run_view_dataset" not in st.session_state
+    switched = not first and st.session_state["run_view_dataset"] != dataset
+    st.session_state["run_view_dataset"] = dataset
+    for facet, key in FILTER_KEYS.items():
+        if switched:
+            st.session_state[key] = []
+        elif key not in st.session_state:
+            st.session_state[key] = url_values(facet)
+        st.session_state[key] = [v for v in st.session_state[key] if v in facets[facet]]
+    st.session_state.setdefault("run_q", url_value("q", ""))
+    if "run_pick" not in st.session_state:
+        pick = url_value("pick", "all")
+        st.session_state["run_pick"] = pick if pick in PICK_MODES else "all"
+    for key, name, default in (("run_n", "n", 20), ("run_seed", "seed", 0)):
+        if key not in st.session_state:
+            value = url_value(name, "")
+            st.session_state[key] = int(value) if value.isdigit() else default
+
+
+def _new_seed() -> None:
+    st.session_state["run_seed"] = int(st.session_state.get("run_seed", 0)) + 1
+
+
+def choose_pairs(store, dataset: str) -> tuple[list[str], str]:
+    """Filters, then all / a seeded sample / ticked rows; returns (pair ids, how they were chosen)."""
+    facets = load_facets(store, dataset)
+    _seed_state(dataset, facets)
+    cols = st.columns(len(FACETS) + 1)
+    filters = {}
+    for col, (facet, key) in zip(cols, FILTER_KEYS.items(), strict=False):
+        filters[facet] = col.multiselect(facet.capitalize(), facets[facet], key=key, placeholder="all",
+                                         disabled=not facets[facet])
+    search = cols[-1].text_input("Pair id contains", key="run_q").strip()
+    index = _pair_index(store, str(store.path), st.session_state[VERSION_KEY], dataset)
+    keep = pd.Series(True, index=index.index)
+    for facet, values in filters.items():
+        if values:
+            keep &= index[facet].isin(values)
+    if search:
+        keep &= index["ext_id"].astype(str).str.contains(search, case=False, regex=False)
+    frame = index[keep]
+    for facet in FACETS:
+        set_url(facet, filters[facet])
+    set_url("q", search)
+
+    pick = st.radio("Pairs", list(PICK_MODES), key="run_pick", format_func=PICK_MODES.get, horizontal=True)
+    set_url("pick", pick if pick != "all" else None)
+    if frame.empty:
+        st.caption("No pair matches these filters.")
+        return [], "no pairs"
+    if pick == "all":
+        set_url("n", None)
+        set_url("seed", None)
+        return frame["pair_id"].tolist(), f"all {len(frame):,} matching pairs"
+    if pick == "sample":
+        a, b, c = st.columns([1, 1, 1], vertical_alignment="bottom")
+        n = int(a.number_input("Sample size", min_value=1, step=1, key="run_n"))
+        seed = int(b.number_input("Seed", min_value=0, step=1, key="run_seed"))
+        c.button("New sample", key="run_reseed", on_click=_new_seed, icon=":material/casino:")
+        set_url("n", str(n))
+        set_url("seed", str(seed))
+        taken = frame.sample(n=min(n, len(frame)), random_state=seed)
+        text = f"random sample of {len(taken):,} of {len(frame):,} matching pairs, seed {seed}"
+        st.caption(text.capitalize() + ".")
+        return taken["pair_id"].tolist(), text
+    shown = frame.head(TABLE_ROWS)
+    view = hashlib.sha1(repr((dataset, sorted(filters.items()), search)).encode()).hexdigest()[:10]
+    event = st.dataframe(
+        shown.rename(columns={"ext_id": "id", "group_id": "group"}), key=f"run_rows_{view}", on_select="rerun",
+        selection_mode="multi-row", hide_index=True,
+        column_order=["id", "system", "modality", "anatomy", "split", "group", "identical"])
+    more = f" (first {TABLE_ROWS:,} of {len(frame):,} shown: filter to narrow)" if len(frame) > TABLE_ROWS else ""
+    rows = list(event.selection.rows)
+    st.caption(f"{len(rows):,} ticked{more}.")
+    return shown["pair_id"].iloc[rows].tolist(), f"{len(rows):,} ticked pairs"
+
+
+# -- judges, prompts, params --------------------------------------------------------------
+
+
+def draw_models(models, restricted: bool) -> None:
+    if restricted:
+        st.badge("local only", icon=":material/lock:", color="green")
+        st.caption("RADJUDGE_LOCAL_ONLY is on: a model whose endpoint is not loopback or private is refused.")
+    if not models:
+        st.info(
+            "**No model is configured**, so only the offline judges (rules, lexical) can run. To add models, set "
+            "`RADJUDGE_MODELS` to comma-separated litellm names (e.g. `openai/gpt-4o-mini`), the provider's key "
+            "(`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, ...) and, for a local OpenAI-compatible "
+            "server (vLLM, Ollama, llama.cpp), `RADJUDGE_API_BASE` - in the environment or in "
+            "`.streamlit/secrets.toml` (see `.streamlit/secrets.toml.example`), then reload.",
+            icon=":material/key:")
+        return
+    table = pd.DataFrame([{
+        "model": m.name, "provider": m.provider, "endpoint": m.api_base or "provider default",
+        "local": m.local,
+        "key": "present" if m.key_present else ("missing" if m.needs_key else "not needed"),
+        "status": ("refused: not local" if restricted and not m.local
+                   else "no key" if not m.usable else "ready"),
+    } for m in models])
+    with st.expander(f"Configured models ({len(models)})", expanded=False):
+        st.dataframe(table, hide_index=True, key="run_models_table")
+        st.caption("Key values are never shown, stored or logged; only whether one is present.")
+
+
+def _seed_list(key: str, name: str, options: list, default: list) -> None:
+    if key not in st.session_state:
+        wanted = [v for v in url_values(name) if v in options]
+        st.session_state[key] = wanted or default
+    st.session_state[key] = [v for v in st.session_state[key] if v in options]
+
+
+def choose_tasks(models, datasets: list[str], dataset: str, store) -> tuple[list[Task], ShotSource | None, int]:
+    """Judges x prompts x params; returns the tasks, the shot source and the concurrency."""
+    judge_options = [*OFFLINE_JUDGES, *(m.name for m in models)]
+    _seed_list("run_judges", "judge", judge_options, ["rules"])
+    judges = st.multiselect("Judges", judge_options, key="run_judges",
+                            help="rules and lexical need no network; models come from configuration")
+    set_url("judge", judges)
+    model_names = [j for j in judges if j not in OFFLINE_JUDGES]
+    if not model_names:
+        return [Task(j) for j in judges], None, 8
+
+    prompts = list_prompts()
+    _seed_list("run_prompts", "prompt", prompts, ["green"])
+    chosen = st.multiselect("Prompts", prompts, key="run_prompts",
+                            help="VERT appendix D and GREEN; vert_* with shots are the few-shot variants")
+    set_url("prompt", chosen)
+    shots = None
+    if any(p in FEWSHOT_PROMPTS for p in chosen):
+        st.caption("Few-shot examples: drawn with a recorded seed, never from the evaluated pairs or their groups.")
+        a, b, c, d = st.columns(4)
+        shot_ds = a.selectbox("Shots from dataset", datasets, index=datasets.index(dataset), key="run_shot_dataset")
+        splits = load_facets(store, shot_ds)["split"]
+        split = b.selectbox("Split", ["(any)", *splits], key="run_shot_split")
+        k = c.selectbox("k (vert_random)", list(ALLOWED_K), key="run_shot_k")
+        seed = d.number_input("Shot seed", min_value=0, value=0, step=1, key="run_shot_seed")
+        shots = ShotSource(shot_ds, None if split == "(any)" else split, int(k), int(seed))
+
+    a, b, c, d = st.columns(4)
+    st.session_state.setdefault("run_temps", [0.0])
+    temps = a.multiselect("Temperature", TEMPERATURES, key="run_temps")
+    max_tokens = int(b.number_input("Max tokens", min_value=64, max_value=65536, value=2048, step=64,
+                                    key="run_max_tokens"))
+    st.session_state.setdefault("run_efforts", [NOT_SET])
+    efforts = c.multiselect("Reasoning effort", EFFORTS, key="run_efforts",
+                            help="'not set' sends no reasoning_effort; providers that do not take it ignore it")
+    concurrency = int(d.number_input("Concurrent calls", min_value=1, max_value=64, value=8, key="run_concurrency"))
+    tasks = [Task(j) for j in judges if j in OFFLINE_JUDGES]
+    for model in model_names:
+        for prompt in chosen:
+            for t in temps:
+                for e in efforts:
+                    tasks.append(Task(model, prompt, float(t), max_tokens, None if e == NOT_SET else e))
+    return tasks, shots, concurrency
+
+
+def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], shots) -> None:
+    digest = hashlib.sha1("\n".join(sorted(pair_ids)).encode()).hexdigest()
+    version = st.session_state[VERSION_KEY]
+    rows, costs = [], []
+    for t in tasks:
+        p = t.params()
+        params = (p.temperature, p.max_tokens, p.reasoning_effort) if p else None
+        shot_key = (shots.dataset, shots.split, shots.k, shots.seed) if shots and t.prompt_id in FEWSHOT_PROMPTS \
+            else None
+        plan = _plan(store, str(store.path), version, dataset, t.judge, t.prompt_id, params, digest, pair_ids,
+                     shot_key)
+        cost = plan["cost"]
+        costs.append(cost)
+        rows.append({**t.columns(), "calls": plan["calls"], "cached": plan["cached"],
+                     "to send": None if plan["cached"] is None else plan["calls"] - plan["cached"],
+                     "est. cost": "unknown" if cost is None else f"${cost:,.4f}", "problem": plan["error"]})
+    table = pd.DataFrame(rows).astype({"cached": "Int64", "to send": "Int64"})
+    calls, cached = int(table["calls"].sum()), int(table["cached"].fillna(0).sum())
+    known = [c for c in costs if c is not None]
+    total_known = sum(known)
+    n_unknown = len(costs) - len(known)
+    if n_unknown == len(rows):
+        cost_text = "unknown"
+    elif n_unknown:
+        cost_text = f"${total_known:,.4f} + unknown"
+    else:
+        cost_text = f"${total_known:,.4f}"
+    a, b, c, d = st.columns(4)
+    a.metric("Calls", f"{calls:,}")
+    b.metric("Cache hits", f"{cached:,}", help="answers already in the store: never sent again")
+    c.metric("To send", f"{calls - cached:,}")
+    d.metric("Estimated cost", cost_text,
+             help="litellm's price table, ~4 characters a token, ~400 output tokens a call; unknown prices "
+                  "are shown as unknown, never guessed")
+    st.dataframe(table, hide_index=True, key="run_estimate")
+    for r in rows:
+        if r["problem"]:
+            st.error(f"{escape_md(r['judge'])} · {escape_md(r['prompt'])}: {escape_md(r['problem'])}")
+
+
+# -- after a run ------------------------------------------------------------------------
+
+
+def _correlations_link() -> None:
+    if not (ROOT / "pages" / "correlations.py").exists():
+        st.caption("Open the Correlations page to see how these judges agree with the experts.")
+        return
+    if st.button("Open Correlations", key="run_to_correlations", icon=":material/insights:"):
+        try:
+            st.switch_page("pages/correlations.py")
+        except StreamlitAPIException:  # the page file exists but is not registered in app.py yet
+            st.caption("The Correlations page is not registered in this app yet.")
+
+
+def draw_results(store, job: Job, models, secrets, restricted: bool, concurrency: int) -> None:
+    st.markdown("#### Last run")
+    table = pd.DataFrame(job.results)
+    ok = int(table["ok"].fillna(0).sum()) if "ok" in table else 0
+    failed = int(table["failed_total"].fillna(0).sum()) if "failed_total" in table else 0
+    cancelled = job.cancel.is_set()
+    summary = (f"{ok:,} ok, {failed:,} failed over {len(job.tasks)} run(s) on {job.selection} "
+               f"(dataset {escape_md(job.dataset)}).")
+    if cancelled:
+        st.warning("Cancelled: " + summary + " Answers received before the cancel are kept.")
+    elif failed:
+        st.warning("Finished: " + summary)
+    else:
+        st.success("Finished: " + summary)
+    for r in job.results:
+        if r.get("status") in ("refused", "error"):
+            st.error(f"{escape_md(r['judge'])}: {escape_md(r['error'])}")
+    st.dataframe(table, hide_index=True, key="run_results",
+                 column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")})
+    st.download_button("Runs (CSV)", to_safe_csv(table), file_name="runs.csv", mime="text/csv",
+                       key="run_results_csv")
+    if job.failures:
+        st.markdown("**Failures**")
+        failures = pd.DataFrame(job.failures)
+        st.dataframe(failures, hide_index=True, key="run_failures")
+        st.download_button("Failures (CSV)", to_safe_csv(failures), file_name="failures.csv", mime="text/csv",
+                           key="run_failures_csv")
+    retry = [t for t, r in zip(job.tasks, job.results, strict=False)
+             if not t.offline and (r.get("failed_total") or 0) > 0]
+    if retry and st.button(f"Retry failed ({failed:,})", key="run_retry", icon=":material/replay:"):
+        again = Job(job.dataset, retry, job.pair_ids, job.selection, job.shots)
+        start(store, again, models, secrets, restricted, concurrency)
+    _correlations_link()
+
+
+# -- the page ------------------------------------------------------------------------------
+
+ensure_router()
+store = get_store()
+dataset = selected_dataset()
+
+st.title("Run judges")
+if dataset is None:
+    st.info("No dataset yet: import one on the Data page (or `python -m core demo`), then come back to run judges.")
+    st.stop()
+
+datasets = load_datasets(store)
+secrets = _secrets()
+models = configured_models(os.environ, secrets)
+restricted = local_only(os.environ, secrets)
+draw_models(models, restricted)
+
+st.markdown("#### Pairs")
+pair_ids, selection = choose_pairs(store, dataset)
+st.markdown("#### Judges")
+tasks, shots, concurrency = choose_tasks(models, datasets["name"].tolist(), dataset, store)
+by_name = {m.name: m for m in models}
+for name in dict.fromkeys(t.judge for t in tasks if not t.offline):
+    m = by_name[name]
+    if restricted and not m.local:
+        st.error(f"local_only is on: {escape_md(name)} ({escape_md(m.api_base or 'provider default endpoint')}) "
+                 "is not a loopback or private endpoint; its runs will be refused.")
+    elif not m.usable:
+        st.warning(f"{escape_md(name)}: no {escape_md(m.provider)} key in the environment or secrets.")
+
+running: Job | None = st.session_state.get(JOB_KEY)
+st.markdown("#### Before starting")
+if not pair_ids or not tasks:
+    st.caption("Choose at least one pair and one judge (with a prompt and a temperature for a model).")
+else:
+    draw_estimate(store, dataset, tasks, pair_ids, shots)
+    mode = "inline" if all(t.offline for t in tasks) else "in the background (cancellable)"
+    if st.button("Start run", key="run_start", type="primary", icon=":material/play_arrow:",
+                 disabled=running is not None, help=f"runs {mode}"):
+        start(store, Job(dataset, tasks, pair_ids, selection, shots), models, secrets, restricted, concurrency)
+
+if running is not None:
+    st.markdown("#### Running")
+    job_panel()
+last: Job | None = st.session_state.get(LAST_KEY)
+if last is not None and running is None:
+    draw_results(store, last, models, secrets, restricted, concurrency)

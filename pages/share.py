@@ -1,0 +1,201 @@
+"""Share: links that reproduce each page's view, the HTML report, and the store's provenance.
+
+Every page keeps its view (dataset, filters, selections) in the URL, so the
+address bar is the thing to share. This page lists each page's link with the
+current dataset, offers the self-contained HTML report of the dataset
+(:mod:`core.report`, the same file as ``python -m core report``), and shows
+where the store's data and judge runs came from.
+
+URL state: ``dataset`` (kept by app.py), ``n_boot``, ``seed``, ``excerpts``
+(``0`` leaves report text out of the report).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from core.export import to_safe_csv
+from core.report import build_report, provenance_tables
+from pages._shared import (
+    VERSION_KEY,
+    ensure_router,
+    escape_md,
+    get_store,
+    load_datasets,
+    selected_dataset,
+    set_url,
+    url_value,
+)
+
+N_BOOT_LIMITS = (0, 10_000)
+SEED_LIMITS = (0, 2**31 - 1)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _load_provenance(_store, path: str, version: int, dataset: str | None) -> dict[str, pd.DataFrame]:
+    return provenance_tables(_store, dataset)
+
+
+def _url_int(name: str, default: int, limits: tuple[int, int]) -> int:
+    raw = url_value(name, "")
+    return int(raw) if raw.isdigit() and limits[0] <= int(raw) <= limits[1] else default
+
+
+def _pages() -> list[dict]:
+    """The app's pages as app.py registered them (title, script path relative to app.py, URL path)."""
+    # Streamlit exposes no public list of the navigation's pages; the script-run
+    # context's pages manager holds what st.navigation registered in this run.
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return []
+    manager = ctx.pages_manager
+    root = manager.main_script_parent
+    out = []
+    for page_hash, info in manager.get_pages().items():
+        path = info.get("script_path")
+        if not path:
+            continue
+        relative = Path(os.path.relpath(path, root)).as_posix()
+        if relative.startswith(".."):
+            continue
+        out.append({"title": info.get("page_name", relative), "path": relative, "icon": info.get("icon") or None,
+                    "url_path": info.get("url_pathname", ""),
+                    "current": page_hash == manager.current_page_script_hash})
+    return out
+
+
+def _base_url(pages: list[dict]) -> str:
+    """The app's address without the current page's path ("" when the browser did not say)."""
+    url = (st.context.url or "").rstrip("/")
+    current = next((p["url_path"] for p in pages if p["current"]), "")
+    if current and url.endswith("/" + current):
+        url = url[: -len(current) - 1]
+    return url
+
+
+def draw_links(dataset: str | None) -> None:
+    st.markdown("#### Links")
+    st.markdown(
+        "Every page writes its view — the dataset, filters, the selected pair or judge — into the address "
+        "bar, so a copied URL opens the same view for a colleague on the same dashboard. The links below "
+        "open each page on the current dataset."
+    )
+    pages = _pages()
+    if not pages:
+        st.caption("The page list is not available in this run.")
+        return
+    query = {"dataset": dataset} if dataset else {}
+    base = _base_url(pages)
+    urls = []
+    cols = st.columns(min(len(pages), 4))
+    for i, page in enumerate(pages):
+        with cols[i % len(cols)]:
+            st.page_link(page["path"], label=page["title"], icon=page["icon"], query_params=query)
+        suffix = f"?{urlencode(query)}" if query else ""
+        urls.append(f"{base}/{page['url_path']}{suffix}")
+    st.caption("The same links, to copy:")
+    st.code("\n".join(urls), language=None)
+
+
+def _report_bytes(store, dataset: str, n_boot: int, seed: int, excerpts: bool) -> bytes:
+    # Runs when the button is clicked (a deferred download): no Streamlit calls in here.
+    parts = ["python", "-m", "core", "--store", str(store.path), "report", "--dataset", dataset, "--out",
+             f"{dataset}-report.html", "--n-boot", str(n_boot), "--seed", str(seed)]
+    command = "Share page of the dashboard; equivalent: " + shlex.join(parts + ([] if excerpts else ["--no-excerpts"]))
+    return build_report(store, dataset, n_boot=n_boot, seed=seed, include_excerpts=excerpts,
+                        command=command).encode("utf-8")
+
+
+def draw_report(store, dataset: str, synthetic: bool) -> None:
+    st.markdown("#### HTML report")
+    st.markdown(
+        "One file for clinicians: a plain-language summary (which judge agrees best with the experts, with "
+        "τ, its 95% CI and n, next to the agreement between experts), the correlation tables, calibration and "
+        "F1 charts, an error summary with examples, and methods and provenance. It opens offline in any "
+        "browser: nothing is loaded from the network."
+    )
+    st.session_state.setdefault("share_n_boot", _url_int("n_boot", 1000, N_BOOT_LIMITS))
+    st.session_state.setdefault("share_seed", _url_int("seed", 0, SEED_LIMITS))
+    st.session_state.setdefault("share_excerpts", url_value("excerpts") != "0")
+    boot, seed_col, text_col = st.columns([1, 1, 2])
+    with boot:
+        n_boot = st.number_input("Bootstrap resamples", *N_BOOT_LIMITS, step=100, key="share_n_boot",
+                                 help="for the 95% confidence intervals; 0 leaves them out")
+    with seed_col:
+        seed = st.number_input("Seed", *SEED_LIMITS, step=1, key="share_seed",
+                               help="bootstrap and clustering seed, recorded in the report")
+    with text_col:
+        excerpts = st.checkbox("Include report excerpts", key="share_excerpts",
+                               help="examples next to the error summary; leave out when the file must not "
+                                    "contain report text")
+    set_url("n_boot", str(n_boot) if n_boot != 1000 else None)
+    set_url("seed", str(seed) if seed else None)
+    set_url("excerpts", None if excerpts else "0")
+    if synthetic:
+        st.badge("synthetic", icon=":material/science:", color="orange")
+        st.caption("The report says so in its title and in a banner at the top.")
+    if excerpts:
+        st.caption("The file will contain excerpts of report text: share it like the reports themselves.")
+    st.download_button(
+        "Download HTML report", data=lambda: _report_bytes(store, dataset, int(n_boot), int(seed), excerpts),
+        file_name=f"radjudge-{dataset}{'-synthetic' if synthetic else ''}-report.html", mime="text/html",
+        key="share_report", icon=":material/download:", type="primary",
+    )
+    cli = ["python", "-m", "core", "report", "--dataset", dataset, "--out", f"{dataset}-report.html",
+           "--n-boot", str(n_boot), "--seed", str(seed)] + ([] if excerpts else ["--no-excerpts"])
+    st.caption("The same file from a terminal:")
+    st.code(shlex.join(cli), language="bash")
+
+
+def _table_with_csv(frame: pd.DataFrame, name: str, key: str) -> None:
+    st.dataframe(frame, hide_index=True, key=f"share_{key}")
+    st.download_button("Download CSV", to_safe_csv(frame), file_name=f"radjudge-{name}.csv", mime="text/csv",
+                       key=f"share_{key}_csv", icon=":material/download:")
+
+
+def draw_provenance(store, dataset: str | None) -> None:
+    st.markdown("#### Provenance")
+    tables = _load_provenance(store, str(store.path), int(st.session_state.get(VERSION_KEY, -1)), dataset)
+    st.markdown("**Datasets in the store**")
+    st.caption(f"{len(tables['datasets'])} dataset(s); origin *synthetic* means generated with errors injected "
+               "by construction.")
+    _table_with_csv(tables["datasets"], "datasets", "datasets")
+    if dataset is None:
+        return
+    st.markdown(f"**Judge runs on {escape_md(dataset)}**")
+    judges = tables["judges"]
+    if judges.empty:
+        st.caption(f"No judge runs on this dataset yet — open Run judges (or `python -m core judge --dataset "
+                   f"{escape_md(dataset)} --judge rules`).")
+        return
+    st.caption(f"{len(judges)} run(s): prompt id and hash, generation params with seeds and few-shot settings, "
+               "as recorded when each run started.")
+    _table_with_csv(judges, f"{dataset}-judge-runs", "judges")
+
+
+# -- the page ----------------------------------------------------------------------
+
+ensure_router()
+store = get_store()
+datasets = load_datasets(store)
+dataset = selected_dataset()
+
+st.title("Share")
+draw_links(dataset)
+st.divider()
+if dataset is None:
+    st.info("No dataset to report on yet — build the demo with `python -m core demo` or import data on the "
+            "**Data** page.", icon=":material/inbox:")
+else:
+    row = datasets.loc[datasets["name"] == dataset].iloc[0]
+    draw_report(store, dataset, bool(row["synthetic"]))
+st.divider()
+draw_provenance(store, dataset)
