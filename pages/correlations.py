@@ -174,7 +174,10 @@ def _table(_store: Store, path: str, version: int, dataset: str, target: str, dr
     view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
     if view.empty:
         return pd.DataFrame()
-    return correlate(view, n_boot=n_boot, seed=seed, min_n=MIN_N, target_name=target)
+    # Point estimates and p do not depend on the clusters; only the resampling does. Without
+    # resampling, skip labelling clusters (tens of ms per series at 50k pairs).
+    return correlate(view, n_boot=n_boot, seed=seed, min_n=MIN_N, target_name=target,
+                     cluster_col="group_id" if n_boot > 0 else None)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -220,12 +223,14 @@ def _series(_store: Store, path: str, version: int, dataset: str, target: str, d
 def _breakdown(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
                filters: tuple, facet: str, series: tuple[tuple[str, str], ...]) -> pd.DataFrame:
     view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
-    keys = pd.MultiIndex.from_arrays([view["judge"].astype(str), view["metric"].astype(str)])
-    rows = view[keys.isin(list(series))]
+    keep = np.zeros(len(view), dtype=bool)
+    for judge, metric in series:  # a dozen comparisons of categorical codes, no string work
+        keep |= ((view["judge"] == judge) & (view["metric"] == metric)).to_numpy(dtype=bool)
+    rows = view[keep]
     if rows.empty:
         return pd.DataFrame()
     # point estimates and p per cell; the cells' bootstrap CIs are left to the CLI (--breakdown)
-    return breakdown(rows, by_facet=facet, n_boot=0, min_n=MIN_N, target_name=target)
+    return breakdown(rows, by_facet=facet, n_boot=0, min_n=MIN_N, target_name=target, cluster_col=None)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -374,7 +379,8 @@ def _legend(stat: str) -> str:
     return TABLE_LEGEND.replace("|tau| (Kendall tau-b)", f"|{STAT_SYMBOL[stat]}| ({STATS[stat]})")
 
 
-def _detail(table: pd.DataFrame) -> pd.DataFrame:
+def _detail(table: pd.DataFrame, resampled: bool) -> pd.DataFrame:
+    """The long table as shown; without resampling there are no CIs and no resampled groups to show."""
     cols = {"judge": "judge", "metric": "metric", "n": "n", "n_clusters": "groups", "tau": "tau",
             "ci_low": "tau CI low", "ci_high": "tau CI high", "p": "p", "rho": "rho", "rho_ci_low": "rho CI low",
             "rho_ci_high": "rho CI high", "rho_p": "rho p", "r": "r", "r_ci_low": "r CI low",
@@ -385,6 +391,8 @@ def _detail(table: pd.DataFrame) -> pd.DataFrame:
                np.where(table["sign_ok"], "ok", np.where(table["tau"].isna(), "", "wrong ⚠")))
     out["note"] = [r if isinstance(r, str) else "" for r in table["reason"]]
     out["resampling"] = table["resampling"]
+    if not resampled:
+        out = out.drop(columns=["groups", "resampling"])
     return out
 
 
@@ -393,10 +401,10 @@ def _esc(value) -> str:
     return html.escape(str(value))
 
 
-def _boot_statement(table: pd.DataFrame, counts: dict, n_boot: int, seed: int, computed: bool) -> str:
+def _boot_statement(counts: dict, n_boot: int, seed: int, computed: bool) -> str:
     if n_boot == 0:
         return "No bootstrap (resamples = 0): no confidence intervals."
-    clustered = bool(len(table)) and (table["resampling"] == "groups").any()
+    clustered = counts["groups"] > 0  # as core.stats: any group_id label means the bootstrap resamples groups
     how = (f"resampling reference groups (`group_id`: {counts['groups']:,} groups), since candidates of "
            "one reference are not independent" if clustered else "resampling pairs (no group ids)")
     state = "" if computed else " — not computed yet for this view (see below)"
@@ -459,8 +467,9 @@ def _scatter(series: pd.DataFrame, judge: str, metric: str, row: pd.Series, targ
         fig.add_trace(go.Scattergl(
             x=x[mask], y=y[mask], mode="markers", name=_esc(system),
             marker={"size": 6, "opacity": 0.7, "color": "#0072B2" if many else palette[system]},
-            text=[f"pair {_esc(e)} · {_esc(m)}" for e, m in zip(part["ext_id"], part["modality"].fillna(""),
-                                                                 strict=True)],
+            # an object array: plotly validates a list element by element (0.1 s for 5,000 points)
+            text=np.array([f"pair {_esc(e)} · {_esc(m)}" for e, m in zip(part["ext_id"], part["modality"].fillna(""),
+                                                                          strict=True)], dtype=object),
             customdata=part[["target", "value"]].to_numpy(float),
             hovertemplate="%{text}<br>expert %{customdata[0]:.4g}<br>judge %{customdata[1]:.4g}"
                           "<extra>%{fullData.name}</extra>"))
@@ -654,7 +663,7 @@ def main() -> None:
                + (" · synthetic data" if meta["synthetic"] else ""))
     work = int(point["n"].sum()) * n_boot
     with view["boot_col"]:
-        st.caption(_boot_statement(point, counts, n_boot, seed, computed=n_boot == 0 or work <= BOOT_BUDGET
+        st.caption(_boot_statement(counts, n_boot, seed, computed=n_boot == 0 or work <= BOOT_BUDGET
                                    or bool(st.session_state.get(CI_ALWAYS_KEY))))
     shaped = _shaped(*args, stat)
     st.table(_styled_table(shaped))
@@ -672,7 +681,7 @@ def main() -> None:
     if n_boot > 0 and boot_ok(work, "table"):
         with st.spinner(f"Bootstrap ({n_boot:,} resamples)…"):
             table = _table(*args, n_boot, seed)
-    detail = _detail(table)
+    detail = _detail(table, resampled=table is not point)
     three = {"format": "%.3f"}
     st.dataframe(detail, hide_index=True, key="corr_detail", column_config={
         **{c: st.column_config.NumberColumn(**three) for c in ("tau", "tau CI low", "tau CI high", "rho",

@@ -132,6 +132,14 @@ def test_every_page_a_run_and_a_share_link(server: str, page, demo_store: Store)
         page.goto(f"{server}/{path}?dataset=demo", wait_until="domcontentloaded")
         expect(main.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=UI_TIMEOUT_MS)
         _settle(page)
+        if path == "live":  # the rules judge answers a pasted pair at once
+            main.get_by_role("textbox", name="Reference report").fill(
+                "FINDINGS: Small left pleural effusion. No pneumothorax. Heart size is normal.")
+            main.get_by_role("textbox", name="Candidate report").fill(
+                "FINDINGS: Small right pleural effusion. Heart size is normal. <script>alert(1)</script>")
+            main.get_by_role("textbox", name="Candidate report").press("Control+Enter")
+            _settle(page)
+            expect(main.get_by_text("Misidentification", exact=False).first).to_be_attached(timeout=UI_TIMEOUT_MS)
         assert page.get_by_test_id("stException").count() == 0, f"exception box on /{path}"
         _shot(page, path)
 

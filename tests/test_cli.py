@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ["demo", "datasets", "import-pairs", "import-annotations", "import-outputs", "import-preset",
             "judge", "inject", "parse", "correlate", "compare", "agreement", "errortypes", "calibrate", "ensemble",
-            "summary", "simulate"]
+            "summary", "simulate", "report", "delete-dataset", "restore-dataset", "trash"]
 
 
 def cli(*args, stdin=None, store=None):

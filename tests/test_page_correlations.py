@@ -215,13 +215,36 @@ def test_url_parameters_reproduce_the_view(app_test, judged_store: Store):
     changed.selectbox(key="corr_judge").set_value("rules").run()
     changed.selectbox(key="corr_metric").set_value("green_f1").run()
     _assert_ok(changed)
-    url = {k: changed.query_params.get_all(k) if hasattr(changed.query_params, "get_all")
-           else changed.query_params[k] for k in changed.query_params}
-    url = {k: (v[0] if isinstance(v, list) and len(v) == 1 else v) for k, v in url.items()}
+    url = dict(changed.query_params)  # what the address bar holds
+    assert url["target"] == "sig_errors" and url["judge"] == "rules" and url["metric"] == "green_f1"
     again = _open(app_test, judged_store, url)
     assert _shown(again).equals(_shown(changed))
     assert _detail(again).equals(_detail(changed))
     assert again.selectbox(key="corr_metric").value == "green_f1"
+
+
+def test_large_bootstrap_waits_for_a_click(app_test, judged_store: Store):
+    """Above the page's budget (here 7 series x 120 pairs x 20,000 resamples) CIs are computed on request."""
+    at = _open(app_test, judged_store, {"n_boot": "20000"})
+    assert any("waits for a click" in i.value for i in at.info)
+    assert _detail(at)["tau CI low"].isna().all()
+    assert "groups" not in _detail(at).columns  # nothing resampled yet
+    _assert_table_matches(at, _expected(judged_store))  # the table never waits
+    at.button(key="corr_boot_go_table").click().run()
+    _assert_ok(at)
+    detail = _detail(at)
+    expected = _expected(judged_store, n_boot=20000, seed=0)
+    assert np.allclose(detail["tau CI high"], expected["ci_high"], atol=1e-12)
+    assert (detail["groups"] == expected["n_clusters"]).all()
+    assert at.query_params["ci"] == "always"
+    assert not any("waits for a click" in i.value for i in at.info)
+
+
+def test_no_resamples_means_no_intervals(app_test, judged_store: Store):
+    at = _open(app_test, judged_store, {"n_boot": "0"})
+    assert any(c.value.startswith("No bootstrap (resamples = 0)") for c in at.caption)
+    assert _detail(at)["tau CI low"].isna().all()
+    assert any("set the resamples above 0" in c.value for c in at.caption)
 
 
 # -- one judge metric -------------------------------------------------------------------------------
