@@ -290,13 +290,12 @@ def main() -> int:
           + (f", built in {build_s:.1f} s)" if build_s else ", reused)"), flush=True)
 
     drive(base.path, "CT", ci=False)  # warm-up: imports (plotly, scipy, ...) are not the page's cost
-    results = {}
-    for name, store, modality in (("demo", base, "CT"), ("bench", big, MODALITIES[0])):
-        runs = []
-        for i in range(args.repeat):
-            runs.append(drive(store.path, modality, ci=not args.no_ci and name == "bench" and i == 0))
-            print(f"{name} pass {i + 1}: " + ", ".join(f"{k} {v:.2f}" for k, v in runs[-1].items()), flush=True)
-        results[name] = runs
+    results: dict[str, list[dict]] = {"demo": [], "bench": []}
+    for i in range(args.repeat):  # interleaved, so both stores see the same load on the shared cores
+        for name, store, modality in (("demo", base, "CT"), ("bench", big, MODALITIES[0])):
+            run = drive(store.path, modality, ci=not args.no_ci and name == "bench" and i == 0)
+            results[name].append(run)
+            print(f"{name} pass {i + 1}: " + ", ".join(f"{k} {v:.2f}" for k, v in run.items()), flush=True)
 
     rows = [
         ("first render, cold cache (new server)", "first", FIRST_RENDER_BUDGET_S),
@@ -329,7 +328,8 @@ def main() -> int:
         f"Store: {n_values:,} metric values (`green` and `ec_sig` per output: discrete scores, as an LLM "
         f"judge writes them), 2 annotators (score 0-5 and error counts), {args.pairs // 4:,} reference "
         "groups of 4 candidates (the bootstrap resamples groups). Each pass starts with "
-        "`st.cache_data.clear()`; the filter change picks one of 6 modalities (~1/6 of the pairs). "
+        "`st.cache_data.clear()`; demo and large passes alternate. The filter change picks one of 6 "
+        "modalities (~1/6 of the pairs). "
         f"Bootstrap CIs {'wait for a click at this size' if deferred else 'were computed automatically'} "
         "(more than `BOOT_BUDGET` pair-resamples); the table's |tau|, p and daggers never wait. "
         f"AppTest recompiles app.py and the page on every run (a server compiles them once): "

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHES = ["bench_runner.py", "bench_rules.py", "bench_stats.py", "bench_import.py"]
+BENCHES = ["bench_runner.py", "bench_rules.py", "bench_stats.py", "bench_import.py", "bench_page.py"]
 
 if __name__ == "__main__":
     failed = []
