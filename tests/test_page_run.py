@@ -104,6 +104,13 @@ def test_rules_run_lands_in_store_and_second_estimate_is_all_cached(app_test, de
     estimate = _table(at, "to send")
     assert estimate["cached"].tolist() == estimate["calls"].tolist() == [12]
 
+    # the run's results show up on the Correlations page of the same session
+    at.switch_page("pages/correlations.py").run()
+    _assert_ok(at)
+    shown = at.table[0].value
+    assert "rules" in shown.index.astype(str).tolist() + shown.iloc[:, 0].astype(str).tolist()
+    assert any("12 pairs" in m.value for m in at.markdown) or any("12 pairs" in c.value for c in at.caption)
+
 
 def test_without_models_offline_judges_work_and_the_page_says_how_to_configure(app_test, demo_store: Store,
                                                                               no_models):
