@@ -185,3 +185,27 @@ def escape_md(text: object) -> str:
     text itself is shown with ``st.text``, which parses neither Markdown nor HTML.
     """
     return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+# -- what the analysis pages share ---------------------------------------------
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
+
+
+def download_csv(frame: pd.DataFrame, dataset: str | None, synthetic: bool, name: str, key: str) -> None:
+    """A CSV download of a table: formulas neutralised, list cells joined, dataset and synthetic flag kept."""
+    from core.export import to_safe_csv
+
+    out = frame.copy()
+    for col in out.columns:  # list cells (representatives, feature columns) as one readable string
+        if out[col].map(lambda v: isinstance(v, (list, tuple))).any():
+            out[col] = out[col].map(lambda v: " | ".join(map(str, v)) if isinstance(v, (list, tuple)) else v)
+    prefix = ""
+    if dataset is not None:
+        out.insert(0, "dataset", dataset)
+        if synthetic:  # synthetic data stays labelled in exports (DESIGN.md)
+            out.insert(1, "synthetic", True)
+        prefix = f"{dataset}{'-synthetic' if synthetic else ''}-"
+    st.download_button("Download CSV", to_safe_csv(out), file_name=f"{prefix}{name}.csv",
+                       mime="text/csv", key=key, icon=":material/download:")

@@ -28,11 +28,12 @@ from core.analysis import (
     pair_groups,
 )
 from core.calibration import count_calibration, injected_calibration, reliability
-from core.export import to_safe_csv
 from core.queries import CATEGORY_NAMES
 from core.scores import METRICS
 from pages._shared import (
+    OKABE_ITO,
     VERSION_KEY,
+    download_csv,
     ensure_router,
     escape_md,
     get_store,
@@ -43,7 +44,6 @@ from pages._shared import (
     url_values,
 )
 
-OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "star", "cross")
 SIGNIFICANCE = {"sig": True, "insig": False, "both": None}
 SIGNIFICANCE_LABELS = {"sig": "clinically significant (Fig. 2)", "insig": "insignificant", "both": "both"}
@@ -134,16 +134,6 @@ def _seed_state(dataset: str, judges: list[str]) -> None:
 
 
 # -- drawing helpers ------------------------------------------------------------------
-
-
-def _download(frame: pd.DataFrame, dataset: str, synthetic: bool, name: str, key: str) -> None:
-    out = frame.copy()
-    out.insert(0, "dataset", dataset)
-    if synthetic:  # synthetic data stays labelled in exports (DESIGN.md)
-        out.insert(1, "synthetic", True)
-    tag = "-synthetic" if synthetic else ""
-    st.download_button("Download CSV", to_safe_csv(out), file_name=f"{dataset}{tag}-{name}.csv",
-                       mime="text/csv", key=key, icon=":material/download:")
 
 
 def calibration_figure(frame: pd.DataFrame, series: str, x_title: str, y_title: str, title: str,
@@ -251,7 +241,7 @@ def draw_counts(store, dataset: str, synthetic: bool, chosen: list[str], runs: l
         "expert_mean": st.column_config.NumberColumn("mean expert", format="%.3f"),
         "bias": st.column_config.NumberColumn("bias (detected − expert)", format="%+.3f"),
     })
-    _download(table, dataset, synthetic, f"calibration-counts-{errors}-{lo}-{hi}", "cal_dl_counts")
+    download_csv(table, dataset, synthetic, f"calibration-counts-{errors}-{lo}-{hi}", "cal_dl_counts")
     return jc, ec, injected
 
 
@@ -302,7 +292,7 @@ def draw_injected(store, dataset: str, synthetic: bool, chosen: list[str], jc: p
                      "bias": st.column_config.NumberColumn("bias (detected − k)", format="%+.3f"),
                      "n_missing_judge": st.column_config.NumberColumn("no judge counts", format="%d"),
                  })
-    _download(table, dataset, synthetic, "calibration-injected", "cal_dl_injected")
+    download_csv(table, dataset, synthetic, "calibration-injected", "cal_dl_injected")
 
 
 def draw_reliability(store, dataset: str, synthetic: bool, chosen: list[str], runs: list[str],
@@ -357,7 +347,7 @@ def draw_reliability(store, dataset: str, synthetic: bool, chosen: list[str], ru
         "ci_high": st.column_config.NumberColumn("CI high", format="%.3f"),
         "expert_mean": st.column_config.NumberColumn("mean expert score", format="%.3f"),
     })
-    _download(table.drop(columns="series"), dataset, synthetic, "calibration-reliability", "cal_dl_reliability")
+    download_csv(table.drop(columns="series"), dataset, synthetic, "calibration-reliability", "cal_dl_reliability")
 
 
 # -- the page ---------------------------------------------------------------------------

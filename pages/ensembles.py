@@ -23,12 +23,13 @@ import streamlit as st
 
 from core.analysis import feature_frame, judge_runs
 from core.ensemble import ensemble_table, feature_sets_by_metric
-from core.export import to_safe_csv
 from core.scores import METRICS
 from core.simulate import UNIFIED, simulate_grid, sweep
 from core.targets import HIGHER_IS_BETTER, MAIN_TARGETS, dataset_targets
 from pages._shared import (
+    OKABE_ITO,
     VERSION_KEY,
+    download_csv,
     ensure_router,
     escape_md,
     get_store,
@@ -38,7 +39,6 @@ from pages._shared import (
     url_value,
 )
 
-OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "star", "cross")
 RUN_HINT = "open **Run judges** (or `python -m core judge --dataset {d} --judge rules`)"
 TARGET_LABELS = {"score": "expert score (higher = better)",
@@ -62,21 +62,6 @@ SIM_METRICS = {"green": "GREEN (α=1, β_S=1, β_I=0)", "green_f1": "GREEN-F1 (�
 
 def _version() -> int:
     return int(st.session_state.get(VERSION_KEY, -1))
-
-
-def _download(frame: pd.DataFrame, dataset: str | None, synthetic: bool, name: str, key: str) -> None:
-    out = frame.copy()
-    for col in out.columns:  # list cells (feature columns) as one readable string
-        if out[col].map(lambda v: isinstance(v, (list, tuple))).any():
-            out[col] = out[col].map(lambda v: " | ".join(map(str, v)) if isinstance(v, (list, tuple)) else v)
-    prefix = ""
-    if dataset is not None:
-        out.insert(0, "dataset", dataset)
-        if synthetic:  # synthetic data stays labelled in exports (DESIGN.md)
-            out.insert(1, "synthetic", True)
-        prefix = f"{dataset}{'-synthetic' if synthetic else ''}-"
-    st.download_button("Download CSV", to_safe_csv(out), file_name=f"{prefix}{name}.csv", mime="text/csv",
-                       key=key, icon=":material/download:")
 
 
 def _url_int(name: str, default: int, low: int, high: int) -> int:
@@ -232,7 +217,7 @@ def draw_ensembles(store, dataset: str | None, synthetic: bool) -> None:
                 f"95% bootstrap CI, {n_boot} resamples, seed {seed})")
     wide = table5(table)
     st.dataframe(wide, hide_index=True, key="ens_table5")
-    _download(wide, dataset, synthetic, f"ensembles-table5-{target}", "ens_dl_table5")
+    download_csv(wide, dataset, synthetic, f"ensembles-table5-{target}", "ens_dl_table5")
     st.caption("Each column pools one metric across the judges; **All** feeds every judge metric (scores, "
                "per-category counts, matched findings) to the regression. A positive tau means agreement "
                "with the experts (the target is oriented so that higher = better; VERT prints |tau|).")
@@ -249,7 +234,7 @@ def draw_ensembles(store, dataset: str | None, synthetic: bool) -> None:
         "ci_low": st.column_config.NumberColumn("CI low", format="%.3f"),
         "ci_high": st.column_config.NumberColumn("CI high", format="%.3f"),
     })
-    _download(table, dataset, synthetic, f"ensembles-{target}", "ens_dl_table")
+    download_csv(table, dataset, synthetic, f"ensembles-{target}", "ens_dl_table")
     for note in result.notes[1:]:  # notes[0] is the split rule, shown above
         st.caption(escape_md(note))
 
@@ -314,7 +299,7 @@ def draw_simulator() -> None:
     shown = grid.assign(metric=grid["metric"].map(SIM_METRICS))
     st.dataframe(shown, hide_index=True, key="ens_sim_values", column_config={
         "value": st.column_config.NumberColumn("score", format="%.3f")})
-    _download(grid, None, False, "simulator-point", "ens_dl_sim_point")
+    download_csv(grid, None, False, "simulator-point", "ens_dl_sim_point")
 
     vary = st.radio("Vary", list(SIM_PARAMS), key="ens_sim_vary", horizontal=True,
                     format_func=lambda p: SIM_PARAMS[p][0].split(" —")[0])
@@ -332,7 +317,7 @@ def draw_simulator() -> None:
     others = ", ".join(f"{SIM_PARAMS[k][0].split(' —')[0]} = {v:g}" for k, v in fixed.items())
     fig = sweep_figure(curves, vary, values[vary], f"Each metric as {label.split(' —')[0]} varies ({others})")
     st.plotly_chart(fig, width="stretch", key="ens_fig_sweep")
-    _download(curves, None, False, f"simulator-sweep-{vary}", "ens_dl_sweep")
+    download_csv(curves, None, False, f"simulator-sweep-{vary}", "ens_dl_sweep")
 
 
 def main() -> None:

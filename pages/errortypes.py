@@ -17,11 +17,12 @@ import streamlit as st
 
 from core.analysis import expert_counts, judge_counts, judge_runs
 from core.errortypes import ALL, accuracy_per_category, f1_per_category, mae_per_category
-from core.export import to_safe_csv
 from core.queries import CATEGORY_NAMES
 from core.scores import CATEGORIES
 from pages._shared import (
+    OKABE_ITO,
     VERSION_KEY,
+    download_csv,
     ensure_router,
     escape_md,
     get_store,
@@ -32,7 +33,6 @@ from pages._shared import (
     url_values,
 )
 
-OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
 PATTERNS = ("", "/", ".", "x", "-", "\\", "+", "|")
 SIGNIFICANCE = {"sig": True, "insig": False, "both": None}
 SIGNIFICANCE_LABELS = {"sig": "clinically significant", "insig": "insignificant", "both": "both"}
@@ -88,16 +88,6 @@ def _seed_state(dataset: str, judges: list[str]) -> None:
 
 
 # -- drawing -----------------------------------------------------------------------------------
-
-
-def _download(frame: pd.DataFrame, dataset: str, synthetic: bool, name: str, key: str) -> None:
-    out = frame.copy()
-    out.insert(0, "dataset", dataset)
-    if synthetic:  # synthetic data stays labelled in exports (DESIGN.md)
-        out.insert(1, "synthetic", True)
-    tag = "-synthetic" if synthetic else ""
-    st.download_button("Download CSV", to_safe_csv(out), file_name=f"{dataset}{tag}-{name}.csv",
-                       mime="text/csv", key=key, icon=":material/download:")
 
 
 def f1_figure(f1: pd.DataFrame, measure: str, title: str) -> go.Figure:
@@ -219,7 +209,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
         "n_missing_judge": st.column_config.NumberColumn("no judge counts", format="%d"),
         "n_missing_expert": st.column_config.NumberColumn("no expert counts", format="%d"),
     })
-    _download(f1, dataset, synthetic, f"f1-{errors}", "et_dl_f1")
+    download_csv(f1, dataset, synthetic, f"f1-{errors}", "et_dl_f1")
 
     st.subheader("Count errors per category (GREEN Table 4)")
     st.markdown("**Mean absolute error ± SD** of the judge's count against the mean expert count")
@@ -228,7 +218,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     st.caption("Per report |judge − expert| in each category, then mean and SD over reports. **all** sums the "
                "absolute differences of a-f per report (GREEN's Δ error column), so an error put in the wrong "
                "category costs twice.")
-    _download(mae, dataset, synthetic, f"mae-{errors}", "et_dl_mae")
+    download_csv(mae, dataset, synthetic, f"mae-{errors}", "et_dl_mae")
 
     st.markdown("**Accuracy**: share of reports whose count equals the mean expert count")
     st.dataframe(wide_by_category(acc, lambda r: f"{_fmt(r['accuracy'], '.1%')} ({int(r['n_correct'])})"),
@@ -236,12 +226,12 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     st.caption("In brackets: reports counted correctly (for **all**: correct report × category cells, out of "
                "6 × n). A judge can never match a mean of 1.5, which keeps (a) and (b) low on doubly "
                "annotated data.")
-    _download(acc, dataset, synthetic, f"accuracy-{errors}", "et_dl_acc")
+    download_csv(acc, dataset, synthetic, f"accuracy-{errors}", "et_dl_acc")
 
     st.markdown("**Average error count per report**")
     average = average_counts(mae)
     st.dataframe(average, hide_index=True, key="et_table_avg")
-    _download(average, dataset, synthetic, f"average-counts-{errors}", "et_dl_avg")
+    download_csv(average, dataset, synthetic, f"average-counts-{errors}", "et_dl_avg")
 
 
 def main() -> None:

@@ -20,12 +20,12 @@ import pandas as pd
 import streamlit as st
 
 from core.analysis import error_texts, judge_counts, judge_runs, judge_values, with_system
-from core.export import to_safe_csv
 from core.queries import CATEGORY_NAMES, find_pairs
 from core.scores import CATEGORIES
 from core.summary import compare_systems, green_summary
 from pages._shared import (
     VERSION_KEY,
+    download_csv,
     ensure_router,
     escape_md,
     get_store,
@@ -121,19 +121,6 @@ def _seed_state(dataset: str, judges: list[str], systems: list[str]) -> None:
 # -- drawing ---------------------------------------------------------------------------------
 
 
-def _download(frame: pd.DataFrame, dataset: str, synthetic: bool, name: str, key: str) -> None:
-    out = frame.copy()
-    for col in out.columns:  # list cells (representatives) as one readable string
-        if out[col].map(lambda v: isinstance(v, list)).any():
-            out[col] = out[col].map(lambda v: " | ".join(map(str, v)) if isinstance(v, list) else v)
-    out.insert(0, "dataset", dataset)
-    if synthetic:  # synthetic data stays labelled in exports (DESIGN.md)
-        out.insert(1, "synthetic", True)
-    tag = "-synthetic" if synthetic else ""
-    st.download_button("Download CSV", to_safe_csv(out), file_name=f"{dataset}{tag}-{name}.csv",
-                       mime="text/csv", key=key, icon=":material/download:")
-
-
 def _green_text(mean: float | None, std: float | None) -> str:
     if mean is None or pd.isna(mean):
         return "–"
@@ -216,7 +203,7 @@ def draw_clusters(store, dataset: str, synthetic: bool, summary, view: str) -> N
                            "text": st.column_config.TextColumn("nearest the centre", width="large")})
 
     texts = _pair_texts(store, str(store.path), _version(), dataset)[["ext_id"]]
-    _download(clusters.join(texts, on="pair_id"), dataset, synthetic, f"clusters-{cat}", f"sum_dl_clusters_{key}")
+    download_csv(clusters.join(texts, on="pair_id"), dataset, synthetic, f"clusters-{cat}", f"sum_dl_clusters_{key}")
 
     reps_changed, reps_rows = _selection(reps_event, reps_key)
     clusters_changed, cluster_rows = _selection(clusters_event, clusters_key)
@@ -263,7 +250,7 @@ def draw_members(store, dataset: str, synthetic: bool, members: pd.DataFrame, ke
     if pick.empty:
         pick = table.head(1)
     pair = pick.iloc[0]
-    _download(table.drop(columns=["is_largest"]), dataset, synthetic, f"cluster-{cat_of(members)}-{number}",
+    download_csv(table.drop(columns=["is_largest"]), dataset, synthetic, f"cluster-{cat_of(members)}-{number}",
               f"sum_dl_members_{key}")
     st.caption(f"Pair {escape_md(pair['ext_id'])} (member {int(pair['rank'])}) — select another member above "
                "to open its pair. The judge's explanation:")
@@ -294,7 +281,7 @@ def draw_summary(store, dataset: str, synthetic: bool, judge: str, system: str |
     st.dataframe(summary.categories[CATEGORY_VIEW], hide_index=True, key="sum_categories",
                  column_config=CATEGORY_CONFIG)
     name = f"summary-{judge}" + (f"-{system}" if system else "")
-    _download(summary.categories, dataset, synthetic, name, "sum_dl_categories")
+    download_csv(summary.categories, dataset, synthetic, name, "sum_dl_categories")
     st.divider()
     draw_clusters(store, dataset, synthetic, summary, _view_key(dataset, judge, system, seed, _version()))
 
@@ -325,7 +312,7 @@ def draw_compare(store, dataset: str, synthetic: bool, judge: str, systems: list
                        f"seed {int(head['seed'])}" + (" · synthetic data" if synthetic else ""))
             st.dataframe(part[CATEGORY_VIEW], hide_index=True, key=f"sum_compare_{'ab'[name == b]}",
                          column_config=CATEGORY_CONFIG)
-    _download(table, dataset, synthetic, f"summary-{judge}-{a}-vs-{b}", "sum_dl_compare")
+    download_csv(table, dataset, synthetic, f"summary-{judge}-{a}-vs-{b}", "sum_dl_compare")
 
 
 def main() -> None:
