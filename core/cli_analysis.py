@@ -68,13 +68,13 @@ def cmd_agreement(args) -> int:
 
 def cmd_errortypes(args) -> int:
     from core.analysis import expert_counts, judge_counts
-    from core.errortypes import accuracy_per_category, f1_per_category, mae_per_category
+    from core.errortypes import SIGNIFICANCE_CHOICES, accuracy_per_category, f1_per_category, mae_per_category
 
     store = _store(args)
     jc, ec = judge_counts(store, args.dataset), expert_counts(store, args.dataset)
     if jc.empty:
         raise ValueError(f"no judge on '{args.dataset}' reported per-category counts; run a GREEN-format judge")
-    significant = {"sig": True, "insig": False, "both": None}[args.significance]
+    significant = SIGNIFICANCE_CHOICES[args.significance]
     f1 = f1_per_category(jc, ec, significant=significant)
     mae = mae_per_category(jc, ec, significant=significant)
     acc = accuracy_per_category(jc, ec, significant=significant)

@@ -54,6 +54,10 @@ ALL = "all"
 _SIGNIFICANCE_LABELS = {True: "significant", False: "insignificant", None: "both"}
 
 
+#: The significance choices the CLI and pages offer: "sig" / "insig" / "both" -> the
+#: ``significant`` argument of the functions below (None = significant + insignificant).
+SIGNIFICANCE_CHOICES: dict[str, bool | None] = {"sig": True, "insig": False, "both": None}
+
 def significance_label(significant: bool | None) -> str:
     """``"significant"``, ``"insignificant"`` or ``"both"`` for the selector value."""
     if significant not in _SIGNIFICANCE_LABELS:

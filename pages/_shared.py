@@ -209,3 +209,8 @@ def download_csv(frame: pd.DataFrame, dataset: str | None, synthetic: bool, name
         prefix = f"{dataset}{'-synthetic' if synthetic else ''}-"
     st.download_button("Download CSV", to_safe_csv(out), file_name=f"{prefix}{name}.csv",
                        mime="text/csv", key=key, icon=":material/download:")
+
+
+def is_synthetic(datasets: pd.DataFrame, dataset: str) -> bool:
+    """Whether ``dataset`` (a row of :func:`load_datasets`) is marked synthetic."""
+    return bool(datasets.loc[datasets["name"] == dataset, "synthetic"].any())

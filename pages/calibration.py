@@ -28,6 +28,7 @@ from core.analysis import (
     pair_groups,
 )
 from core.calibration import count_calibration, injected_calibration, reliability
+from core.errortypes import SIGNIFICANCE_CHOICES
 from core.queries import CATEGORY_NAMES
 from core.scores import METRICS
 from pages._shared import (
@@ -37,6 +38,7 @@ from pages._shared import (
     ensure_router,
     escape_md,
     get_store,
+    is_synthetic,
     load_datasets,
     selected_dataset,
     set_url,
@@ -45,7 +47,6 @@ from pages._shared import (
 )
 
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "star", "cross")
-SIGNIFICANCE = {"sig": True, "insig": False, "both": None}
 SIGNIFICANCE_LABELS = {"sig": "clinically significant (Fig. 2)", "insig": "insignificant", "both": "both"}
 ERROR_WORDS = {"sig": "significant errors", "insig": "insignificant errors", "both": "errors (sig. + insig.)"}
 # The score-like metrics (0-1, higher is better) the CLI's reliability view uses.
@@ -76,7 +77,7 @@ def _load_judges(_store, path: str, version: int, dataset: str) -> list[str]:
 def _count_calibration(_store, path: str, version: int, dataset: str, errors: str, lo: int, hi: int,
                        n_boot: int, seed: int) -> pd.DataFrame:
     jc, ec, _ = _load_counts(_store, path, version, dataset)
-    return count_calibration(jc, ec, significant=SIGNIFICANCE[errors], bins=range(lo, hi + 1),
+    return count_calibration(jc, ec, significant=SIGNIFICANCE_CHOICES[errors], bins=range(lo, hi + 1),
                              n_boot=n_boot, seed=seed, groups=pair_groups(_store, dataset))
 
 
@@ -126,7 +127,7 @@ def _seed_state(dataset: str, judges: list[str]) -> None:
         st.session_state["cal_judges"] = wanted or list(judges)
     else:
         st.session_state["cal_judges"] = [j for j in st.session_state["cal_judges"] if j in judges]
-    st.session_state.setdefault("cal_errors", url_value("errors") if url_value("errors") in SIGNIFICANCE else "sig")
+    st.session_state.setdefault("cal_errors", url_value("errors") if url_value("errors") in SIGNIFICANCE_CHOICES else "sig")
     st.session_state.setdefault("cal_range", _range_from_url())
     st.session_state.setdefault("cal_bins", _int_from_url("bins", 5, 2, 10))
     st.session_state.setdefault("cal_n_boot", _int_from_url("n_boot", 1000, 0, 10000))
@@ -362,7 +363,7 @@ def main() -> None:
         st.caption("Import a dataset (or build the demo) to see how judges' counts follow the experts'.")
         return
     datasets = load_datasets(store)
-    synthetic = bool(datasets.loc[datasets["name"] == dataset, "synthetic"].any())
+    synthetic = is_synthetic(datasets, dataset)
     runs = _load_judges(store, str(store.path), _version(), dataset)
     _seed_state(dataset, runs)
 
@@ -372,7 +373,7 @@ def main() -> None:
         chosen = st.multiselect("Judges", runs, key="cal_judges", placeholder="pick judges",
                                 disabled=not runs)
     with mid:
-        errors = st.radio("Errors counted", list(SIGNIFICANCE), key="cal_errors", horizontal=True,
+        errors = st.radio("Errors counted", list(SIGNIFICANCE_CHOICES), key="cal_errors", horizontal=True,
                           format_func=SIGNIFICANCE_LABELS.get)
     with right:
         n_boot = st.number_input("Bootstrap resamples", 0, 10000, step=100, key="cal_n_boot")

@@ -33,6 +33,7 @@ from pages._shared import (
     ensure_router,
     escape_md,
     get_store,
+    is_synthetic,
     load_datasets,
     selected_dataset,
     set_url,
@@ -328,7 +329,7 @@ def main() -> None:
     synthetic = False
     if dataset is not None:
         datasets = load_datasets(store)
-        synthetic = bool(datasets.loc[datasets["name"] == dataset, "synthetic"].any())
+        synthetic = is_synthetic(datasets, dataset)
     ensembles_tab, simulator_tab = st.tabs(["Ensembles (VERT Table 5)", "Metric simulator (VERT App. B)"])
     # The simulator first: it needs no data, so it stays responsive while ensembles are fitted.
     with simulator_tab:

@@ -16,7 +16,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.analysis import expert_counts, judge_counts, judge_runs
-from core.errortypes import ALL, accuracy_per_category, f1_per_category, mae_per_category
+from core.errortypes import (
+    ALL,
+    SIGNIFICANCE_CHOICES,
+    accuracy_per_category,
+    f1_per_category,
+    mae_per_category,
+)
 from core.queries import CATEGORY_NAMES
 from core.scores import CATEGORIES
 from pages._shared import (
@@ -26,6 +32,7 @@ from pages._shared import (
     ensure_router,
     escape_md,
     get_store,
+    is_synthetic,
     load_datasets,
     selected_dataset,
     set_url,
@@ -34,7 +41,6 @@ from pages._shared import (
 )
 
 PATTERNS = ("", "/", ".", "x", "-", "\\", "+", "|")
-SIGNIFICANCE = {"sig": True, "insig": False, "both": None}
 SIGNIFICANCE_LABELS = {"sig": "clinically significant", "insig": "insignificant", "both": "both"}
 MEASURES = {"f1": "F1", "precision": "Precision", "recall": "Recall"}
 SHORT_NAMES = {"a": "false finding", "b": "missing finding", "c": "location", "d": "severity",
@@ -67,7 +73,7 @@ def _load_judges(_store, path: str, version: int, dataset: str) -> list[str]:
 @st.cache_data(max_entries=16, show_spinner=False)
 def _tables(_store, path: str, version: int, dataset: str, errors: str):
     jc, ec = _load_counts(_store, path, version, dataset)
-    significant = SIGNIFICANCE[errors]
+    significant = SIGNIFICANCE_CHOICES[errors]
     return (f1_per_category(jc, ec, significant=significant), mae_per_category(jc, ec, significant=significant),
             accuracy_per_category(jc, ec, significant=significant))
 
@@ -83,7 +89,7 @@ def _seed_state(dataset: str, judges: list[str]) -> None:
         st.session_state["et_judges"] = wanted or list(judges)
     else:
         st.session_state["et_judges"] = [j for j in st.session_state["et_judges"] if j in judges]
-    st.session_state.setdefault("et_errors", url_value("errors") if url_value("errors") in SIGNIFICANCE else "sig")
+    st.session_state.setdefault("et_errors", url_value("errors") if url_value("errors") in SIGNIFICANCE_CHOICES else "sig")
     st.session_state.setdefault("et_measure", url_value("measure") if url_value("measure") in MEASURES else "f1")
 
 
@@ -171,7 +177,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     with left:
         chosen = st.multiselect("Judges", judges, key="et_judges", placeholder="pick judges")
     with mid:
-        errors = st.radio("Errors", list(SIGNIFICANCE), key="et_errors", horizontal=True,
+        errors = st.radio("Errors", list(SIGNIFICANCE_CHOICES), key="et_errors", horizontal=True,
                           format_func=SIGNIFICANCE_LABELS.get)
     with right:
         measure = st.radio("Bar height", list(MEASURES), key="et_measure", horizontal=True,
@@ -245,7 +251,7 @@ def main() -> None:
     st.caption("Which kinds of error each judge finds, against the experts' counts per category "
                "(" + "; ".join(f"({c}) {CATEGORY_NAMES[c]}" for c in CATEGORIES) + ").")
     datasets = load_datasets(store)
-    synthetic = bool(datasets.loc[datasets["name"] == dataset, "synthetic"].any())
+    synthetic = is_synthetic(datasets, dataset)
     draw(store, dataset, synthetic, _load_judges(store, str(store.path), _version(), dataset))
 
 

@@ -29,6 +29,7 @@ from pages._shared import (
     ensure_router,
     escape_md,
     get_store,
+    is_synthetic,
     load_datasets,
     selected_dataset,
     set_url,
@@ -326,7 +327,7 @@ def main() -> None:
     st.caption("What a judge writes about the errors it finds, clustered per category as in GREEN's "
                "summary (Sec. 3.3, Fig. 4): how often each kind occurs, and its typical explanations.")
     datasets = load_datasets(store)
-    synthetic = bool(datasets.loc[datasets["name"] == dataset, "synthetic"].any())
+    synthetic = is_synthetic(datasets, dataset)
     _, _, scores, runs = _inputs(store, str(store.path), _version(), dataset)
     if not runs:
         st.info(f"No judge runs on this dataset yet — {RUN_HINT.format(d=dataset)}.", icon=":material/info:")
