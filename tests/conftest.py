@@ -94,3 +94,10 @@ def app_test(use_store, monkeypatch: pytest.MonkeyPatch):
         return at
 
     return _make
+
+
+@pytest.fixture
+def no_models(monkeypatch: pytest.MonkeyPatch):
+    """No model configured: the pages offer only the offline judges."""
+    for var in ("RADJUDGE_MODELS", "RADJUDGE_API_BASE", "RADJUDGE_LOCAL_ONLY"):
+        monkeypatch.delenv(var, raising=False)

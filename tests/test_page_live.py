@@ -15,12 +15,6 @@ CANDIDATE = "FINDINGS: Small right pleural effusion. Small pneumothorax. Heart i
 HOSTILE = "<script>alert('x')</script> <img src=x onerror=alert(1)> Small pneumothorax."
 
 
-@pytest.fixture
-def no_models(monkeypatch):
-    for var in ("RADJUDGE_MODELS", "RADJUDGE_API_BASE", "RADJUDGE_LOCAL_ONLY"):
-        monkeypatch.delenv(var, raising=False)
-
-
 def _assert_ok(at) -> None:
     assert not at.exception, [e.value for e in at.exception]
 

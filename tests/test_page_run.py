@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from core import analysis
 from core.store import Store
 from tests.fake_openai import FakeOpenAI
 
 MODEL = "openai/fake-judge"
-
-
-@pytest.fixture
-def no_models(monkeypatch):
-    for var in ("RADJUDGE_MODELS", "RADJUDGE_API_BASE", "RADJUDGE_LOCAL_ONLY"):
-        monkeypatch.delenv(var, raising=False)
 
 
 def _assert_ok(at) -> None:
