@@ -279,6 +279,12 @@ def cmd_parse(args) -> int:
     return 0
 
 
+# One line per feature module holding CLI subcommands (see build_parser).
+COMMAND_MODULES = (
+    "core.cli_analysis",
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m core",
@@ -406,9 +412,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("trash", cmd_trash, "list deleted datasets; --purge BATCH|all deletes them for good")
     p.add_argument("--purge", metavar="BATCH", help="a batch id, or `all`")
 
-    from core.cli_analysis import add_commands
+    # Feature modules register their own subcommands: each has add_commands(add).
+    import importlib
 
-    add_commands(add)
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).add_commands(add)
 
     p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
     p.add_argument("file", nargs="?", default="-")
