@@ -1,0 +1,243 @@
+"""Store integrity check and Parquet export (``python -m core check-store`` / ``export-store``).
+
+:func:`check_store` opens the file read-only (it never writes) and verifies:
+
+- DuckDB opens it and every table of the schema is there;
+- the schema version is this RadJudge's (migrations 1..n, no gaps);
+- primary keys are unique (DuckDB enforces them; a damaged file might not);
+- no orphan rows (pairs without their dataset, annotations without their pair,
+  outputs without their run or pair, metric values and error texts without
+  their output);
+- every closed run's counters (``n_ok``, ``n_failed``) equal a recount of its
+  outputs. A run still marked ``running`` is listed as a note: it is either
+  running now or was killed, and a re-run finishes it.
+
+:func:`export_store` writes one Parquet file per table plus ``manifest.json``
+(row counts, SHA-256 of each file, schema and data version) from one read-only
+snapshot, into a fresh folder that appears only when complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from core.store import Store, StoreError, latest_schema_version
+
+__all__ = ["IntegrityReport", "check_store", "export_store", "EXPORT_FORMAT"]
+
+EXPORT_FORMAT = "radjudge-parquet-export/1"
+
+#: Tables every store holds, with their primary key columns (None: no key).
+TABLES: dict[str, tuple[str, ...] | None] = {
+    "schema_version": ("version",),
+    "store_meta": ("key",),
+    "datasets": ("name",),
+    "pairs": ("pair_id",),
+    "annotations": None,
+    "judge_runs": ("run_id",),
+    "judge_outputs": ("run_id", "pair_id"),
+    "judge_errors": None,
+    "metric_values": ("run_id", "pair_id", "metric"),
+}
+
+# (what, SQL counting the offending rows). Fixed text only: nothing here is built from data.
+_ORPHANS: tuple[tuple[str, str], ...] = (
+    ("pairs without their dataset",
+     "SELECT count(*) FROM pairs p ANTI JOIN datasets d ON d.name = p.dataset"),
+    ("annotations without their pair",
+     "SELECT count(*) FROM annotations a ANTI JOIN pairs p ON p.pair_id = a.pair_id"),
+    ("judge runs without their dataset",
+     "SELECT count(*) FROM judge_runs r ANTI JOIN datasets d ON d.name = r.dataset"),
+    ("judge outputs without their run",
+     "SELECT count(*) FROM judge_outputs o ANTI JOIN judge_runs r ON r.run_id = o.run_id"),
+    ("judge outputs without their pair",
+     "SELECT count(*) FROM judge_outputs o ANTI JOIN pairs p ON p.pair_id = o.pair_id"),
+    ("metric values without their output",
+     "SELECT count(*) FROM metric_values m ANTI JOIN judge_outputs o "
+     "ON o.run_id = m.run_id AND o.pair_id = m.pair_id"),
+    ("error texts without their output",
+     "SELECT count(*) FROM judge_errors e ANTI JOIN judge_outputs o "
+     "ON o.run_id = e.run_id AND o.pair_id = e.pair_id"),
+    ("metric values of a failed call",
+     "SELECT count(*) FROM metric_values m JOIN judge_outputs o "
+     "ON o.run_id = m.run_id AND o.pair_id = m.pair_id WHERE o.error IS NOT NULL"),
+)
+
+# Closed runs whose counters disagree with a recount of their outputs. Imported runs count a
+# failed parse as a failure (core/importers.py); every other kind counts failed calls.
+_COUNTERS = (
+    "SELECT r.run_id, r.status, r.n_ok, r.n_failed, coalesce(c.ok, 0), coalesce(c.failed, 0) "
+    "FROM judge_runs r LEFT JOIN ("
+    "  SELECT o.run_id,"
+    "    count(*) FILTER (WHERE CASE WHEN k.judge_kind = 'imported' THEN o.parse_status IS DISTINCT FROM 'failed'"
+    "                           ELSE o.error IS NULL END) AS ok,"
+    "    count(*) FILTER (WHERE NOT CASE WHEN k.judge_kind = 'imported' "
+    "                               THEN o.parse_status IS DISTINCT FROM 'failed'"
+    "                               ELSE o.error IS NULL END) AS failed"
+    "  FROM judge_outputs o JOIN judge_runs k USING (run_id) GROUP BY o.run_id) c USING (run_id) "
+    "WHERE r.status <> 'running' AND (r.n_ok <> coalesce(c.ok, 0) OR r.n_failed <> coalesce(c.failed, 0)) "
+    "ORDER BY r.run_id LIMIT 20"
+)
+
+
+@dataclass
+class IntegrityReport:
+    path: str
+    ok: bool = True
+    schema_version: int | None = None
+    data_version: int | None = None
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def problem(self, text: str) -> None:
+        self.ok = False
+        self.problems.append(text)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def check_store(path: str | os.PathLike) -> IntegrityReport:
+    """Verify the store file at ``path`` (read-only; see the module docstring)."""
+    t0 = time.monotonic()
+    path = Path(path)
+    report = IntegrityReport(path=str(path))
+    if not path.exists():
+        report.problem(f"store {path} does not exist")
+        return report
+    try:
+        conn = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        report.problem(f"DuckDB cannot open {path}: {exc}")
+        return report
+    try:
+        _check(conn, report)
+    except duckdb.Error as exc:
+        report.problem(f"query failed while checking: {exc}")
+    finally:
+        conn.close()
+    report.seconds = round(time.monotonic() - t0, 3)
+    return report
+
+
+def _check(conn, report: IntegrityReport) -> None:
+    present = {r[0] for r in conn.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+    missing = [t for t in TABLES if t not in present]
+    if missing:
+        report.problem(f"tables missing: {', '.join(missing)}")
+        return
+    versions = [r[0] for r in conn.execute("SELECT version FROM schema_version ORDER BY version").fetchall()]
+    report.schema_version = max(versions) if versions else 0
+    latest = latest_schema_version()
+    if versions != list(range(1, len(versions) + 1)):
+        report.problem(f"schema_version rows are not 1..n: {versions}")
+    if report.schema_version != latest:
+        report.problem(f"schema v{report.schema_version}, this RadJudge expects v{latest}")
+    raw_version = conn.execute("SELECT value FROM store_meta WHERE key = 'data_version'").fetchone()
+    try:
+        report.data_version = int(raw_version[0]) if raw_version else None
+    except ValueError:
+        report.data_version = None
+    if report.data_version is None:
+        report.problem(f"store_meta.data_version is missing or not a number: {raw_version!r}")
+    for table, key in TABLES.items():
+        report.rows[table] = conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]  # fixed names
+        if key:
+            cols = ", ".join(key)
+            dupes = conn.execute(
+                f'SELECT count(*) FROM (SELECT {cols} FROM "{table}" GROUP BY {cols} HAVING count(*) > 1)'
+            ).fetchone()[0]
+            if dupes:
+                report.problem(f"{table}: {dupes} duplicated primary key(s) ({cols})")
+    dupes = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM annotations GROUP BY pair_id, annotator, field, category, "
+        "significant HAVING count(*) > 1)").fetchone()[0]
+    if dupes:
+        report.problem(f"annotations: {dupes} key(s) stored more than once")
+    for what, sql in _ORPHANS:
+        n = conn.execute(sql).fetchone()[0]
+        if n:
+            report.problem(f"{n} {what}")
+    for run_id, status, n_ok, n_failed, ok, failed in conn.execute(_COUNTERS).fetchall():
+        report.problem(f"run {run_id} ({status}): counters say {n_ok} ok / {n_failed} failed, "
+                       f"its outputs say {ok} / {failed}")
+    running = [r[0] for r in conn.execute(
+        "SELECT run_id FROM judge_runs WHERE status = 'running' ORDER BY run_id").fetchall()]
+    if running:
+        report.notes.append(f"{len(running)} run(s) marked running (in progress, or killed: a re-run "
+                            f"finishes them): {', '.join(running[:10])}")
+
+
+# -- export ----------------------------------------------------------------------------------
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def export_store(store: Store, out: str | os.PathLike) -> dict:
+    """Write every table of ``store`` as ``OUT/<table>.parquet`` plus ``OUT/manifest.json``.
+
+    One read-only connection: the files are one consistent snapshot (a writer
+    cannot commit while it is open). ``out`` must not exist or be empty; the
+    files are written to ``OUT.partial`` and renamed when all are complete,
+    so an interrupted export leaves no half folder under the final name.
+    Returns the manifest.
+    """
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise StoreError(f"{out} exists and is not an empty folder; choose a new folder")
+    partial = out.with_name(out.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    tables: dict[str, dict] = {}
+    try:
+        with store.read() as conn:
+            names = [r[0] for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+                "AND table_type = 'BASE TABLE' ORDER BY table_name").fetchall()]
+            schema = _schema_version_of(conn)
+            data_version = conn.execute("SELECT value FROM store_meta WHERE key = 'data_version'").fetchone()[0]
+            for name in names:
+                target = partial / f"{name}.parquet"
+                quoted = '"' + name.replace('"', '""') + '"'
+                rows = conn.execute(f"SELECT count(*) FROM {quoted}").fetchone()[0]
+                conn.execute(f"COPY (SELECT * FROM {quoted}) TO {_sql_string(str(target))} "
+                             "(FORMAT parquet, COMPRESSION zstd)")
+                tables[name] = {"file": target.name, "rows": int(rows), "bytes": target.stat().st_size,
+                                "sha256": _sha256(target)}
+        manifest = {"format": EXPORT_FORMAT, "source": store.path.name, "schema_version": schema,
+                    "data_version": int(data_version),
+                    "exported_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "tables": tables}
+        (partial / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        if out.exists():
+            out.rmdir()  # empty, checked above
+        partial.rename(out)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _schema_version_of(conn) -> int:
+    return int(conn.execute("SELECT max(version) FROM schema_version").fetchone()[0] or 0)
