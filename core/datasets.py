@@ -2,7 +2,8 @@
 
 :func:`delete_dataset` moves every row that belongs to a dataset - the
 dataset itself, its pairs and their annotations, its judge runs with their
-outputs, parsed errors and metric values - into the ``trash_*`` tables
+outputs, parsed errors and metric values, its rating queues and its pairs'
+clinician ratings and adjudications - into the ``trash_*`` tables
 (migration 002) under one batch id, in one transaction: either all of it
 moves, or nothing does. :func:`restore_dataset` moves a batch back, again in
 one transaction, and refuses when a dataset of that name exists again (the
@@ -28,7 +29,7 @@ __all__ = ["TABLES", "TrashRecord", "delete_dataset", "list_trash", "purge_trash
 
 #: Tables a dataset's rows live in, parents first (restore order; deletion runs in reverse).
 TABLES: tuple[str, ...] = ("datasets", "pairs", "annotations", "judge_runs", "judge_outputs", "judge_errors",
-                           "metric_values")
+                           "metric_values", "rating_queues", "rating_queue_pairs", "ratings", "adjudications")
 
 _PAIRS_OF = "SELECT pair_id FROM pairs WHERE dataset = ?"
 _RUNS_OF = "SELECT run_id FROM judge_runs WHERE dataset = ?"
@@ -43,6 +44,11 @@ _ROWS_OF: dict[str, str] = {
     "judge_outputs": f"run_id IN ({_RUNS_OF}) OR pair_id IN ({_PAIRS_OF})",
     "judge_errors": f"run_id IN ({_RUNS_OF}) OR pair_id IN ({_PAIRS_OF})",
     "metric_values": f"run_id IN ({_RUNS_OF}) OR pair_id IN ({_PAIRS_OF})",
+    # Clinician ratings (migration 003, core/ratings.py): the dataset's queues and its pairs' ratings.
+    "rating_queues": "dataset = ?",
+    "rating_queue_pairs": f"queue_id IN (SELECT queue_id FROM rating_queues WHERE dataset = ?) OR pair_id IN ({_PAIRS_OF})",
+    "ratings": f"pair_id IN ({_PAIRS_OF})",
+    "adjudications": f"pair_id IN ({_PAIRS_OF})",
 }
 
 

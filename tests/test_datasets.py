@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from core import ratings
 from core.datasets import TABLES, delete_dataset, list_trash, purge_trash, restore_dataset
 from core.demo import build_demo
 from core.judges import run_judge
@@ -28,6 +29,10 @@ ROWS = {
     "judge_outputs": ("SELECT o.* FROM {t} o JOIN judge_runs r USING (run_id) WHERE r.dataset = ?", 1),
     "judge_errors": ("SELECT x.* FROM {t} x JOIN judge_runs r USING (run_id) WHERE r.dataset = ?", 1),
     "metric_values": ("SELECT m.* FROM {t} m JOIN judge_runs r USING (run_id) WHERE r.dataset = ?", 1),
+    "rating_queues": ("SELECT * FROM {t} WHERE dataset = ?", 1),
+    "rating_queue_pairs": ("SELECT x.* FROM {t} x JOIN rating_queues q USING (queue_id) WHERE q.dataset = ?", 1),
+    "ratings": ("SELECT x.* FROM {t} x JOIN pairs p USING (pair_id) WHERE p.dataset = ?", 1),
+    "adjudications": ("SELECT x.* FROM {t} x JOIN pairs p USING (pair_id) WHERE p.dataset = ?", 1),
 }
 
 
@@ -51,6 +56,11 @@ def judged_store(demo_store: Store, tmp_path_factory) -> Store:
     run_judge(store, dataset="demo", judge="rules")
     build_demo(store, n_pairs=12, seed=5, dataset="other")
     run_judge(store, dataset="other", judge="rules")
+    for dataset in ("demo", "other"):  # clinician ratings (core/ratings.py) travel with their dataset too
+        queue = ratings.create_queue(store, dataset, "q", "sample", n=3, seed=1)
+        first = ratings.queue_pair_ids(store, queue)[0]
+        ratings.save_rating(store, first, "dr a", score=4, counts={"sig_a": 1}, queue_id=queue)
+        ratings.adjudicate(store, first, "score", 4, "dr c")
     return store
 
 
