@@ -55,7 +55,7 @@ def _print(obj, as_json: bool) -> None:
 def cmd_demo(args) -> int:
     from core.demo import build_demo
 
-    report = build_demo(_store(args), n_pairs=args.pairs, seed=args.seed, progress=_Progress(True))
+    report = build_demo(_store(args), n_pairs=args.pairs, seed=args.seed, progress=_Progress(True), review=True)
     _print(report.to_json() | {"seed": args.seed}, args.json)
     return 0
 

@@ -27,11 +27,12 @@ DEFAULT_SEED = 7
 
 
 def build_demo(store: Store, n_pairs: int = DEFAULT_PAIRS, seed: int = DEFAULT_SEED,
-               progress: Progress | None = None, dataset: str = DEMO_DATASET) -> ImportReport:
+               progress: Progress | None = None, dataset: str = DEMO_DATASET, review: bool = False) -> ImportReport:
     """Generate the seeded demo corpus and store it as a synthetic dataset.
 
     Re-running with the same ``n_pairs`` and ``seed`` adds nothing. The seed
-    and size are recorded in the dataset's ``version`` field.
+    and size are recorded in the dataset's ``version`` field. ``review``: also
+    build ``demo-review`` (same seed), as ``python -m core demo`` does.
     """
     from core.synth import generate_demo  # the generator is only needed here
 
@@ -63,5 +64,9 @@ def build_demo(store: Store, n_pairs: int = DEFAULT_PAIRS, seed: int = DEFAULT_S
             [json.dumps({"generator": "core.synth", "seed": seed, "n_pairs": n_pairs}),
              "Synthetic demo corpus: errors injected by construction, two simulated annotators.", dataset],
         )
+    if review:  # also the report-edit review demo, dataset demo-review (core/review/demo.py)
+        from core.review.demo import build_review_demo
+
+        build_review_demo(store, seed=seed)
     _tick(progress, 4, 4, "done")
     return ImportReport(dataset=dataset, rows=len(pairs), added=added, skipped=len(pairs) - added)

@@ -11,6 +11,12 @@ OFFLINE_JUDGES = ("rules", "lexical")
 
 def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kwargs):
     """Run ``judge`` on ``dataset``; returns a RunSummary (see core.judges.llm)."""
+    from core.review.data import REVIEW_KIND, dataset_kind
+
+    if dataset_kind(store, dataset) == REVIEW_KIND:  # edit review (RADAR): its own prompt and baseline
+        from core.review.judge import run_review_judge
+
+        return run_review_judge(store, dataset=dataset, judge=judge, prompt_id=prompt_id, **kwargs)
     if judge == "lexical":
         from core.judges import lexical
         from core.judges.offline import run_offline_judge
