@@ -284,6 +284,7 @@ COMMAND_MODULES = (
     "core.cli_analysis",
     "core.cli_ops",
     "core.cli_ratings",
+    "core.cli_review",
 )
 
 
