@@ -39,6 +39,7 @@ PAGES = [
     st.Page("pages/live.py", title="Live scoring"),
     st.Page("pages/calibration.py", title="Calibration"),
     st.Page("pages/errortypes.py", title="Error types"),
+    st.Page("pages/review.py", title="Edit review"),
     st.Page("pages/summaries.py", title="Summaries"),
     st.Page("pages/ensembles.py", title="Ensembles & simulator"),
     st.Page("pages/share.py", title="Share"),

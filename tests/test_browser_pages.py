@@ -31,6 +31,7 @@ PAGES = {  # url path -> title shown on the page
     "live": "Live scoring",
     "calibration": "Calibration",
     "errortypes": "Error types",
+    "review": "Edit review",
     "summaries": "Summaries",
     "ensembles": "Ensembles & simulator",
     "share": "Share",
