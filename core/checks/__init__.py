@@ -1,0 +1,15 @@
+"""Deterministic report checks and conservative scoring (LAIas Bench, ``seeds/laias-bench.txt``).
+
+- :mod:`core.checks.locale` (+ ``pack_en_us``, ``pack_pt_br``): locale packs, data only.
+- :mod:`core.checks.registry`, :mod:`core.checks.rules`: the checks (id, dimension, severity, message).
+- :mod:`core.checks.scoring`: per-dimension 1-5 scores with caps, weighted overall, verdicts, dual phase.
+- :mod:`core.checks.adversarial`: the LLM phase (judge prompt, parser, run through the LLM runner).
+- :mod:`core.checks.store`: a dataset's checks as a judge run (kind ``checks``), and reading results back.
+- :mod:`core.checks.report`: the HTML report section.
+"""
+
+from core.checks.locale import get_locale, locales, register_locale
+from core.checks.rules import evaluate_pair
+from core.checks.scoring import score_case
+
+__all__ = ["evaluate_pair", "get_locale", "locales", "register_locale", "score_case"]
