@@ -32,6 +32,10 @@ def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kw
         raise ValueError(f"no distilled scorer named '{judge.split(':', 1)[1]}' (distillation is not built yet)")
     if not judge or judge.strip() != judge:
         raise ValueError(f"judge name {judge!r} is not valid; use rules, lexical, distilled:NAME or a model")
+    if prompt_id == "laias_judge":  # LAIas Bench adversarial phase: its own messages (core/checks/adversarial.py)
+        from core.checks.adversarial import run_laias_judge
+
+        return run_laias_judge(store, dataset=dataset, model=judge, **kwargs)
     from core.judges.llm import run_llm_judge
 
     return run_llm_judge(store, dataset=dataset, model=judge, prompt_id=prompt_id, **kwargs)
