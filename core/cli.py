@@ -282,6 +282,7 @@ def cmd_parse(args) -> int:
 # One line per feature module holding CLI subcommands (see build_parser).
 COMMAND_MODULES = (
     "core.cli_analysis",
+    "core.cli_checks",
     "core.cli_ops",
     "core.cli_ratings",
     "core.cli_review",

@@ -107,7 +107,7 @@ def systems_leaderboard(store: Store, dataset: str, *, split: str | None = None,
     values = values[values["system"].notna()]
     version = _dataset_version(store, dataset)
     rows = []
-    for run in runs.to_dict("records"):
+    for run in runs.astype(object).where(runs.notna(), None).to_dict("records"):
         mine = values[values["run_id"] == run["run_id"]]
         available = set(mine["metric"])
         chosen = metric if metric is not None else next((m for m in PRIMARY_METRICS if m in available), None)
@@ -148,7 +148,8 @@ def judges_leaderboard(store: Store, dataset: str, *, target: str = "score", spl
     Only the headline metrics (:data:`core.scores.METRICS`, ``laias_overall`` and
     ``laias_adv_overall``)
     take part. Columns: the key, group, rank, group_size, run_id, judge,
-    metric, n, tau, tau_oriented, ci_low, ci_high, p, sign_ok, too_few, seed, n_boot.
+    metric, n, tau, tau_oriented, ci_low, ci_high (the CI of tau_oriented), p, sign_ok,
+    too_few, seed, n_boot.
     """
     from core.stats import correlate
 
@@ -162,6 +163,9 @@ def judges_leaderboard(store: Store, dataset: str, *, target: str = "score", spl
                       target_name=target)
     sets = {k: stable_hash("pairs", *sorted(g["pair_id"]), length=12)
             for k, g in frame.dropna(subset=["value", "target"]).groupby(["run_id", "metric"])}
+    sign = table["expected_sign"].astype(float)
+    low, high = sign * table["ci_low"], sign * table["ci_high"]
+    table["ci_low"], table["ci_high"] = low.where(sign > 0, high), high.where(sign > 0, low)  # oriented, like tau
     table["pair_set"] = [sets.get((r, m), "") for r, m in zip(table["run_id"], table["metric"], strict=True)]
     table["dataset_version"] = _dataset_version(store, dataset)
     table["split"] = split or "all"
