@@ -709,7 +709,10 @@ def build_report(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 
     data = collect(store, dataset, n_boot=n_boot, seed=seed, min_n=min_n)
     command = command or (f"core.report.build_report(store, {dataset!r}, n_boot={n_boot}, seed={seed}, "
                           f"min_n={min_n})")
-    return render(data, command=command, generated_at=generated_at, include_excerpts=include_excerpts)
+    text = render(data, command=command, generated_at=generated_at, include_excerpts=include_excerpts)
+    from core.review.report import with_review_section  # edit_review datasets: the RADAR tables
+
+    return with_review_section(store, dataset, text)
 
 
 def write_report(store: Store, dataset: str, out: str | Path, **kwargs) -> dict:
