@@ -40,6 +40,7 @@ PAGES = [
     st.Page("pages/calibration.py", title="Calibration"),
     st.Page("pages/errortypes.py", title="Error types"),
     st.Page("pages/review.py", title="Edit review"),
+    st.Page("pages/checks.py", title="Checks & leaderboards"),
     st.Page("pages/summaries.py", title="Summaries"),
     st.Page("pages/ensembles.py", title="Ensembles & simulator"),
     st.Page("pages/share.py", title="Share"),

@@ -32,6 +32,7 @@ PAGES = {  # url path -> title shown on the page
     "calibration": "Calibration",
     "errortypes": "Error types",
     "review": "Edit review",
+    "checks": "Checks & leaderboards",
     "summaries": "Summaries",
     "ensembles": "Ensembles & simulator",
     "share": "Share",

@@ -1,0 +1,63 @@
+"""The Checks & leaderboards page through AppTest, on a private copy of the demo store.
+
+Every number checked on the page is recomputed here with the core function the
+page calls (as ``python -m core checks`` / ``leaderboard`` do).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from core.checks.store import case_results, checks_spec, failing_checks, verdict_counts
+from core.judges import run_judge
+from core.leaderboard import systems_leaderboard
+
+PAGE = "pages/checks.py"
+
+
+def _open(app_test, store, params=None):
+    at = app_test(store, params)
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _frames(at, *columns) -> list[pd.DataFrame]:
+    """The page's tables that have all these columns (AppTest does not expose dataframe keys)."""
+    return [d.value for d in at.dataframe if set(columns) <= set(d.value.columns)]
+
+
+def test_empty_state_runs_the_checks_then_shows_scores_verdicts_and_failures(app_test, demo_store_copy):
+    at = _open(app_test, demo_store_copy)
+    assert any("No en-US checks" in i.value for i in at.info)
+    at.button(key="chk_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+    run_id = checks_spec("demo", "en-US").run_id()
+    cases = case_results(demo_store_copy, "demo", run_id)
+    assert len(cases) == 120 and cases["degraded"].all()
+    assert at.metric[0].value == "120"
+    (verdicts,) = _frames(at, "verdict", "share")
+    expected = verdict_counts(cases)
+    assert verdicts["n"].tolist() == expected["n"].tolist()
+    assert verdicts.loc[verdicts["verdict"] == "PASS", "n"].iloc[0] == 0  # degraded: PARTIAL at best
+    (failing,) = _frames(at, "check_id", "n_checked")
+    assert failing["check_id"].tolist() == failing_checks(demo_store_copy, run_id)["check_id"].tolist()
+    assert any("degraded" in c.value for c in at.caption)
+    assert at.query_params["locale"] == "en-US"
+
+
+def test_locale_and_board_come_from_the_url_and_systems_are_ranked_within_groups(app_test, demo_store_copy):
+    run_judge(demo_store_copy, dataset="demo", judge="rules")
+    at = _open(app_test, demo_store_copy, {"locale": "pt-BR", "board": "systems"})
+    assert at.selectbox(key="chk_locale").value == "pt-BR"
+    assert any("No pt-BR checks" in i.value for i in at.info)
+    assert at.radio(key="chk_board").value == "systems"
+    board = systems_leaderboard(demo_store_copy, "demo")
+    groups = list(dict.fromkeys(board["group"]))
+    assert len(groups) == 1  # only the rules run so far
+    (shown,) = _frames(at, "system", "strict_pass_rate")
+    assert shown["system"].tolist() == board["system"].tolist()
+    assert shown["rank"].tolist() == [1, 2, 3, 4]
