@@ -37,6 +37,8 @@ _CONTENTION = (
     "different configuration",
     "database is locked",
 )
+# Substrings of DuckDB errors that mean "the disk refused the write" (full, or a size limit).
+_WRITE_FAILED = ("no space left", "file too large", "could not write", "disk quota")
 
 # One lock per store file and process: writes from threads of one process
 # (Streamlit sessions, runner workers) queue here instead of racing DuckDB.
@@ -199,6 +201,9 @@ class Store:
                 text = str(exc)
                 if "read-only" in text.lower() or "permission" in text.lower():
                     raise StoreError(f"store {self.path} is not writable: {text}") from exc
+                if any(s in text.lower() for s in _WRITE_FAILED):  # disk full, file size limit
+                    raise StoreError(f"could not write store {self.path}; nothing from this operation "
+                                     f"was saved (free disk space and try again): {text}") from exc
                 raise
             finally:
                 conn.close()

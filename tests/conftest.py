@@ -101,3 +101,63 @@ def no_models(monkeypatch: pytest.MonkeyPatch):
     """No model configured: the pages offer only the offline judges."""
     for var in ("RADJUDGE_MODELS", "RADJUDGE_API_BASE", "RADJUDGE_LOCAL_ONLY"):
         monkeypatch.delenv(var, raising=False)
+
+
+# -- outbound network guard ---------------------------------------------------------------------
+# Every test runs with connections to anything but loopback refused (and names other than
+# localhost unresolvable), so the suite's default paths prove that nothing reaches the network
+# without an explicit run against a configured endpoint. Subprocesses started by tests are not
+# covered (they get their own interpreter); their endpoints are loopback servers by construction.
+
+
+class OutboundConnectionBlocked(ConnectionRefusedError):
+    """A test tried to reach a non-loopback address."""
+
+
+def _loopback_address(address) -> bool:
+    import ipaddress
+
+    if not isinstance(address, tuple) or not address:
+        return True  # AF_UNIX paths and other non-IP families stay on this machine
+    host = str(address[0]).split("%")[0]
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost
+
+
+@pytest.fixture(scope="session", autouse=True)
+def block_outbound_network():
+    import socket
+
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+    real_getaddrinfo = socket.getaddrinfo
+
+    def connect(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not _loopback_address(address):
+            raise OutboundConnectionBlocked(f"test network guard: outbound connection to {address!r} blocked")
+        return real_connect(self, address)
+
+    def connect_ex(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not _loopback_address(address):
+            raise OutboundConnectionBlocked(f"test network guard: outbound connection to {address!r} blocked")
+        return real_connect_ex(self, address)
+
+    def getaddrinfo(host, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else host
+        if name is not None and not _loopback_address((name,)):
+            import ipaddress
+
+            try:
+                ipaddress.ip_address(str(name).split("%")[0])  # an address literal needs no lookup
+            except ValueError:
+                raise socket.gaierror(socket.EAI_NONAME, f"test network guard: no DNS for {name!r}") from None
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(socket.socket, "connect", connect)
+        mp.setattr(socket.socket, "connect_ex", connect_ex)
+        mp.setattr(socket, "getaddrinfo", getaddrinfo)
+        yield

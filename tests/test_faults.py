@@ -1,0 +1,278 @@
+"""Fault injection: killed runs, concurrent writers and readers, a vanishing server, a full or
+read-only disk. Real DuckDB files, real processes, a real loopback HTTP server; after every
+scenario the store passes ``check_store`` (core/integrity.py).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from core.importers import PairColumns, import_pairs
+from core.integrity import check_store
+from core.judges.llm import run_llm_judge
+from core.store import Store
+from tests.fake_openai import FakeOpenAI
+
+pytestmark = pytest.mark.faults
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "openai/fake-judge"
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))
+
+
+def make_store(path: Path, n: int, markers: dict[int, str] | None = None, dataset: str = "d") -> Store:
+    store = Store(path)
+    markers = markers or {}
+    df = pd.DataFrame({
+        "id": [f"p{i:03d}" for i in range(n)],
+        "ref": [f"Reference report {i}. Small left pleural effusion." for i in range(n)],
+        "cand": [f"Candidate report {i}. {markers.get(i, '')} Effusion on the right." for i in range(n)],
+    })
+    import_pairs(store, df, dataset=dataset, columns=PairColumns("id", "ref", "cand"), name="x.csv")
+    return store
+
+
+def assert_intact(path: Path, allow_running: bool = False) -> None:
+    report = check_store(path)
+    assert report.ok, report.problems
+    if not allow_running:
+        assert not report.notes, report.notes
+
+
+def judge_cmd(store: Store, url: str, model: str = MODEL, concurrency: int = 4, prompt: str = "green") -> list:
+    return [sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "d", "--judge", model,
+            "--prompt", prompt, "--api-base", url, "--concurrency", str(concurrency), "--max-retries", "1",
+            "--json"]
+
+
+def per_pair(store: Store) -> pd.DataFrame:
+    return store.query_df("SELECT p.ext_id, count(o.pair_id) AS n, any_value(o.error) AS error "
+                          "FROM pairs p LEFT JOIN judge_outputs o USING (pair_id) GROUP BY p.ext_id ORDER BY 1")
+
+
+# -- the integrity check itself can fail ------------------------------------------------------
+
+
+def test_check_store_finds_orphans_bad_counters_and_unreadable_files(tmp_path):
+    store = make_store(tmp_path / "s.duckdb", 6)
+    with FakeOpenAI() as server:
+        run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url)
+    assert_intact(store.path)
+    con = duckdb.connect(str(store.path))
+    con.execute("INSERT INTO metric_values VALUES ('nope', 'nope', 'green', 1.0)")
+    con.execute("INSERT INTO annotations (pair_id, annotator, field, value) VALUES ('ghost', 'e', 'score', 1)")
+    con.execute("UPDATE judge_runs SET n_ok = n_ok + 1")
+    con.execute("DELETE FROM schema_version WHERE version = 1")
+    con.close()
+    report = check_store(store.path)
+    text = " | ".join(report.problems)
+    assert not report.ok
+    assert "1 metric values without their output" in text and "1 annotations without their pair" in text
+    assert "counters say 7 ok / 0 failed, its outputs say 6 / 0" in text
+    assert "schema_version rows are not 1..n" in text
+    cli = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "check-store"],
+                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 1 and "PROBLEM: 1 metric values without their output" in cli.stdout
+
+    junk = tmp_path / "junk.duckdb"
+    junk.write_bytes(b"this is not a database" * 100)
+    bad = check_store(junk)
+    assert not bad.ok and "DuckDB cannot open" in bad.problems[0]
+    assert not check_store(tmp_path / "missing.duckdb").ok
+
+
+# -- SIGKILL at random points, several times, then resume --------------------------------------
+
+
+def test_repeated_sigkill_at_random_points_then_resume(tmp_path):
+    rng = random.Random(20261122)  # the kill points are seeded: a failure reproduces
+    n, refused = 80, {5: "MREFUSE", 17: "MREFUSE", 60: "MREFUSE"}
+    store = make_store(tmp_path / "s.duckdb", n, refused)
+    kills = []
+    with FakeOpenAI(latency=0.1, plan={"MREFUSE": ["400"] * 100}) as server:
+        for _ in range(3):
+            proc = subprocess.Popen(judge_cmd(store, server.url, concurrency=2), cwd=ROOT, env=ENV,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            # a random moment: before the first answer, mid-batch, or during a commit
+            time.sleep(rng.uniform(0.5, 2.5))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+            stored = Store(store.path).query_one("SELECT count(*) FROM judge_outputs")
+            kills.append(stored)
+            assert_intact(store.path, allow_running=True)  # killed mid-way: consistent, just unfinished
+            counts = per_pair(store)
+            assert counts["n"].max() <= 1  # never two outputs for one pair
+        assert kills[-1] < n and kills == sorted(kills), f"outputs stored at each kill: {kills}"
+        before = server.requests
+        final = run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url, concurrency=8, max_retries=0)
+        assert final.status == "done"
+        # the resume sends only pairs without an answer: never an answered one again
+        assert server.requests - before == n - final.skipped - final.cached
+    counts = per_pair(store)
+    assert (counts["n"] == 1).all() and len(counts) == n  # every pair: exactly one row
+    failed = set(counts.loc[counts["error"].notna(), "ext_id"])
+    assert failed == {f"p{i:03d}" for i in refused}  # ... an answer, or its one recorded failure
+    run = store.query_df("SELECT status, n_ok, n_failed FROM judge_runs").iloc[0]
+    assert (run["status"], run["n_ok"], run["n_failed"]) == ("done", n - 3, 3)
+    dup = store.query_one("SELECT count(*) - count(DISTINCT (run_id, pair_id, metric)) FROM metric_values")
+    assert dup == 0
+    assert_intact(store.path)
+
+
+# -- two judge runs and a dashboard session on one store at once ---------------------------------
+
+
+def test_two_runs_and_a_dashboard_session_share_one_store(tmp_path, app_test):
+    n = 30
+    store = make_store(tmp_path / "s.duckdb", n)
+    with FakeOpenAI(latency=0.05) as server:
+        procs = [subprocess.Popen(judge_cmd(store, server.url, model=m, prompt=p), cwd=ROOT, env=ENV,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for m, p in ((MODEL, "green"), ("openai/fake-other", "vert"))]
+        at = app_test(store)
+        renders = 0
+        while any(p.poll() is None for p in procs) or renders == 0:
+            at.run(timeout=60)
+            assert not at.exception, [e.value for e in at.exception]
+            renders += 1
+        results = [p.communicate(timeout=60) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [r[1][-500:] for r in results]
+    runs = store.query_df("SELECT model, status, n_ok, n_failed FROM judge_runs ORDER BY model")
+    assert list(runs["status"]) == ["done", "done"] and list(runs["n_ok"]) == [n, n]
+    assert store.query_one("SELECT count(*) FROM judge_outputs") == 2 * n
+    at.run(timeout=60)  # the session sees the finished runs without an error
+    assert not at.exception
+    assert renders >= 1
+    assert_intact(store.path)
+
+
+# -- the server goes away mid-run and comes back -----------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve(port: int, latency: float) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_openai.py"), "--port", str(port),
+                             "--latency", str(latency)], stdout=subprocess.PIPE, text=True)
+    assert "serving" in proc.stdout.readline()
+    return proc
+
+
+def test_server_dropped_mid_run_and_brought_back(tmp_path):
+    n = 40
+    store = make_store(tmp_path / "s.duckdb", n)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/v1"
+    server = _serve(port, latency=0.1)
+    result: dict = {}
+
+    def run():
+        try:
+            result["summary"] = run_llm_judge(store, dataset="d", model=MODEL, api_base=url, concurrency=2,
+                                              timeout=10, max_retries=6, backoff=0.25)
+        except Exception as exc:  # surfaced by the assertion below
+            result["error"] = exc
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and store.query_one("SELECT count(*) FROM judge_outputs") < 6:
+            time.sleep(0.1)
+        server.kill()  # every open connection and in-flight request dies with it
+        server.wait()
+        dropped_at = store.query_one("SELECT count(*) FROM judge_outputs")
+        time.sleep(1.5)
+        server = _serve(port, latency=0.0)
+        worker.join(timeout=120)
+    finally:
+        server.kill()
+        server.wait()
+    assert not worker.is_alive() and "error" not in result, result
+    first = result["summary"]
+    assert 6 <= dropped_at < n, "the server must go down mid-run"
+    if first.failed:  # retries ran out while it was down: recorded, and a re-run finishes them
+        server = _serve(port, latency=0.0)
+        try:
+            again = run_llm_judge(store, dataset="d", model=MODEL, api_base=url)
+        finally:
+            server.kill()
+            server.wait()
+        assert again.sent == first.failed
+    counts = per_pair(store)
+    assert (counts["n"] == 1).all() and counts["error"].isna().all() and len(counts) == n
+    assert store.query_one("SELECT n_ok FROM judge_runs") == n
+    assert_intact(store.path)
+
+
+# -- a full disk, a read-only store -------------------------------------------------------------
+
+_WRITER = """
+import os, resource, signal, sys
+from core.cli import build_parser, main
+from core.importers import read_table
+read_table(sys.argv[3]); build_parser()  # load every module now: another user may not reach the venv
+if sys.argv[2] == "full":   # the file system refuses to grow any file past 200 kB: a full disk
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+else:                       # read-only: the file belongs to someone else (root ignores chmod)
+    if os.geteuid() == 0:
+        os.setgid(65534); os.setuid(65534)
+    else:
+        os.chmod(sys.argv[1], 0o444)
+sys.exit(main(["--store", sys.argv[1], "import-pairs", sys.argv[3], "--dataset", "big",
+               "--id-col", "id", "--reference-col", "r", "--candidate-col", "c"]))
+"""
+
+
+@pytest.mark.parametrize("fault", ["full", "readonly"])
+def test_full_disk_or_read_only_store_gives_a_clear_error_and_no_damage(fault):
+    # a folder in /tmp (not pytest's 0700 tmp_path) so a process running as another user can reach it
+    with tempfile.TemporaryDirectory(prefix="radjudge-fault-") as tmp:
+        os.chmod(tmp, 0o755)
+        _full_or_read_only(Path(tmp), fault)
+
+
+def _full_or_read_only(folder: Path, fault: str) -> None:
+    store = make_store(folder / "s.duckdb", 10)
+    os.chmod(store.path, 0o644)
+    big = folder / "big.csv"
+    n = 1500
+    pd.DataFrame({"id": [f"x{i}" for i in range(n)], "r": ["reference text " * 150] * n,
+                  "c": [f"candidate {i} " * 80 for i in range(n)]}).to_csv(big, index=False)
+    os.chmod(big, 0o644)
+    version = store.data_version()
+    proc = subprocess.run([sys.executable, "-c", _WRITER, str(store.path), fault, str(big)], cwd=ROOT, env=ENV,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    line = proc.stderr.strip().splitlines()[-1]
+    if fault == "full":
+        assert line.startswith("error: could not write store") and "nothing from this operation" in line
+    else:
+        assert line.startswith("error: cannot open store") and "Permission denied" in line
+    os.chmod(store.path, 0o644)
+    after = Store(store.path)
+    assert after.query_one("SELECT count(*) FROM pairs") == 10 and after.data_version() == version
+    assert after.query_one("SELECT count(*) FROM datasets WHERE name = 'big'") == 0
+    assert_intact(store.path)
+    # the store still takes writes once the disk has room again
+    import_pairs(after, big, dataset="big", columns=PairColumns("id", "r", "c"))
+    assert after.query_one("SELECT count(*) FROM pairs") == 10 + n
+    assert_intact(store.path)
