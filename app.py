@@ -44,6 +44,7 @@ PAGES = [
     st.Page("pages/summaries.py", title="Summaries"),
     st.Page("pages/ensembles.py", title="Ensembles & simulator"),
     st.Page("pages/share.py", title="Share"),
+    st.Page("pages/annotate.py", title="Annotate"),
 ]
 
 

@@ -418,3 +418,10 @@ def expert_annotators(store: Store, dataset: str) -> dict[str, list[str]]:
                            "WHERE p.dataset = ? ORDER BY 1", [dataset])["annotator"].tolist()
     clinicians = [a for a in names if a.startswith(RATER_PREFIX)]
     return {"clinicians": clinicians, "imported": [a for a in names if not a.startswith(RATER_PREFIX)]}
+
+
+def pair_judge_values(store: Store, pair_id: str) -> pd.DataFrame:
+    """The judges' metric values of one pair (shown to raters only when a queue is unblinded)."""
+    return store.query_df(
+        "SELECT r.judge_name AS judge, r.model, r.prompt_id, m.metric, m.value FROM metric_values m "
+        "JOIN judge_runs r USING (run_id) WHERE m.pair_id = ? ORDER BY r.judge_name, r.model, m.metric", [pair_id])

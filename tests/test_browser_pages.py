@@ -36,6 +36,7 @@ PAGES = {  # url path -> title shown on the page
     "summaries": "Summaries",
     "ensembles": "Ensembles & simulator",
     "share": "Share",
+    "annotate": "Annotate",
 }
 README_SHOTS = {"correlations": "tour-correlations.png", "run": "tour-run.png", "live": "tour-live.png",
                 "calibration": "tour-calibration.png"}

@@ -1,0 +1,410 @@
+"""Annotate: clinicians rate pairs in the browser; their ratings become expert annotations.
+
+Three tabs. **Rate**: a rater (signed-in identity when Streamlit's OIDC login
+is configured, else a typed name or initials) works through a queue one pair
+at a time - reference and candidate side by side, an overall 0-5 score and/or
+error counts per category a-f (significant / insignificant), a note - and each
+Save is written at once (``core.ratings.save_rating``: one short transaction,
+mirrored into ``annotations`` as ``rater:<name>``). Blinded by default: no
+judge outputs and no other raters' ratings unless the researcher unblinds the
+queue. **Queues**: a researcher makes a queue (filters, a seeded sample, or the
+pairs the judges disagree on most). **Agreement**: Kendall tau and
+Krippendorff's alpha between raters, the disagreement list, adjudication.
+
+Keyboard: Tab / Shift+Tab move between fields, Enter in any field saves the
+form (``st.form``). URL: ``dataset`` (app.py), ``queue``, ``rater``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core import ratings
+from core.queries import CATEGORY_NAMES
+from core.store import Store
+from pages._shared import (
+    VERSION_KEY,
+    download_csv,
+    ensure_router,
+    escape_md,
+    get_store,
+    is_synthetic,
+    load_datasets,
+    load_facets,
+    load_pair,
+    selected_dataset,
+    set_url,
+    url_value,
+)
+
+METHOD_LABELS = {"sample": "Seeded random sample", "filters": "All pairs matching the filters",
+                 "disagree": "Pairs where the judges disagree most"}
+SCHEME_LABELS = {"both": "Overall score and error counts", "score": "Overall 0-5 score only",
+                 "counts": "Error counts only"}
+FLASH_KEY = "ann_flash"  # the message shown after a save / skip
+
+
+def _version() -> int:
+    return int(st.session_state.get(VERSION_KEY, -1))
+
+
+# -- cached reads (keyed on the store's data_version) ------------------------------
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _queues(_store: Store, path: str, version: int, dataset: str) -> pd.DataFrame:
+    return ratings.list_queues(_store, dataset)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _status(_store: Store, path: str, version: int, queue_id: str, rater: str) -> pd.DataFrame:
+    return ratings.rater_status(_store, queue_id, rater)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _history(_store: Store, path: str, version: int, pair_id: str) -> pd.DataFrame:
+    return ratings.history(_store, pair_id)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _progress(_store: Store, path: str, version: int, queue_id: str) -> pd.DataFrame:
+    return ratings.progress(_store, queue_id)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _agreement(_store: Store, path: str, version: int, dataset: str, queue_id: str | None):
+    summary, pairwise = ratings.agreement(_store, dataset, queue_id)
+    return summary, pairwise, ratings.disagreements(_store, dataset, queue_id), ratings.adjudicated_values(
+        _store, dataset)
+
+
+# -- who is rating -------------------------------------------------------------------
+
+
+def _signed_in_identity() -> str | None:
+    """The OIDC identity when Streamlit's login is configured and the user signed in, else None."""
+    try:
+        if st.user.is_logged_in:
+            return str(st.user.get("email") or st.user.get("name") or "") or None
+    except (AttributeError, KeyError, RuntimeError):
+        pass
+    return None
+
+
+def _rater() -> str | None:
+    signed_in = _signed_in_identity()
+    if signed_in:
+        st.caption(f"Rating as **{escape_md(signed_in)}** (signed in).")
+        return signed_in
+    if "ann_rater" not in st.session_state:
+        st.session_state["ann_rater"] = url_value("rater", "")
+    name = st.text_input("Your name or initials", key="ann_rater", max_chars=64,
+                         help="Recorded with every rating (no password is stored). Ask the researcher "
+                              "to put the dashboard behind your organisation's sign-in (docs/ANNOTATE.md).")
+    name = name.strip()
+    set_url("rater", name or None)
+    if not name:
+        return None
+    try:
+        return ratings.clean_rater(name)
+    except ValueError as exc:
+        st.error(escape_md(exc))
+        return None
+
+
+# -- the Rate tab ----------------------------------------------------------------------
+
+
+def _pick_queue(queues: pd.DataFrame, key: str, *, allow_all: bool = False) -> str | None:
+    options = ([None] if allow_all else []) + queues["queue_id"].tolist()
+    labels = {r.queue_id: f"{r.name} · {r.n_pairs} pairs · {METHOD_LABELS[r.method].lower()}"
+              for r in queues.itertuples()}
+    if key not in st.session_state or st.session_state[key] not in options:
+        wanted = url_value("queue")
+        st.session_state[key] = wanted if wanted in options else options[0]
+    choice = st.selectbox("Queue" if not allow_all else "Ratings of", options, key=key,
+                          format_func=lambda q: "all ratings on this dataset" if q is None else labels[q])
+    return choice
+
+
+def _previous(history: pd.DataFrame, rater: str) -> pd.Series | None:
+    mine = history[(history["rater"] == rater) & ~history["skipped"]]
+    return None if mine.empty else mine.sort_values("revision").iloc[-1]
+
+
+def _count_inputs(prefill: pd.Series | None, key: str) -> dict[str, int | None]:
+    values: dict[str, int | None] = {}
+    head = st.columns([3, 1, 1])
+    head[1].caption("significant")
+    head[2].caption("insignificant")
+    for cat, label in CATEGORY_NAMES.items():
+        row = st.columns([3, 1, 1], vertical_alignment="center")
+        row[0].markdown(f"({cat}) {label}")
+        for col, sig in ((row[1], "sig"), (row[2], "insig")):
+            field = f"{sig}_{cat}"
+            old = None if prefill is None or pd.isna(prefill[field]) else int(prefill[field])
+            values[field] = col.number_input(f"{field}", min_value=0, max_value=99, step=1, value=old,
+                                             key=f"{key}_{field}", label_visibility="collapsed",
+                                             placeholder="0")
+    return values
+
+
+def _rating_form(store: Store, queue: pd.Series, pair: dict, rater: str, history: pd.DataFrame) -> None:
+    prefill = _previous(history, rater)
+    revision = int(history[history["rater"] == rater]["revision"].max()) if (history["rater"] == rater).any() else 0
+    key = f"ann_{pair['pair_id']}_{revision}"
+    with st.form(key, border=True):
+        score = None
+        if queue["scheme"] in ("score", "both"):
+            old = None if prefill is None or pd.isna(prefill["score"]) else float(prefill["score"])
+            score = st.number_input("Overall score (0 = unacceptable ... 5 = as good as the reference)",
+                                    min_value=0.0, max_value=5.0, step=1.0, value=old, key=f"{key}_score",
+                                    placeholder="0-5", format="%g")
+        counts: dict[str, int | None] = {}
+        if queue["scheme"] in ("counts", "both"):
+            st.markdown("**Errors in the candidate, by category** (blank counts as 0"
+                        + (" once any count is entered" if queue["scheme"] == "both" else "") + ")")
+            counts = _count_inputs(prefill, key)
+        old_note = "" if prefill is None or pd.isna(prefill["note"]) else str(prefill["note"])
+        note = st.text_input("Note (optional)", value=old_note, key=f"{key}_note", max_chars=2000)
+        left, right = st.columns(2)
+        saved = left.form_submit_button("Save and next (Enter)", type="primary", width="stretch")
+        skipped = right.form_submit_button("Skip for now", width="stretch")
+    if not (saved or skipped):
+        return
+    given = {k: v for k, v in counts.items() if v is not None}
+    count_arg = None
+    if queue["scheme"] == "counts" or given:
+        count_arg = {k: int(given.get(k, 0)) for k in ratings.COUNT_FIELDS}
+    try:
+        number = ratings.save_rating(store, pair["pair_id"], rater, score=score, counts=count_arg, note=note,
+                                     queue_id=queue["queue_id"], skipped=bool(skipped and not saved))
+    except ValueError as exc:
+        st.error(escape_md(exc))
+        return
+    verb = "Skipped" if skipped and not saved else "Saved"
+    st.session_state[FLASH_KEY] = f"{verb} pair {pair['ext_id']} (revision {number})."
+    st.session_state.pop(_pos_key(queue["queue_id"], rater), None)  # go to the next pair to rate
+    st.rerun()
+
+
+def _pos_key(queue_id: str, rater: str) -> str:
+    return f"ann_pos::{queue_id}::{rater}"
+
+
+def _unblinded_panel(store: Store, pair_id: str, rater: str, history: pd.DataFrame) -> None:
+    with st.expander("Unblinded: judges and other raters on this pair"):
+        others = history[history["rater"] != rater]
+        if others.empty:
+            st.caption("No other rater has rated this pair.")
+        else:
+            st.dataframe(others[["rater", "revision", "score", "sig_a", "sig_b", "sig_c", "sig_d", "sig_e", "sig_f",
+                                 "note", "created_at"]], hide_index=True)
+        judged = ratings.pair_judge_values(store, pair_id)
+        if judged.empty:
+            st.caption("No judge has scored this pair.")
+        else:
+            st.dataframe(judged, hide_index=True)
+
+
+def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
+    rater = _rater()
+    if queues.empty:
+        st.info("**No rating queue on this dataset yet.** A researcher creates one in the **Queues** tab "
+                "(a seeded sample, filtered pairs, or the pairs the judges disagree on most).",
+                icon=":material/playlist_add:")
+        return
+    queue_id = _pick_queue(queues, "ann_queue")
+    set_url("queue", queue_id)
+    queue = queues.set_index("queue_id").loc[queue_id]
+    queue["queue_id"] = queue_id
+    if rater is None:
+        st.info("Type your name or initials above to start rating.", icon=":material/badge:")
+        return
+    status = _status(store, str(store.path), _version(), queue_id, rater)
+    n, done = len(status), int((status["status"] == "rated").sum())
+    skipped = int((status["status"] == "skipped").sum())
+    st.progress(done / n if n else 0.0, text=f"{done} of {n} pairs rated by {escape_md(rater)}"
+                + (f" · {skipped} skipped (they come back at the end)" if skipped else ""))
+    pos_key = _pos_key(queue_id, rater)
+    if pos_key not in st.session_state:
+        nxt = ratings.next_pair(store, queue_id, rater)
+        if nxt is None:
+            st.success("You have rated every pair of this queue. Thank you! Use **Back** to revise a rating.",
+                       icon=":material/task_alt:")
+            st.session_state[pos_key] = n - 1
+        else:
+            st.session_state[pos_key] = int(status.loc[status["pair_id"] == nxt, "position"].iloc[0])
+    pos = int(st.session_state[pos_key])
+    nav = st.columns([1, 1, 4])
+    if nav[0].button("Back", disabled=pos <= 0, key="ann_back", icon=":material/arrow_back:"):
+        st.session_state[pos_key] = pos - 1
+        st.rerun()
+    if nav[1].button("Forward", disabled=pos >= n - 1, key="ann_forward", icon=":material/arrow_forward:"):
+        st.session_state[pos_key] = pos + 1
+        st.rerun()
+    pair = load_pair(store, str(status.iloc[pos]["pair_id"]))
+    if pair is None:
+        st.warning("This pair is no longer in the store (its dataset was deleted).")
+        return
+    nav[2].markdown(f"Pair **{pos + 1}** of {n} · {escape_md(pair['ext_id'])} · "
+                    f"{status.iloc[pos]['status']}")
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Reference report**")
+        st.text(pair["reference"])
+    with right:
+        st.markdown("**Candidate report**")
+        st.text(pair["candidate"])
+    history = _history(store, str(store.path), _version(), pair["pair_id"])
+    mine = history[history["rater"] == rater]
+    _rating_form(store, queue, pair, rater, history)
+    if len(mine):
+        with st.expander(f"Your history on this pair ({len(mine)} revision{'s' if len(mine) != 1 else ''}; "
+                         "saving again adds a revision, nothing is overwritten)"):
+            cols = ["revision", "created_at", "skipped", "score", *ratings.COUNT_FIELDS, "note"]
+            st.dataframe(mine[cols], hide_index=True)
+            if (mine["content_hash"] != pair["content_hash"]).any():
+                st.warning("The pair's text changed since an earlier revision.")
+    if not bool(queue["blinded"]):
+        _unblinded_panel(store, pair["pair_id"], rater, history)
+
+
+# -- the Queues tab ------------------------------------------------------------------------
+
+
+def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: bool) -> None:
+    facets = load_facets(store, dataset)
+    with st.form("ann_new_queue"):
+        st.markdown("**New rating queue**")
+        name = st.text_input("Name", key="ann_q_name", placeholder="e.g. pilot round 1")
+        method = st.radio("Pairs", list(METHOD_LABELS), format_func=METHOD_LABELS.get, key="ann_q_method",
+                          horizontal=True)
+        cols = st.columns(4)
+        filters = {f: cols[i].multiselect(f.capitalize(), facets.get(f, []), key=f"ann_q_{f}")
+                   for i, f in enumerate(("modality", "anatomy", "system", "split"))}
+        c1, c2, c3 = st.columns(3)
+        n = c1.number_input("Number of pairs", min_value=1, max_value=100_000, value=50, step=1, key="ann_q_n",
+                            help="The sample size; for 'all pairs matching', the first n by id.")
+        seed = c2.number_input("Seed", min_value=0, value=0, step=1, key="ann_q_seed",
+                               help="Recorded with the queue: the same seed gives the same sample.")
+        scheme = c3.selectbox("Raters give", list(SCHEME_LABELS), format_func=SCHEME_LABELS.get,
+                              key="ann_q_scheme")
+        blinded = st.checkbox("Blinded (raters see no judge outputs and no other raters' ratings)", value=True,
+                              key="ann_q_blinded")
+        st.caption("'Judges disagree most': each judge run's headline metric is rank-normalised over the "
+                   "dataset (0 = its worst pair, 1 = its best); a pair's disagreement is the largest minus "
+                   "the smallest of these across runs. Needs two judge runs.")
+        made = st.form_submit_button("Create queue", type="primary")
+    if made:
+        try:
+            queue_id = ratings.create_queue(store, dataset, name, method, filters=filters, n=int(n),
+                                            seed=int(seed), scheme=scheme, blinded=blinded,
+                                            created_by=_signed_in_identity() or st.session_state.get("ann_rater"))
+        except ValueError as exc:
+            st.error(escape_md(exc))
+        else:
+            st.session_state["ann_queue"] = queue_id
+            st.session_state[FLASH_KEY] = f"Queue '{name.strip()}' created; raters find it in the Rate tab."
+            st.rerun()
+    if queues.empty:
+        st.caption("No queues yet.")
+        return
+    shown = queues[["queue_id", "name", "method", "scheme", "blinded", "n_pairs", "params", "created_by",
+                    "created_at"]]
+    st.dataframe(shown, hide_index=True)
+    download_csv(shown, dataset, synthetic, "rating-queues", key="ann_dl_queues")
+    queue_id = _pick_queue(queues, "ann_manage_queue")
+    row = queues.set_index("queue_id").loc[queue_id]
+    blind = st.toggle("Blinded", value=bool(row["blinded"]), key=f"ann_blind_{queue_id}",
+                      help="Unblinding shows raters the judges' values and the other raters' ratings.")
+    if blind != bool(row["blinded"]):
+        ratings.set_blinded(store, queue_id, blind)
+        st.rerun()
+    prog = _progress(store, str(store.path), _version(), queue_id)
+    if prog.empty:
+        st.caption("Nobody has rated this queue yet.")
+    else:
+        st.dataframe(prog, hide_index=True)
+        download_csv(prog, dataset, synthetic, "rating-progress", key="ann_dl_progress")
+
+
+# -- the Agreement tab ---------------------------------------------------------------------
+
+
+def _agreement_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: bool) -> None:
+    queue_id = _pick_queue(queues, "ann_agree_queue", allow_all=True) if not queues.empty else None
+    summary, pairwise, disagree, adjudicated = _agreement(store, str(store.path), _version(), dataset, queue_id)
+    if summary.empty:
+        st.info("Agreement needs two raters on the same pairs. Ask a second rater to work through the same "
+                "queue in the **Rate** tab.", icon=":material/group:")
+        return
+    st.markdown("**Krippendorff's alpha and mean Kendall tau-b between raters**")
+    st.caption("n_units: pairs rated by two or more raters. alpha is ordinal for the 0-5 score and ratio for "
+               "error counts; NaN when the ratings do not vary.")
+    st.dataframe(summary, hide_index=True)
+    download_csv(summary, dataset, synthetic, "rater-agreement", key="ann_dl_summary")
+    st.markdown("**Pairwise Kendall tau-b** (n: pairs both raters rated)")
+    st.dataframe(pairwise, hide_index=True)
+    download_csv(pairwise, dataset, synthetic, "rater-pairwise", key="ann_dl_pairwise")
+    st.markdown(f"**Disagreements** ({len(disagree)}: score differs by 2 or more points, a count by 1 or more)")
+    if disagree.empty:
+        st.caption("The raters agree on every pair within these margins.")
+    else:
+        st.dataframe(disagree.drop(columns=["pair_id"]), hide_index=True)
+        download_csv(disagree, dataset, synthetic, "rater-disagreements", key="ann_dl_disagree")
+        _adjudication_form(store, disagree)
+    if not adjudicated.empty:
+        st.markdown("**Adjudicated values**")
+        st.dataframe(adjudicated.drop(columns=["pair_id"]), hide_index=True)
+        download_csv(adjudicated, dataset, synthetic, "adjudications", key="ann_dl_adjudicated")
+
+
+def _adjudication_form(store: Store, disagree: pd.DataFrame) -> None:
+    options = list(range(len(disagree)))
+    with st.form("ann_adjudicate"):
+        st.markdown("**Record an adjudicated value**")
+        row_i = st.selectbox("Disagreement", options, key="ann_adj_row",
+                             format_func=lambda i: f"{disagree.iloc[i]['ext_id']} · {disagree.iloc[i]['field']} · "
+                                                   f"{disagree.iloc[i]['values']}")
+        value = st.number_input("Adjudicated value", min_value=0.0, max_value=99.0, step=1.0, key="ann_adj_value",
+                                format="%g")
+        note = st.text_input("Note", key="ann_adj_note")
+        done = st.form_submit_button("Save adjudication")
+    if done:
+        who = _signed_in_identity() or (st.session_state.get("ann_rater") or "").strip()
+        row = disagree.iloc[int(row_i)]
+        try:
+            ratings.adjudicate(store, row["pair_id"], row["field"], value, who, note=note)
+        except ValueError as exc:
+            st.error(escape_md(exc) + (" (type your name in the Rate tab first)" if not who else ""))
+        else:
+            st.session_state[FLASH_KEY] = f"Adjudicated {row['field']} of {row['ext_id']}."
+            st.rerun()
+
+
+# -- the page ------------------------------------------------------------------------------
+
+ensure_router()
+st.title("Annotate")
+store = get_store()
+dataset = selected_dataset()
+if dataset is None:
+    st.info("Import or build a dataset first (Data page); then researchers make a rating queue here.",
+            icon=":material/inbox:")
+    st.stop()
+st.caption("Clinicians rate pairs here; each save becomes an expert annotation (`rater:<name>`) that every "
+           "page can use as the target (\"clinician ratings (this study)\").")
+synthetic = is_synthetic(load_datasets(store), dataset)
+queues = _queues(store, str(store.path), _version(), dataset)
+flash = st.session_state.pop(FLASH_KEY, None)
+if flash:
+    st.success(escape_md(flash), icon=":material/check:")
+rate, manage, agree = st.tabs(["Rate", "Queues", "Agreement"])
+with rate:
+    _rate_tab(store, dataset, queues)
+with manage:
+    _queues_tab(store, dataset, queues, synthetic)
+with agree:
+    _agreement_tab(store, dataset, queues, synthetic)
