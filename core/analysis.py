@@ -10,20 +10,27 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from core.store import Store
-from core.targets import CATEGORIES, TARGETS, dataset_targets
+from core.targets import CATEGORIES, TARGETS, dataset_targets, mixed_scale_targets, target_sql
 
 FACETS = ("modality", "anatomy", "system", "split")
 
 
 def judge_runs(store: Store, dataset: str) -> pd.DataFrame:
     """The dataset's runs with a readable, unique ``judge`` label."""
-    runs = store.query_df(
+    with store.read() as conn:
+        return _judge_runs(conn, dataset)
+
+
+def _judge_runs(conn, dataset: str) -> pd.DataFrame:
+    runs = conn.execute(
         "SELECT run_id, judge_kind, judge_name, model, prompt_id, prompt_hash, params, status, n_ok, n_failed, "
         "cost_usd, started_at, finished_at FROM judge_runs WHERE dataset = ? ORDER BY started_at, run_id",
-        [dataset])
+        [dataset]).df()
     if runs.empty:
         return runs.assign(judge=pd.Series(dtype=str))
 
@@ -67,32 +74,122 @@ def judge_values(store: Store, dataset: str, run_ids: list[str] | None = None,
     return values[["pair_id", "run_id", "judge", "metric", "value"]]
 
 
+# Python's whitespace (``str.isspace``, what ``re``'s ``\s`` and ``str.strip`` use), for the SQL twin
+# of :func:`_same_text`; tests/test_queries.py checks the list against Python's own.
+WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+              "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_WS_CLASS = "[" + "".join(f"\\x{{{ord(c):04x}}}" for c in WHITESPACE) + "]+"
+
+
+def _normalised_sql(col: str) -> str:
+    """SQL for ``re.sub(r"\\s+", " ", text or "").strip()``."""
+    return f"trim(regexp_replace(coalesce({col}, ''), '{_WS_CLASS}', ' ', 'g'), ' ')"
+
+
+IDENTICAL_SQL = f"({_normalised_sql('p.reference')} = {_normalised_sql('p.candidate')})"
+FRAME_COLUMNS = ("pair_id", "ext_id", "group_id", *FACETS, "identical", "run_id", "judge", "metric", "value",
+                 "target")
+_PAIR_TEXT = ("pair_id", "ext_id", "group_id", *FACETS)
+
+
+def _codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Codes into sorted categories (missing: -1), as ``astype("category")`` would give."""
+    codes, uniques = pd.factorize(values, sort=True)
+    return codes.astype(np.int32), pd.Index(uniques, dtype=object)
+
+
+def _column(codes: np.ndarray, categories: pd.Index, categorical: bool):
+    if categorical:
+        return pd.Categorical.from_codes(codes, categories=categories)
+    text = pa.array(categories.to_numpy(dtype=object), type=pa.large_string())
+    return pd.array(text.take(pa.array(codes, mask=codes < 0)), dtype="str")  # code -1 -> missing
+
+
 def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop_identical: bool = False,
                       run_ids: list[str] | None = None, metrics: list[str] | None = None,
-                      annotators: list[str] | None = None, filters: dict | None = None) -> pd.DataFrame:
+                      annotators: list[str] | None = None, filters: dict | None = None,
+                      categorical: bool = False) -> pd.DataFrame:
     """Judge values joined with the expert target and the pair facets.
 
     Columns: pair_id, ext_id, group_id, modality, anatomy, system, split,
-    identical, run_id, judge, metric, value, target. Only pairs that have
-    both a judge value and the target appear. ``filters`` maps a facet to
-    the allowed values.
+    identical, run_id, judge, metric, value, target; sorted by judge, metric,
+    ext_id. Only pairs that have both a judge value and the target appear.
+    ``filters`` maps a facet to the allowed values; ``annotators`` picks whose
+    annotations make the target (all by default). ``categorical=True`` returns
+    the text columns as categoricals (sorted categories): the same values,
+    a tenth of the memory.
+
+    One read of the store: the pairs in view with their target (aggregated
+    exactly in SQL, :func:`core.targets.target_sql`) and their identical flag,
+    then the metric values of those pairs as integer codes, sorted in DuckDB;
+    the text columns are built from the codes.
     """
     if target not in TARGETS:
         raise ValueError(f"target '{target}' unknown; targets are: {', '.join(TARGETS)}")
-    targets = dataset_targets(store, dataset, annotators)
-    targets = targets[targets["target"] == target][["pair_id", "value"]].rename(columns={"value": "target"})
-    facets = pair_facets(store, dataset)
-    if drop_identical:
-        facets = facets[~facets["identical"]]
-    for facet, allowed in (filters or {}).items():
+    for facet in filters or {}:
         if facet not in FACETS:
             raise ValueError(f"cannot filter on '{facet}'; facets are: {', '.join(FACETS)}")
+    tsql, tparams = target_sql(target, dataset, annotators)
+    where, wparams = ["p.dataset = ?"], [dataset]
+    for facet, allowed in (filters or {}).items():
         if allowed:
-            facets = facets[facets[facet].isin(list(allowed))]
-    values = judge_values(store, dataset, run_ids, metrics)
-    frame = values.merge(targets, on="pair_id").merge(facets, on="pair_id")
-    cols = ["pair_id", "ext_id", "group_id", *FACETS, "identical", "run_id", "judge", "metric", "value", "target"]
-    return frame[cols].sort_values(["judge", "metric", "ext_id"], ignore_index=True)
+            where.append(f"p.{facet} IN (SELECT unnest(?::VARCHAR[]))")
+            wparams.append([str(v) for v in allowed])
+    if drop_identical:
+        where.append(f"NOT {IDENTICAL_SQL}")
+    with store.read() as conn:
+        runs = _judge_runs(conn, dataset)
+        if run_ids is not None:
+            runs = runs[runs["run_id"].isin(run_ids)]
+        pairs = conn.execute(
+            f"SELECT p.pair_id, p.ext_id, p.group_id, {', '.join('p.' + f for f in FACETS)}, "
+            f"{IDENTICAL_SQL} AS identical, t.target, t.mixed FROM pairs p JOIN ({tsql}) t USING (pair_id) "
+            f"WHERE {' AND '.join(where)}", tparams + wparams).df()
+        if pairs["mixed"].any():
+            exact = mixed_scale_targets(conn, dataset, list(pairs.loc[pairs["mixed"], "pair_id"]), annotators)
+            pairs.loc[pairs["mixed"], "target"] = pairs.loc[pairs["mixed"], "pair_id"].map(exact)
+        pairs = pairs.sort_values("ext_id", ignore_index=True, kind="stable")
+        labels = sorted(runs["judge"])
+        metric_list = sorted(set(metrics)) if metrics is not None else None
+        values = pd.DataFrame({"pidx": [], "ridx": [], "midx": [], "value": []})
+        if len(runs) and len(pairs):
+            rank = {label: i for i, label in enumerate(labels)}
+            conn.register("cf_pairs", pd.DataFrame({"pair_id": pairs["pair_id"].to_numpy(dtype=object),
+                                                    "pidx": np.arange(len(pairs), dtype=np.int32)}))
+            conn.register("cf_runs", pd.DataFrame({"run_id": runs["run_id"].to_numpy(dtype=object),
+                                                   "ridx": [rank[j] for j in runs["judge"]]}))
+            if metric_list is None:
+                metric_list = sorted(conn.execute(
+                    "SELECT DISTINCT metric FROM metric_values WHERE run_id IN (SELECT run_id FROM cf_runs)"
+                ).df()["metric"])
+            values = conn.execute(
+                "SELECT cp.pidx, cr.ridx, CAST(list_position(?::VARCHAR[], m.metric) - 1 AS INTEGER) AS midx, "
+                "m.value FROM metric_values m JOIN cf_runs cr ON cr.run_id = m.run_id "
+                "JOIN cf_pairs cp ON cp.pair_id = m.pair_id WHERE m.metric IN (SELECT unnest(?::VARCHAR[]))",
+                [metric_list, metric_list]).df()
+            conn.unregister("cf_pairs")
+            conn.unregister("cf_runs")
+    # sorted by judge, metric, ext_id: one integer key (unique per row), argsorted in numpy
+    key = ((values["ridx"].to_numpy(dtype=np.int64) * max(1, len(metric_list or [])) + values["midx"].to_numpy(
+        dtype=np.int64)) * max(1, len(pairs)) + values["pidx"].to_numpy(dtype=np.int64))
+    values = values.iloc[np.argsort(key, kind="stable")] if len(values) else values
+    pidx = values["pidx"].to_numpy(dtype=np.int64)
+    out = {}
+    for col in _PAIR_TEXT:
+        codes, cats = _codes(pairs[col])
+        out[col] = _column(codes[pidx], cats, categorical)
+    out["identical"] = pairs["identical"].to_numpy(dtype=bool)[pidx]
+    by_label = runs.set_index("judge")["run_id"]
+    run_codes, run_cats = _codes(pd.Series([by_label[j] for j in labels], dtype=object))
+    ridx = values["ridx"].to_numpy(dtype=np.int64)
+    out["run_id"] = _column(run_codes[ridx], run_cats, categorical)
+    out["judge"] = _column(np.arange(len(labels), dtype=np.int32)[ridx], pd.Index(labels, dtype=object),
+                           categorical)
+    out["metric"] = _column(values["midx"].to_numpy(dtype=np.int32), pd.Index(metric_list or [], dtype=object),
+                            categorical)
+    out["value"] = values["value"].to_numpy(dtype=float)
+    out["target"] = pairs["target"].to_numpy(dtype=float)[pidx]
+    return pd.DataFrame(out, columns=list(FRAME_COLUMNS))
 
 
 def judge_counts(store: Store, dataset: str, run_ids: list[str] | None = None) -> pd.DataFrame:

@@ -70,6 +70,7 @@ from scipy import sparse
 from scipy import stats as sps
 
 from core.scores import METRICS
+from core.tiedstats import dense_codes, kendall_tau_b, spearman_rho
 
 __all__ = [
     "METHODS",
@@ -177,7 +178,9 @@ def correlation(x, y, *, min_n: int = 3) -> dict:
     ``n1``, ``n2`` the pairs tied in x, y; exact p without ties for small n,
     else the normal approximation with the tie-corrected variance),
     ``spearmanr`` (Pearson r of mid-ranks) and ``pearsonr``. A constant input
-    has no defined correlation: NaN, without scipy's warning.
+    has no defined correlation: NaN, without scipy's warning. Tied data take
+    :mod:`core.tiedstats` for tau and rho: the same numbers, bit for bit,
+    from the contingency table instead of sorting.
     """
     x, y, n_missing = _as_pairs(x, y)
     n = len(x)
@@ -189,11 +192,18 @@ def correlation(x, y, *, min_n: int = 3) -> dict:
     if np.all(x == x[0]) or np.all(y == y[0]):
         out["reason"] = "constant x" if np.all(x == x[0]) else "constant y"
         return out
-    kt = sps.kendalltau(x, y, variant="b")
-    sr = sps.spearmanr(x, y)
+    xc, kx = dense_codes(x)
+    yc, ky = dense_codes(y)
+    tau = kendall_tau_b(xc, kx, yc, ky)  # tied data: scipy's numbers from the contingency table
+    if tau is None:
+        kt = sps.kendalltau(x, y, variant="b")
+        tau = float(kt.statistic), float(kt.pvalue)
+    rho = spearman_rho(xc, kx, yc, ky)
+    if rho is None:
+        sr = sps.spearmanr(x, y)
+        rho = float(sr.statistic), float(sr.pvalue)
     pr = sps.pearsonr(x, y)
-    out.update(tau=float(kt.statistic), p=float(kt.pvalue), rho=float(sr.statistic), rho_p=float(sr.pvalue),
-               r=float(pr.statistic), r_p=float(pr.pvalue))
+    out.update(tau=tau[0], p=tau[1], rho=rho[0], rho_p=rho[1], r=float(pr.statistic), r_p=float(pr.pvalue))
     return out
 
 

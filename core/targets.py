@@ -127,3 +127,65 @@ def load_annotations(store, dataset: str) -> pd.DataFrame:
 def dataset_targets(store, dataset: str, annotators: list[str] | None = None) -> pd.DataFrame:
     """:func:`expert_targets` for one dataset of the store."""
     return expert_targets(load_annotations(store, dataset), annotators)
+
+
+# -- the same targets in SQL (one target of one dataset, for large stores) --------------------------
+# Bit-identical to :func:`expert_targets`: counts are rounded half-to-even to integers (as
+# ``Series.round()``) and summed as integers, scores become integer micro-units the same way, and
+# each value is one division of two integers converted to DOUBLE, as numpy divides int64 arrays.
+# Pairs whose annotators use different score scales get NULL here; :func:`mixed_scale_targets`
+# fills them from exact fractions, as :func:`expert_targets` does.
+
+_ROUND = "CAST(round_even({x}, 0) AS BIGINT)"
+_SCALE = "CASE WHEN a.scale_max IS NULL OR isnan(a.scale_max) THEN 1.0::DOUBLE ELSE a.scale_max END"
+
+
+def _count_condition(target: str) -> str:
+    sig = "coalesce(a.significant, FALSE)"
+    if target == "sig_errors":
+        return sig
+    if target == "total_errors":
+        return "TRUE"
+    kind, cat = target.split("_", 1)
+    where = f"a.category = '{cat}'"  # cat is one of CATEGORIES (checked by the caller)
+    return {"sig": f"{sig} AND {where}", "insig": f"NOT {sig} AND {where}", "total": where}[kind]
+
+
+def target_sql(target: str, dataset: str, annotators: list[str] | None = None) -> tuple[str, list]:
+    """A query of ``pair_id, target, mixed`` for one target of one dataset, and its parameters.
+
+    ``mixed`` is true for score targets whose annotators
+    use different scales (``target`` is NULL there; see :func:`mixed_scale_targets`).
+    """
+    if target not in TARGETS:
+        raise ValueError(f"target '{target}' unknown; targets are: {', '.join(TARGETS)}")
+    who = "" if annotators is None else " AND a.annotator IN (SELECT unnest(?::VARCHAR[]))"
+    params: list = [] if annotators is None else [[str(a) for a in annotators]]
+    if target == "score":
+        micro = _ROUND.format(x=f"a.value * {MICRO}")
+        scale = _ROUND.format(x=f"({_SCALE}) * {MICRO}")
+        sql = (f"SELECT pair_id, CASE WHEN min(s) = max(s) THEN CAST(sum(v) AS DOUBLE) / "
+               f"CAST(count(*) * min(s) AS DOUBLE) END AS target, min(s) <> max(s) AS mixed FROM ("
+               f"SELECT a.pair_id, {micro} AS v, {scale} AS s FROM annotations a JOIN pairs p USING (pair_id) "
+               f"WHERE p.dataset = ? AND a.field = 'score'{who}) GROUP BY pair_id")
+        return sql, [dataset, *params]
+    cats = ", ".join(f"'{c}'" for c in CATEGORIES)
+    n = _ROUND.format(x="a.value")
+    sql = (f"SELECT a.pair_id, CAST(sum(CASE WHEN {_count_condition(target)} THEN {n} ELSE 0 END) AS DOUBLE) / "
+           f"CAST(count(DISTINCT a.annotator) AS DOUBLE) AS target, FALSE AS mixed "
+           f"FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ? AND a.field = 'error_count' "
+           f"AND a.category IN ({cats}){who} GROUP BY a.pair_id")
+    return sql, [dataset, *params]
+
+
+def mixed_scale_targets(conn, dataset: str, pair_ids: list[str], annotators: list[str] | None = None) -> dict:
+    """Exact score targets of pairs whose annotators use different scales (rare): pair_id -> float."""
+    if not pair_ids:
+        return {}
+    who = "" if annotators is None else " AND annotator IN (SELECT unnest(?::VARCHAR[]))"
+    rows = conn.execute(
+        "SELECT pair_id, annotator, field, category, significant, value, scale_max FROM annotations "
+        f"WHERE field = 'score' AND pair_id IN (SELECT unnest(?::VARCHAR[])){who}",
+        [list(pair_ids)] + ([] if annotators is None else [[str(a) for a in annotators]])).df()
+    exact = expert_targets(rows)
+    return dict(zip(exact["pair_id"], exact["value"], strict=True))
