@@ -19,6 +19,7 @@ locale in its params and the hash of the template plus the locale part.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -32,6 +33,7 @@ from core.prompts.loader import body_hash, substitute
 PROMPT_ID = "laias_judge"
 TEMPLATE = Path(__file__).with_name("prompts") / "laias_judge.txt"
 ADV_METRICS = {d: f"laias_adv_{d.lower()}" for d in DIMENSIONS}
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
 def _template() -> tuple[dict[str, str], str]:
@@ -88,7 +90,9 @@ def parse_answer(text: str) -> dict:
     ``ValueError`` when there is no JSON object or no usable score at all; a
     score outside 1-5 or not a number is left out (unknown), never clamped.
     """
-    obj = extract_json_object(text)
+    # Repair trailing commas first: on the raw text the first *valid* object could be the inner scores
+    # object alone, losing the critical failures next to it.
+    obj = extract_json_object(_TRAILING_COMMA.sub(r"\1", text) if isinstance(text, str) else text)
     fields = {norm_key(k): v for k, v in obj.items()}
     raw = fields.get("scores")
     if not isinstance(raw, dict):
