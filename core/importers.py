@@ -95,6 +95,8 @@ def _format_of(name: str) -> str:
 
 def _decode(data: bytes) -> str:
     """Bytes -> text. UTF-8 (with or without BOM) or UTF-16 with a BOM; nothing guessed."""
+    if data.startswith(b"\xff\xfe\x00\x00") or data.startswith(b"\x00\x00\xfe\xff"):
+        raise ImportValidationError(["file is UTF-32 text; save it as UTF-8 (or UTF-16 with a BOM) and import again"])
     if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
         try:
             return data.decode("utf-16")
@@ -108,7 +110,8 @@ def _decode(data: bytes) -> str:
              "save it as UTF-8 and import again"]
         ) from exc
     if "\x00" in text:
-        raise ImportValidationError([f"file contains a NUL byte at character {text.index(chr(0))}"])
+        raise ImportValidationError([f"file contains a NUL byte at character {text.index(chr(0))} (UTF-16 without "
+                                     "a byte-order mark? save it as UTF-8 and import again)"])
     return text
 
 
@@ -119,7 +122,7 @@ def read_table(source: str | os.PathLike | bytes | BinaryIO | pd.DataFrame, name
     as ``007`` stay as written); empty cells become ``None``.
     """
     if isinstance(source, pd.DataFrame):
-        return source.copy()
+        return _check_cells(source.copy())
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         name = name or path.name
@@ -141,10 +144,10 @@ def read_table(source: str | os.PathLike | bytes | BinaryIO | pd.DataFrame, name
             df = pd.read_parquet(io.BytesIO(data))
         except Exception as exc:  # pyarrow raises many types; all mean "not a parquet file"
             raise ImportValidationError([f"'{name}' is not a readable Parquet file: {exc}"]) from exc
-        return _clean_frame(df)
+        return _check_cells(_clean_frame(df))
     text = _decode(data)
-    if fmt == "jsonl":
-        return _clean_frame(_read_jsonl(text, name))
+    if fmt == "jsonl":  # JSON escapes can spell a NUL or half a surrogate pair; CSV text cannot
+        return _check_cells(_clean_frame(_read_jsonl(text, name)))
     sep = "\t" if fmt == "tsv" else ","
     try:
         df = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False,
@@ -162,10 +165,16 @@ def _read_jsonl(text: str, name: str) -> pd.DataFrame:
             records = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise ImportValidationError([f"'{name}': invalid JSON: {exc}"]) from exc
+        if not isinstance(records, list):
+            raise ImportValidationError([f"'{name}': expected a JSON array of objects"])
+        wrong = [f"record {i}: expected a JSON object, got {type(r).__name__}"
+                 for i, r in enumerate(records, start=1) if not isinstance(r, dict)]
+        if wrong:
+            raise ImportValidationError(_limit(wrong))
     else:
         records = []
         problems = []
-        for lineno, line in enumerate(text.splitlines(), start=1):
+        for lineno, line in enumerate(text.split("\n"), start=1):  # not splitlines: U+2028 is text in JSON
             if not line.strip():
                 continue
             try:
@@ -181,6 +190,10 @@ def _read_jsonl(text: str, name: str) -> pd.DataFrame:
             raise ImportValidationError(problems)
     if not records:
         raise ImportValidationError([f"'{name}' holds no records"])
+    bad = [f"record {i}: field '{_printable(k)}' holds {why}" for i, rec in enumerate(records, start=1)
+           for k, v in rec.items() if (why := _bad_text(str(k)) or (_bad_text(v) if isinstance(v, str) else None))]
+    if bad:  # checked before pandas sees them: its string arrays refuse half surrogates with a crash
+        raise ImportValidationError(_limit(bad))
     return pd.DataFrame.from_records(records)
 
 
@@ -192,6 +205,48 @@ def _clean_frame(df: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         raise ImportValidationError(["the file has a header but no rows"])
     return df.reset_index(drop=True)
+
+
+def _bad_text(value: str) -> str | None:
+    if "\x00" in value:
+        return "a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "an invalid character (half of a UTF-16 surrogate pair)"
+    return None
+
+
+def _check_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """Refuse text no store can hold faithfully: NUL characters and lone surrogates (cells and names)."""
+    problems = [f"column name {c!r} holds {why}" for c in df.columns if (why := _bad_text(str(c)))]
+    for col in df.columns:
+        if pd.api.types.is_numeric_dtype(df[col]) or pd.api.types.is_bool_dtype(df[col]):
+            continue
+        for i, v in enumerate(df[col].tolist(), start=1):
+            if isinstance(v, str) and (why := _bad_text(v)):
+                problems.append(f"row {i}: column '{_printable(col)}' holds {why}")
+    if problems:
+        raise ImportValidationError(_limit(problems))
+    return df
+
+
+def _printable(name: object) -> str:
+    return str(name).encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
+
+
+_CONTAINERS = (list, tuple, dict, set, bytes, bytearray)
+
+
+def _scalar_cells(df: pd.DataFrame, cols: list[str | None], problems: list[str]) -> None:
+    """A cell holding a list, an object or raw bytes is not an id, a text or a number: say so."""
+    for col in cols:
+        if col is None:
+            continue
+        for i, v in enumerate(df[col].tolist(), start=1):
+            if isinstance(v, _CONTAINERS) or (hasattr(v, "ndim") and getattr(v, "ndim", 0) > 0):
+                kind = "bytes" if isinstance(v, (bytes, bytearray)) else type(v).__name__
+                problems.append(f"row {i}: column '{col}' holds a {kind}, expected text or a number")
 
 
 def _require_columns(df: pd.DataFrame, needed: dict[str, str | None]) -> None:
@@ -365,6 +420,10 @@ def prepare_pairs(df: pd.DataFrame, dataset: str, columns: PairColumns) -> pd.Da
     _require_columns(df, {"id": c.id, "reference": c.reference, "candidate": c.candidate, "group": c.group,
                           "system": c.system, "modality": c.modality, "anatomy": c.anatomy, "split": c.split})
     problems: list[str] = []
+    _scalar_cells(df, [c.id, c.reference, c.candidate, c.group, c.system, c.modality, c.anatomy, c.split],
+                  problems)
+    if problems:
+        raise ImportValidationError(_limit(problems))
     ids = _ids(df, c.id, problems)
     _duplicates(ids, "id", problems)
     raw_refs = df[c.reference].tolist()
@@ -496,6 +555,9 @@ def prepare_annotations(df: pd.DataFrame, dataset: str, lookup: dict[str, str], 
     _require_columns(df, {"id": id_col, "score": score_col, "category": category_col,
                           "significant": significant_col, "count": count_col, "annotator": annotator_col})
     problems: list[str] = []
+    _scalar_cells(df, [id_col, score_col, category_col, significant_col, count_col, annotator_col], problems)
+    if problems:
+        raise ImportValidationError(_limit(problems))
     ids = _ids(df, id_col, problems)
     pair_ids = _match_ids(ids, lookup, dataset, problems)
     if annotator_col:
@@ -625,6 +687,9 @@ def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
     _require_columns(df, {"id": id_col, "text": text_col, "score": score_col})
     _tick(progress, 1, 3, "validating")
     problems: list[str] = []
+    _scalar_cells(df, [id_col, text_col, score_col], problems)
+    if problems:
+        raise ImportValidationError(_limit(problems))
     ids = _ids(df, id_col, problems)
     _duplicates(ids, "id", problems)
     pair_ids = _match_ids(ids, _pair_lookup(store, dataset), dataset, problems)

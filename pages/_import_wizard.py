@@ -208,6 +208,15 @@ def run_import(
     raise ValueError(f"unknown import kind {request.what!r}; kinds are: {', '.join(WHAT_LABELS)}")
 
 
+def upload_size_problem(size_bytes: int, limit_mb: float) -> str | None:
+    """The message for an upload over the limit (Streamlit's uploader stops most; this catches the rest)."""
+    if size_bytes <= limit_mb * 1024 * 1024:
+        return None
+    return (f"This file is {size_bytes / 1024 / 1024:,.1f} MB; the upload limit is {limit_mb:g} MB "
+            "(server.maxUploadSize in .streamlit/config.toml). Import it with "
+            "`python -m core import-pairs FILE ...` instead: the command line has no size limit.")
+
+
 def dataset_name_from_file(filename: str) -> str:
     """A readable default dataset name from an upload's file name."""
     stem = Path(filename).stem
@@ -384,6 +393,10 @@ def draw_import_wizard(store: Store, dataset_names: list[str], current: str | No
     )
     if uploaded is None:
         st.session_state.pop("data_imp_parsed", None)  # don't keep a removed file's rows around
+        return
+    too_big = upload_size_problem(uploaded.size, limit_mb)
+    if too_big:
+        st.error(too_big)
         return
     table, read_problems = _read_upload(uploaded)
     # Keys and outcomes are per uploaded file: a new file gets fresh guesses and no stale message.
