@@ -97,3 +97,40 @@ def add_commands(add) -> None:
     p.add_argument("--scheme", choices=["score", "counts", "both"], default="both",
                    help="what raters give: overall 0-5 score, error counts per category, or both")
     p.add_argument("--unblinded", action="store_true", help="show judge outputs and other raters' ratings")
+
+    add_report_command(add)
+
+
+def cmd_ratings_report(args) -> int:
+    """The HTML report with the clinician ratings (or only the imported annotations) as the expert target."""
+    import shlex
+
+    from core.ratings import expert_annotators
+    from core.report import write_report
+
+    store = _store(args)
+    groups = expert_annotators(store, args.dataset)
+    if not groups[args.experts]:
+        raise ValueError(f"dataset '{args.dataset}' has no {EXPERTS[args.experts]}")
+    parts = ["python", "-m", "core"] + (["--store", str(args.store)] if args.store else []) + [
+        "ratings-report", "--experts", args.experts, "--dataset", args.dataset, "--out", str(args.out),
+        "--n-boot", str(args.n_boot), "--seed", str(args.seed)] + (["--no-excerpts"] if args.no_excerpts else [])
+    out = write_report(store, args.dataset, args.out, n_boot=args.n_boot, seed=args.seed,
+                       include_excerpts=not args.no_excerpts, command=shlex.join(parts),
+                       annotators=groups[args.experts], experts=EXPERTS[args.experts])
+    print(json.dumps(out) if args.json else f"wrote {out['path']} ({out['bytes']:,} bytes)")
+    return 0
+
+
+EXPERTS = {"clinicians": "clinician ratings (this study)", "imported": "imported expert annotations"}
+
+
+def add_report_command(add) -> None:
+    p = add("ratings-report", cmd_ratings_report,
+            "the HTML report with the clinician ratings (or only the imported annotations) as expert target")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--experts", choices=list(EXPERTS), default="clinicians")
+    p.add_argument("--n-boot", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-excerpts", action="store_true", help="leave report text out")

@@ -214,3 +214,36 @@ def download_csv(frame: pd.DataFrame, dataset: str | None, synthetic: bool, name
 def is_synthetic(datasets: pd.DataFrame, dataset: str) -> bool:
     """Whether ``dataset`` (a row of :func:`load_datasets`) is marked synthetic."""
     return bool(datasets.loc[datasets["name"] == dataset, "synthetic"].any())
+
+
+# -- which annotators are the expert target ---------------------------------------
+
+EXPERT_SOURCES = {"imported": "imported expert annotations", "clinicians": "clinician ratings (this study)"}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _expert_annotators(_store: Store, path: str, version: int, dataset: str) -> dict[str, list[str]]:
+    from core.ratings import expert_annotators
+
+    return expert_annotators(_store, dataset)
+
+
+def expert_annotators_choice(store: Store, dataset: str, key: str) -> tuple[list[str] | None, str]:
+    """A choice of expert target: imported annotations or the clinician ratings given on the Annotate page.
+
+    Returns ``(annotators, label)``: pass ``annotators`` as ``annotators=`` to core's
+    analysis functions. No widget (and ``None``: every annotator) while the dataset has
+    no clinician ratings; the choice lives in the URL as ``experts``.
+    """
+    groups = _expert_annotators(store, str(store.path), _version(), dataset)
+    if not groups["clinicians"]:
+        return None, "all annotators"
+    options = [k for k in EXPERT_SOURCES if groups[k]]
+    if key not in st.session_state or st.session_state[key] not in options:
+        wanted = url_value("experts")
+        st.session_state[key] = wanted if wanted in options else options[0]
+    choice = st.radio("Experts", options, key=key, format_func=EXPERT_SOURCES.get, horizontal=True,
+                      help="Clinician ratings are the latest rating of each rater on the Annotate page "
+                           "(annotators rater:<name>); imported annotations are everything else.")
+    set_url("experts", choice)
+    return list(groups[choice]), EXPERT_SOURCES[choice]

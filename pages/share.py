@@ -23,9 +23,11 @@ import streamlit as st
 from core.export import to_safe_csv
 from core.report import build_report, provenance_tables
 from pages._shared import (
+    EXPERT_SOURCES,
     VERSION_KEY,
     ensure_router,
     escape_md,
+    expert_annotators_choice,
     get_store,
     load_datasets,
     selected_dataset,
@@ -105,13 +107,21 @@ def draw_links(dataset: str | None) -> None:
     st.code("\n".join(urls), language=None)
 
 
-def _report_bytes(store, dataset: str, n_boot: int, seed: int, excerpts: bool) -> bytes:
+def _report_verb(annotators: list[str] | None, experts: str) -> list[str]:
+    """The CLI command of the report: ``report`` (all annotators) or ``ratings-report --experts ...``."""
+    if annotators is None:
+        return ["report"]
+    return ["ratings-report", "--experts", {v: k for k, v in EXPERT_SOURCES.items()}[experts]]
+
+
+def _report_bytes(store, dataset: str, n_boot: int, seed: int, excerpts: bool, annotators: list[str] | None = None,
+                  experts: str | None = None) -> bytes:
     # Runs when the button is clicked (a deferred download): no Streamlit calls in here.
-    parts = ["python", "-m", "core", "--store", str(store.path), "report", "--dataset", dataset, "--out",
-             f"{dataset}-report.html", "--n-boot", str(n_boot), "--seed", str(seed)]
+    parts = ["python", "-m", "core", "--store", str(store.path), *_report_verb(annotators, experts), "--dataset",
+             dataset, "--out", f"{dataset}-report.html", "--n-boot", str(n_boot), "--seed", str(seed)]
     command = "Share page of the dashboard; equivalent: " + shlex.join(parts + ([] if excerpts else ["--no-excerpts"]))
     return build_report(store, dataset, n_boot=n_boot, seed=seed, include_excerpts=excerpts,
-                        command=command).encode("utf-8")
+                        command=command, annotators=annotators, experts=experts).encode("utf-8")
 
 
 def draw_report(store, dataset: str, synthetic: bool) -> None:
@@ -139,18 +149,20 @@ def draw_report(store, dataset: str, synthetic: bool) -> None:
     set_url("n_boot", str(n_boot) if n_boot != 1000 else None)
     set_url("seed", str(seed) if seed else None)
     set_url("excerpts", None if excerpts else "0")
+    annotators, experts = expert_annotators_choice(store, dataset, "share_experts")
     if synthetic:
         st.badge("synthetic", icon=":material/science:", color="orange")
         st.caption("The report says so in its title and in a banner at the top.")
     if excerpts:
         st.caption("The file will contain excerpts of report text: share it like the reports themselves.")
     st.download_button(
-        "Download HTML report", data=lambda: _report_bytes(store, dataset, int(n_boot), int(seed), excerpts),
+        "Download HTML report",
+        data=lambda: _report_bytes(store, dataset, int(n_boot), int(seed), excerpts, annotators, experts),
         file_name=f"radjudge-{dataset}{'-synthetic' if synthetic else ''}-report.html", mime="text/html",
         key="share_report", icon=":material/download:", type="primary",
     )
-    cli = ["python", "-m", "core", "report", "--dataset", dataset, "--out", f"{dataset}-report.html",
-           "--n-boot", str(n_boot), "--seed", str(seed)] + ([] if excerpts else ["--no-excerpts"])
+    cli = ["python", "-m", "core", *_report_verb(annotators, experts), "--dataset", dataset, "--out",
+           f"{dataset}-report.html", "--n-boot", str(n_boot), "--seed", str(seed)] + ([] if excerpts else ["--no-excerpts"])
     st.caption("The same file from a terminal:")
     st.code(shlex.join(cli), language="bash")
 

@@ -274,3 +274,32 @@ def test_concurrent_raters_in_separate_processes_lose_nothing(queue):
                                   "GROUP BY pair_id", [f"rater:proc{i}"]).set_index("pair_id")["n"]
         assert per_pair.drop(pids[1]).eq(13).all() and len(per_pair) == n
     assert store.query_one("SELECT count(*) FROM annotations WHERE annotator = 'rater:shared'") == 1
+
+
+def test_the_html_report_can_take_the_clinician_ratings_as_target(queue, tmp_path: Path):
+    from core.report import collect
+
+    store, queue_id, pids = queue
+    extra = ratings.create_queue(store, "demo", "more", "sample", n=12, seed=3)
+    rated = list(dict.fromkeys(pids + ratings.queue_pair_ids(store, extra)))
+    for i, pid in enumerate(rated):
+        ratings.save_rating(store, pid, "Dr A", score=i % 6)
+        ratings.save_rating(store, pid, "Dr B", score=(i + i % 2) % 6)
+    run_judge(store, dataset="demo", judge="rules")
+    clinicians = ratings.expert_annotators(store, "demo")["clinicians"]
+    data = collect(store, "demo", n_boot=0, annotators=clinicians, experts="clinician ratings (this study)")
+    score = next(t for t in data.targets if t.target == "score")
+    assert set(score.corr["n"]) == {len(rated)}  # only the rated pairs carry the target
+    assert score.n_annotators == 2 and score.ceiling.n_units == len(rated)
+    assert [t.target for t in data.targets] == ["score"]  # the raters gave no counts
+    everyone = collect(store, "demo", n_boot=0)
+    assert set(next(t for t in everyone.targets if t.target == "score").corr["n"]) == {120}
+
+    out = tmp_path / "r.html"
+    done = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "ratings-report", "--dataset",
+                           "demo", "--out", str(out), "--n-boot", "0", "--json"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "Expert target</th><td>clinician ratings (this study)</td>" in html
+    assert "ratings-report --experts clinicians" in html
