@@ -79,7 +79,7 @@ def review_eval(store, dataset: str, judge: str | None = None, annotator: str | 
     for run in runs.itertuples(index=False):
         mine = acc[acc["run_id"] == run.run_id].set_index("eval_set")
         entry = {"run_id": run.run_id, "judge": run.judge, "setting": run.setting,
-                 "seconds": _num(run.seconds)}
+                 "seconds": _num(run.seconds), "call_seconds": _num(run.call_seconds)}
         for eval_set, row in mine.iterrows():
             entry[eval_set.lower()] = {"n": int(row["n"]), "n_answered": int(row["n_answered"]),
                                        **{k: _num(row[k]) for k in (*LABELS, "composite", "composite_lenient")},

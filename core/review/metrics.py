@@ -6,9 +6,11 @@ Input: a tidy frame with one row per (run, edit): ``run_id``, ``judge``,
 ``pred_*`` is None when the judge gave no usable answer).
 
 - **Accuracy** per label = exact matches / n, where n counts every edit with
-  gold labels in the evaluation set. An edit the judge did not answer (call
-  failed, answer not parsed) counts as wrong, never as left out: the paper
-  averages "across all instances". ``n_answered`` says how many were answered.
+  gold labels in the evaluation set that the run tried (the frame from
+  :func:`core.review.data.evaluation_frame` holds only those). An edit the
+  judge did not answer (call failed, answer not parsed) counts as wrong,
+  never as left out: the paper averages "across all instances".
+  ``n_answered`` says how many were answered.
 - **Composite score** (sec. 5.2): per edit 0 when the predicted agreement
   differs from the gold one; when it matches, 1 if severity *and* edit type
   both match exactly, else 0; averaged over the n edits. This is the paper's
