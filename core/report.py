@@ -126,6 +126,7 @@ class ReportData:
     seed: int
     min_n: int
     store_info: dict = field(default_factory=dict)
+    experts: str = "all annotators"  # which annotators are the expert target (e.g. clinician ratings)
 
 
 def _best_row(corr: pd.DataFrame, min_n: int) -> dict | None:
@@ -136,12 +137,12 @@ def _best_row(corr: pd.DataFrame, min_n: int) -> dict | None:
 
 
 def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.DataFrame, *, n_boot: int,
-                   seed: int, min_n: int) -> TargetResult:
+                   seed: int, min_n: int, annotators: list[str] | None = None) -> TargetResult:
     from core.analysis import correlation_frame
     from core.scores import METRICS
     from core.stats import correlate, inter_annotator, judge_metric_table
 
-    frame = correlation_frame(store, dataset, target)
+    frame = correlation_frame(store, dataset, target, annotators=annotators)
     frame = frame[frame["metric"].isin(list(METRICS))]  # as `correlate`: per-category counts only on request
     corr = pd.DataFrame()
     table = None
@@ -171,8 +172,13 @@ def _summary_judge(targets: list[TargetResult], with_texts: set[str]) -> str | N
     return sorted(with_texts)[0] if with_texts else None
 
 
-def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, min_n: int = 10) -> ReportData:
-    """Everything the report shows, computed from the store as the CLI's analysis commands do."""
+def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
+            annotators: list[str] | None = None, experts: str | None = None) -> ReportData:
+    """Everything the report shows, computed from the store as the CLI's analysis commands do.
+
+    ``annotators`` limits the expert target to those annotators (e.g. the clinician ratings
+    ``rater:*`` of core/ratings.py); ``experts`` names that choice in the report.
+    """
     from core.analysis import (
         error_texts,
         expert_counts,
@@ -195,14 +201,17 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
     info = datasets[datasets["name"] == dataset].iloc[0].to_dict()
     runs = judge_runs(store, dataset)
     annotator_frame = annotator_values(load_annotations(store, dataset))
+    if annotators is not None:
+        annotator_frame = annotator_frame[annotator_frame["annotator"].isin(annotators)]
     present = set(annotator_frame["target"])
-    targets = [_target_result(store, dataset, t, annotator_frame, n_boot=n_boot, seed=seed, min_n=min_n)
+    targets = [_target_result(store, dataset, t, annotator_frame, n_boot=n_boot, seed=seed, min_n=min_n,
+                              annotators=annotators)
                for t in REPORT_TARGETS if t in present]
 
     jc = judge_counts(store, dataset)
     calibration = f1 = pd.DataFrame()
-    if not jc.empty:
-        ec = expert_counts(store, dataset)
+    if not jc.empty and "sig_errors" in present:  # the chosen experts gave error counts
+        ec = expert_counts(store, dataset, annotators)
         if not ec.empty:
             groups = pair_facets(store, dataset)[["pair_id", "group_id"]]
             calibration = count_calibration(jc, ec, significant=True, bins=range(1, 13), n_boot=n_boot,
@@ -233,7 +242,7 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
                   "data_version": store.data_version()}
     return ReportData(dataset=info, runs=runs, targets=targets, calibration=calibration, f1=f1, summary=summary,
                       summary_note=note, excerpts=excerpts, n_boot=n_boot, seed=seed, min_n=min_n,
-                      store_info=store_info)
+                      store_info=store_info, experts=experts or "all annotators")
 
 
 def _seeds_and_shots(params: object) -> str:
@@ -634,6 +643,7 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
     dataset_rows = [("Name", name), ("Origin", "SYNTHETIC (generated, not real reports)" if synthetic else "imported"),
                     ("Kind", ds.get("kind")), ("Source", ds.get("source")), ("Version", ds.get("version")),
                     ("Pairs", f"{int(ds.get('pairs', 0)):,}"), ("Annotators", ds.get("annotators")),
+                    ("Expert target", data.experts),
                     ("Annotations", f"{int(ds.get('annotations', 0)):,}"), ("Judge runs", ds.get("runs")),
                     ("Created", ds.get("created_at"))]
     stats_rows = [
@@ -704,9 +714,10 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
 
 def build_report(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
                  command: str | None = None, include_excerpts: bool = True,
-                 generated_at: datetime | None = None) -> str:
-    """Collect and render: the report of ``dataset`` as an HTML string."""
-    data = collect(store, dataset, n_boot=n_boot, seed=seed, min_n=min_n)
+                 generated_at: datetime | None = None, annotators: list[str] | None = None,
+                 experts: str | None = None) -> str:
+    """Collect and render: the report of ``dataset`` as an HTML string (``annotators``: see :func:`collect`)."""
+    data = collect(store, dataset, n_boot=n_boot, seed=seed, min_n=min_n, annotators=annotators, experts=experts)
     command = command or (f"core.report.build_report(store, {dataset!r}, n_boot={n_boot}, seed={seed}, "
                           f"min_n={min_n})")
     text = render(data, command=command, generated_at=generated_at, include_excerpts=include_excerpts)
