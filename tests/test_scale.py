@@ -51,8 +51,8 @@ def test_concurrency_64_over_hundreds_of_pairs_with_faults_loses_nothing(tmp_pat
     assert len(out) == n and out["pair_id"].is_unique and out["error"].isna().all()
     assert (out["parse_status"] == "ok").all()
     sequential = n * latency
-    # One at a time could never beat n x latency; 64 in flight must. (Measured here: 1.2-2.5 s when the
-    # machine is idle, ~20 s with the 2 cores shared by other jobs: litellm's per-call CPU dominates.)
+    # One at a time could never beat n x latency; 64 in flight must. On this 2-core machine shared with
+    # other jobs, litellm's per-call CPU dominates the wall time (docs/SCALE.md has the measurements).
     assert seconds < sequential / 1.5, f"{seconds:.1f} s vs {sequential:.0f} s sequential"
     report = check_store(store.path)
     assert report.ok and not report.notes
