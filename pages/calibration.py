@@ -37,6 +37,7 @@ from pages._shared import (
     download_csv,
     ensure_router,
     escape_md,
+    expert_annotators_choice,
     get_store,
     is_synthetic,
     load_datasets,
@@ -64,8 +65,9 @@ def _version() -> int:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _load_counts(_store, path: str, version: int, dataset: str):
-    return judge_counts(_store, dataset), expert_counts(_store, dataset), injected_counts(_store, dataset)
+def _load_counts(_store, path: str, version: int, dataset: str, annotators: tuple[str, ...] | None = None):
+    experts = expert_counts(_store, dataset, None if annotators is None else list(annotators))
+    return judge_counts(_store, dataset), experts, injected_counts(_store, dataset)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -75,8 +77,8 @@ def _load_judges(_store, path: str, version: int, dataset: str) -> list[str]:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _count_calibration(_store, path: str, version: int, dataset: str, errors: str, lo: int, hi: int,
-                       n_boot: int, seed: int) -> pd.DataFrame:
-    jc, ec, _ = _load_counts(_store, path, version, dataset)
+                       n_boot: int, seed: int, annotators: tuple[str, ...] | None = None) -> pd.DataFrame:
+    jc, ec, _ = _load_counts(_store, path, version, dataset, annotators)
     return count_calibration(jc, ec, significant=SIGNIFICANCE_CHOICES[errors], bins=range(lo, hi + 1),
                              n_boot=n_boot, seed=seed, groups=pair_groups(_store, dataset))
 
@@ -89,8 +91,8 @@ def _injected_calibration(_store, path: str, version: int, dataset: str, n_boot:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _reliability(_store, path: str, version: int, dataset: str, n_bins: int, n_boot: int,
-                 seed: int) -> pd.DataFrame:
-    frame = correlation_frame(_store, dataset, "score")
+                 seed: int, annotators: tuple[str, ...] | None = None) -> pd.DataFrame:
+    frame = correlation_frame(_store, dataset, "score", annotators=None if annotators is None else list(annotators))
     if frame.empty:
         return pd.DataFrame()
     scores = frame[["pair_id", "judge", "metric", "value"]]
@@ -186,7 +188,7 @@ def _missing_caption(table: pd.DataFrame, outside: bool = True) -> str:
 def draw_counts(store, dataset: str, synthetic: bool, chosen: list[str], runs: list[str],
                 settings: dict) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     st.subheader("Errors detected vs errors annotated (VERT Fig. 2)")
-    jc, ec, injected = _load_counts(store, str(store.path), _version(), dataset)
+    jc, ec, injected = _load_counts(store, str(store.path), _version(), dataset, settings["annotators"])
     lo_hi = st.slider("Expert error-count range", *RANGE_LIMITS, key="cal_range",
                       help="Reports whose expert total lies in this range (VERT Fig. 2 uses 1-12).")
     lo, hi = (int(v) for v in lo_hi)
@@ -210,7 +212,7 @@ def draw_counts(store, dataset: str, synthetic: bool, chosen: list[str], runs: l
     errors = settings["errors"]
     with st.spinner("Bootstrapping the confidence intervals…"):
         table = _count_calibration(store, str(store.path), _version(), dataset, errors, lo, hi,
-                                   settings["n_boot"], settings["seed"])
+                                   settings["n_boot"], settings["seed"], settings["annotators"])
     table = table[table["judge"].isin(chosen)]
     if table.empty:
         st.info("None of the selected judges reported error counts. Pick another judge above.",
@@ -308,7 +310,7 @@ def draw_reliability(store, dataset: str, synthetic: bool, chosen: list[str], ru
         return
     with st.spinner("Bootstrapping the confidence intervals…"):
         table = _reliability(store, str(store.path), _version(), dataset, settings["bins"],
-                             settings["n_boot"], settings["seed"])
+                             settings["n_boot"], settings["seed"], settings["annotators"])
     if table.empty:
         st.info("Needs expert overall scores on this dataset (annotations with field `score`) and a judge "
                 "score on the 0-1 scale (GREEN, GREEN-F1, Formula, VERT, BLEU-4, ROUGE-L, ...). Import "
@@ -383,7 +385,9 @@ def main() -> None:
     set_url("errors", None if errors == "sig" else errors)
     set_url("n_boot", None if n_boot == 1000 else str(int(n_boot)))
     set_url("seed", None if seed == 0 else str(int(seed)))
-    settings = {"errors": errors, "n_boot": int(n_boot), "seed": int(seed)}
+    annotators, _ = expert_annotators_choice(store, dataset, "cal_experts")
+    settings = {"errors": errors, "n_boot": int(n_boot), "seed": int(seed),
+                "annotators": None if annotators is None else tuple(annotators)}
 
     jc, _, injected = draw_counts(store, dataset, synthetic, chosen, runs, settings)
     st.divider()

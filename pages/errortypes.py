@@ -31,6 +31,7 @@ from pages._shared import (
     download_csv,
     ensure_router,
     escape_md,
+    expert_annotators_choice,
     get_store,
     is_synthetic,
     load_datasets,
@@ -61,8 +62,9 @@ def category_tick(cat: str) -> str:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _load_counts(_store, path: str, version: int, dataset: str):
-    return judge_counts(_store, dataset), expert_counts(_store, dataset)
+def _load_counts(_store, path: str, version: int, dataset: str, annotators: tuple[str, ...] | None = None):
+    experts = expert_counts(_store, dataset, None if annotators is None else list(annotators))
+    return judge_counts(_store, dataset), experts
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -71,8 +73,8 @@ def _load_judges(_store, path: str, version: int, dataset: str) -> list[str]:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _tables(_store, path: str, version: int, dataset: str, errors: str):
-    jc, ec = _load_counts(_store, path, version, dataset)
+def _tables(_store, path: str, version: int, dataset: str, errors: str, annotators: tuple[str, ...] | None = None):
+    jc, ec = _load_counts(_store, path, version, dataset, annotators)
     significant = SIGNIFICANCE_CHOICES[errors]
     return (f1_per_category(jc, ec, significant=significant), mae_per_category(jc, ec, significant=significant),
             accuracy_per_category(jc, ec, significant=significant))
@@ -158,7 +160,9 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     if not runs:
         st.info(f"No judge runs on this dataset yet — {RUN_HINT.format(d=dataset)}.", icon=":material/info:")
         return
-    jc, ec = _load_counts(store, str(store.path), _version(), dataset)
+    annotators, _ = expert_annotators_choice(store, dataset, "et_experts")
+    annotators = None if annotators is None else tuple(annotators)
+    jc, ec = _load_counts(store, str(store.path), _version(), dataset, annotators)
     if jc.empty:
         st.info("No judge on this dataset reported error counts per category (lexical scores have none). "
                 f"Run a GREEN-format judge: {RUN_HINT.format(d=dataset)}, or an LLM judge with "
@@ -191,7 +195,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     if not chosen:
         st.info("Pick at least one judge.", icon=":material/info:")
         return
-    f1, mae, acc = _tables(store, str(store.path), _version(), dataset, errors)
+    f1, mae, acc = _tables(store, str(store.path), _version(), dataset, errors, annotators)
     f1, mae, acc = (t[t["judge"].isin(chosen)] for t in (f1, mae, acc))
 
     st.subheader("F1 per error category (VERT App. C)")
