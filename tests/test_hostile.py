@@ -36,7 +36,7 @@ from core.store import Store, pair_id_for
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ("datasets", "pairs", "annotations", "judge_runs", "judge_outputs", "judge_errors", "metric_values")
-SETTINGS = settings(max_examples=20, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 # Characters that break naive readers: separators, quotes, line ends of every kind (U+2028 and NEL
