@@ -223,7 +223,8 @@ def drive(path: Path, modality: str, ci: bool) -> dict[str, float]:
     """One pass: cold first render, a filter change, back, a new session; optionally CIs on request."""
     import streamlit as st
 
-    st.cache_data.clear()  # a freshly started server: nothing cached
+    st.cache_data.clear()  # a freshly started server: nothing cached (data or resources: the
+    st.cache_resource.clear()  # page keeps its big frames as resources)
     at = _app(path)
     out = {}
     out["first"], _ = _timed(at.run)

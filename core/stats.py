@@ -488,13 +488,16 @@ def correlate(data: pd.DataFrame, *, by: Sequence[str] = ("judge", "metric"), me
     _require(data, [*by, value_col, target_col, pair_col])
     rows = []
     counts_cache: dict[tuple, np.ndarray] = {}
+    used = [*by, value_col, target_col, pair_col] + ([cluster_col] if cluster_col in data.columns else [])
+    data = data[list(dict.fromkeys(used))]  # each group is a copy: only the columns used here
     for key, group in data.groupby(list(by), sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         frame, n_missing = _complete(group, value_col, target_col)
         if frame[pair_col].duplicated().any():
             dupes = frame.loc[frame[pair_col].duplicated(), pair_col].head(3).tolist()
             raise ValueError(f"group {dict(zip(by, key, strict=True))} has pair ids more than once: {dupes}")
-        frame = frame.sort_values(pair_col, kind="stable")
+        if not frame[pair_col].is_monotonic_increasing:  # already sorted (a stable sort is a no-op then)
+            frame = frame.sort_values(pair_col, kind="stable")
         x = frame[value_col].to_numpy(float)
         y = frame[target_col].to_numpy(float)
         clusters = _clusters_of(frame, cluster_col, pair_col)

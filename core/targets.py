@@ -189,3 +189,34 @@ def mixed_scale_targets(conn, dataset: str, pair_ids: list[str], annotators: lis
         [list(pair_ids)] + ([] if annotators is None else [[str(a) for a in annotators]])).df()
     exact = expert_targets(rows)
     return dict(zip(exact["pair_id"], exact["value"], strict=True))
+
+
+def annotator_target_sql(target: str, dataset: str) -> tuple[str, list]:
+    """:func:`annotator_values` of one target in SQL: ``pair_id, annotator, value`` (float)."""
+    if target not in TARGETS:
+        raise ValueError(f"target '{target}' unknown; targets are: {', '.join(TARGETS)}")
+    if target == "score":
+        return ("SELECT a.pair_id, a.annotator, a.value / (" + _SCALE + ") AS value FROM annotations a "
+                "JOIN pairs p USING (pair_id) WHERE p.dataset = ? AND a.field = 'score' ORDER BY a.pair_id, a.annotator"), \
+            [dataset]
+    cats = ", ".join(f"'{c}'" for c in CATEGORIES)
+    n = _ROUND.format(x="a.value")
+    return (f"SELECT a.pair_id, a.annotator, CAST(sum(CASE WHEN {_count_condition(target)} THEN {n} ELSE 0 END) "
+            f"AS DOUBLE) AS value FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ? "
+            f"AND a.field = 'error_count' AND a.category IN ({cats}) GROUP BY a.pair_id, a.annotator "
+            f"ORDER BY a.pair_id, a.annotator"), [dataset]
+
+
+def annotator_target_values(store, dataset: str, target: str) -> pd.DataFrame:
+    """Per (pair, annotator) values of one target (inter-annotator agreement), read in SQL."""
+    sql, params = annotator_target_sql(target, dataset)
+    return store.query_df(sql, params)
+
+
+def main_targets_present(store, dataset: str) -> list[str]:
+    """Which of :data:`MAIN_TARGETS` the dataset's annotations can give."""
+    cats = ", ".join(f"'{c}'" for c in CATEGORIES)
+    score, counts = store.query_one(
+        "SELECT bool_or(a.field = 'score'), bool_or(a.field = 'error_count' AND a.category IN (" + cats + ")) "
+        "FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ?", [dataset])
+    return [t for t, ok in (("score", score), ("sig_errors", counts), ("total_errors", counts)) if ok]

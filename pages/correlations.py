@@ -13,9 +13,10 @@ The view lives in the URL: ``dataset`` (app.py), ``target``, ``stat``,
 ``metric``, ``facet``, ``vs_judge``, ``vs_metric``.
 
 Caching: the correlation frame is read once per (store version, dataset,
-target) and kept compact (categorical columns); filters and the identical
-toggle are applied to it in memory, and every table is cached per (store
-version, dataset, target, filters, toggle, n_boot, seed). Bootstrap work
+target), in one DuckDB query, compact (categorical columns) and held as a
+shared resource (never copied); filters and the identical toggle are applied
+to it in memory, and every table is cached per (store version, dataset,
+target, filters, toggle, n_boot, seed). Bootstrap work
 above ``BOOT_BUDGET`` pair-resamples (about 0.5 s here) waits for a click,
 so a large store stays responsive; the point estimates, p-values and
 daggers never wait.
@@ -46,7 +47,7 @@ from core.stats import (
     paired_difference,
 )
 from core.store import Store
-from core.targets import MAIN_TARGETS, annotator_values, load_annotations
+from core.targets import annotator_target_values, main_targets_present
 from pages._shared import (
     VERSION_KEY,
     ensure_router,
@@ -108,31 +109,33 @@ def _series_label(judge: str, metric: str) -> str:
 # -- cached loaders (no widgets inside) ----------------------------------------------------------
 
 
-def _compact(frame: pd.DataFrame) -> pd.DataFrame:
-    """Text columns as categoricals: a tenth of the memory, and a cache hit copies codes, not strings."""
-    out = frame.copy()
-    for col in out.columns:
-        if not (pd.api.types.is_numeric_dtype(out[col]) or pd.api.types.is_bool_dtype(out[col])):
-            out[col] = out[col].astype("category")
-    return out
-
-
 @st.cache_data(max_entries=16, show_spinner=False)
 def _runs(_store: Store, path: str, version: int, dataset: str) -> pd.DataFrame:
     return judge_runs(_store, dataset)
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def _targets_present(_store: Store, path: str, version: int, dataset: str) -> list[str]:
+    return main_targets_present(_store, dataset)
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
-def _annotator_values(_store: Store, path: str, version: int, dataset: str) -> pd.DataFrame:
-    """Per (pair, annotator) values of the three main targets (inter-annotator agreement)."""
-    values = annotator_values(load_annotations(_store, dataset))
-    return _compact(values[values["target"].isin(MAIN_TARGETS)].reset_index(drop=True))
+def _annotator_values(_store: Store, path: str, version: int, dataset: str, target: str) -> pd.DataFrame:
+    """Per (pair, annotator) values of one main target (inter-annotator agreement)."""
+    return annotator_target_values(_store, dataset, target)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+# The two big frames are cache_resource: shared, never copied (cache_data would pickle a million rows
+# on every store and copy them on every hit). Nothing below mutates them: every consumer filters
+# into a new frame first.
+@st.cache_resource(max_entries=4, show_spinner=False)
 def _frame(_store: Store, path: str, version: int, dataset: str, target: str) -> pd.DataFrame:
-    """``correlation_frame`` of the score metrics (as ``python -m core correlate``), unfiltered."""
-    return _compact(correlation_frame(_store, dataset, target, metrics=list(METRICS)))
+    """``correlation_frame`` of the score metrics (as ``python -m core correlate``), unfiltered.
+
+    Text columns as categoricals (a tenth of the memory; a cache hit copies codes, not strings),
+    rows in pair_id order within each series, the order the statistics sort them into anyway.
+    """
+    return correlation_frame(_store, dataset, target, metrics=list(METRICS), categorical=True, order="pair_id")
 
 
 def _allowed(column: pd.Series, allowed: tuple[str, ...]) -> np.ndarray:
@@ -161,7 +164,7 @@ def _view(frame: pd.DataFrame, drop_identical: bool, filters: tuple) -> pd.DataF
     return out
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+@st.cache_resource(max_entries=4, show_spinner=False)
 def _view_frame(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
                 filters: tuple) -> pd.DataFrame:
     """The filtered frame, cached: every table of one view filters the big frame once."""
@@ -247,10 +250,12 @@ def _paired(_store: Store, path: str, version: int, dataset: str, target: str, d
 def _agreement(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
                filters: tuple) -> dict | None:
     """Inter-annotator agreement on the pairs in view (the pairs the judges are scored on)."""
-    values = _annotator_values(_store, path, version, dataset)
-    values = values[values["target"] == target]
+    values = _annotator_values(_store, path, version, dataset, target)
     view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
-    values = values[values["pair_id"].isin(view["pair_id"].unique())]
+    pair_codes = view["pair_id"].cat.codes.to_numpy()
+    seen = np.bincount(pair_codes[pair_codes >= 0], minlength=len(view["pair_id"].cat.categories)) > 0
+    in_view = pd.Index(view["pair_id"].cat.categories[seen], dtype=object)
+    values = values[in_view.get_indexer(values["pair_id"].to_numpy(dtype=object)) >= 0]
     if values["annotator"].nunique() < 2:
         return None
     data = values[["pair_id", "annotator", "value"]].astype({"pair_id": object, "annotator": object})
@@ -613,9 +618,7 @@ def main() -> None:
     if missing:
         return
 
-    values = _annotator_values(store, path, version, dataset)
-    present = {str(t) for t in values["target"].unique()}
-    targets = [t for t in MAIN_TARGETS if t in present]
+    targets = _targets_present(store, path, version, dataset)
     if not targets:
         st.info("The annotations hold no overall score and no error counts, the targets this page uses.")
         return
