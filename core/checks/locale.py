@@ -114,8 +114,7 @@ class CompiledLocale:
     openers: tuple[tuple[re.Pattern, str], ...]
     modality_vocabulary: dict[str, tuple[tuple[re.Pattern, str, str], ...]]
     coverage: dict[tuple[str, str], tuple[tuple[str, re.Pattern], ...]]
-    findings: re.Pattern  # one alternation, one named group per finding key
-    finding_keys: dict[str, str]  # group name -> key
+    findings: object  # core.judges.rules._Scanner over the finding vocabulary: scan(text) -> [(key, start, end)]
     neg_pre: re.Pattern
     neg_post: re.Pattern
     neg_stop: re.Pattern
@@ -131,11 +130,11 @@ def compiled(code: str) -> CompiledLocale:
     header = re.compile(
         r"^[ \t]*(?:<b>|\*\*)?[ \t]*(?P<head>" + "|".join(f"(?:{f})" for f in spec.sections.values())
         + r")[ \t]*(?:</b>|\*\*)?[ \t]*(?::|$)", re.I | re.M)
-    groups, keys = [], {}
-    for i, (key, frag) in enumerate(spec.findings):
-        keys[f"f{i}"] = key
-        groups.append(f"(?P<f{i}>{frag})")
-    findings = re.compile(r"(?<!\w)(?:" + "|".join(groups) + r")(?!\w)", re.I)
+    # The rules judge's scanner: each word start tries only the terms that can begin with its first
+    # character, instead of one alternation over every term at every position (several times faster).
+    from core.judges.rules import _Scanner
+
+    findings = _Scanner([(key, (frag,)) for key, frag in spec.findings])
     return CompiledLocale(
         spec=spec, header=header, header_roles=roles,
         contrast=_alt(spec.contrast_terms), exam_with=_one(spec.exam_with_contrast),
@@ -148,7 +147,7 @@ def compiled(code: str) -> CompiledLocale:
         modality_vocabulary={fam: tuple((_one(f), f, why) for f, why in rules)
                              for fam, rules in spec.modality_vocabulary.items()},
         coverage={k: tuple((label, _one(f)) for label, f in v) for k, v in spec.coverage.items()},
-        findings=findings, finding_keys=keys,
+        findings=findings,
         neg_pre=_one(spec.negation_pre), neg_post=re.compile(r"^\W*(?:" + spec.negation_post + r")(?!\w)", re.I),
         neg_stop=_one(spec.negation_stop),
         sides=tuple((side, _one(f)) for side, f in spec.laterality.items()),

@@ -19,6 +19,7 @@ run's identity, so results from different logic are never mixed or ranked togeth
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -102,9 +103,9 @@ def context(reference: str, candidate: str, *, locale: str = "en-US", modality: 
 
 
 def _hits(pattern, text: str, limit: int = 3) -> list[str]:
-    if pattern is None:
+    if pattern is None or pattern.search(text) is None:  # the usual case: one scan, no match objects
         return []
-    return [m.group(0) for m in pattern.finditer(text)][:limit]
+    return [m.group(0) for m in itertools.islice(pattern.finditer(text), limit)]
 
 
 def _quote(items) -> str:
@@ -353,6 +354,8 @@ def evaluate(ctx: Context) -> list[Result]:
 def evaluate_pair(reference: str, candidate: str, *, locale: str = "en-US", modality: str | None = None,
                   anatomy: str | None = None, meta: str | dict | None = None) -> list[Result]:
     """Convenience: the checks of one pair (``meta`` may hold ``exam``, the exam descriptor)."""
+    modality = modality if isinstance(modality, str) else None  # NULL may arrive as NaN from a frame
+    anatomy = anatomy if isinstance(anatomy, str) else None
     exam = None
     if isinstance(meta, str) and meta:
         try:

@@ -129,12 +129,11 @@ def _findings(code: str, text: str) -> tuple[Mention, ...]:
     out = []
     for i, sent in enumerate(sentences(text)):
         sides = frozenset(side for side, pat in loc.sides if pat.search(sent))
-        for m in loc.findings.finditer(sent):
-            key = loc.finding_keys[m.lastgroup]
-            before = sent[:m.start()]
+        for key, start, end in loc.findings.scan(sent):
+            before = sent[:start]
             stops = [s.end() for s in loc.neg_stop.finditer(before)]
             scope = before[stops[-1]:] if stops else before
-            negated = bool(loc.neg_pre.search(scope)) or bool(loc.neg_post.match(sent[m.end():m.end() + 60]))
+            negated = bool(loc.neg_pre.search(scope)) or bool(loc.neg_post.match(sent[end:end + 60]))
             out.append(Mention(key, negated, i, sides))
     return tuple(out)
 
