@@ -92,11 +92,25 @@ def _signed_in_identity() -> str | None:
     return None
 
 
+def _login_configured() -> bool:
+    """Whether Streamlit's OIDC login is set up (an ``[auth]`` section in .streamlit/secrets.toml)."""
+    try:
+        return "auth" in st.secrets
+    except (FileNotFoundError, OSError, ValueError):
+        return False
+
+
 def _rater() -> str | None:
     signed_in = _signed_in_identity()
     if signed_in:
         st.caption(f"Rating as **{escape_md(signed_in)}** (signed in).")
         return signed_in
+    if _login_configured():
+        st.info("Sign in with your organisation's account to rate; your ratings carry that identity.",
+                icon=":material/login:")
+        if st.button("Sign in", key="ann_login", type="primary"):
+            st.login()
+        return None
     if "ann_rater" not in st.session_state:
         st.session_state["ann_rater"] = url_value("rater", "")
     name = st.text_input("Your name or initials", key="ann_rater", max_chars=64,
