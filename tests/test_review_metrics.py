@@ -8,7 +8,14 @@ import pandas as pd
 import pytest
 
 from core.review.labels import label_code, label_name, normalize_label
-from core.review.metrics import NO_ANSWER, accuracy_table, composite_flags, confusion, label_counts, radar_table
+from core.review.metrics import (
+    NO_ANSWER,
+    accuracy_table,
+    composite_flags,
+    confusion,
+    label_counts,
+    radar_table,
+)
 
 COLS = ["gold_agreement", "gold_severity", "gold_edit_type", "pred_agreement", "pred_severity", "pred_edit_type"]
 
