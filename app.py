@@ -43,6 +43,7 @@ PAGES = [
     st.Page("pages/checks.py", title="Checks & leaderboards"),
     st.Page("pages/summaries.py", title="Summaries"),
     st.Page("pages/ensembles.py", title="Ensembles & simulator"),
+    st.Page("pages/distill.py", title="Distill"),
     st.Page("pages/share.py", title="Share"),
     st.Page("pages/annotate.py", title="Annotate"),
 ]

@@ -35,6 +35,7 @@ PAGES = {  # url path -> title shown on the page
     "checks": "Checks & leaderboards",
     "summaries": "Summaries",
     "ensembles": "Ensembles & simulator",
+    "distill": "Distill",
     "share": "Share",
     "annotate": "Annotate",
 }

@@ -34,7 +34,7 @@ torch = require_torch()
 nn = torch.nn
 
 N_CATEGORIES = 6
-TINY = {"vocab": 16384, "dim": 64, "max_tokens": 2048}  # bag of words: length costs little
+TINY = {"vocab": 8192, "dim": 32, "max_tokens": 2048}  # bag of words: length costs little
 _WORD_RE = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
 
 
@@ -73,25 +73,30 @@ class HashTokenizer:
 
 
 class TinyEncoder(nn.Module):
-    """Signed bag of hashed words and word pairs over the one ``[CLS] ref [SEP] cand [SEP]`` sequence.
+    """Bag-of-words difference over the one ``[CLS] ref [SEP] cand [SEP]`` sequence.
 
-    Each token embedding is added with the sign of its segment (+1 reference,
-    -1 candidate), so identical reports cancel and what differs remains;
-    ``[d, |d|]`` then goes through one ReLU layer. Learns in seconds on a few
+    Hashed words and word pairs are counted with the sign of their segment
+    (+1 reference, -1 candidate), so identical reports cancel and what
+    differs remains; the absolute and the signed differences are embedded
+    (two tables) and go through one ReLU layer. Learns in seconds on a few
     hundred pairs; far weaker than a pretrained encoder (no word order beyond
     word pairs, no pretraining).
     """
 
     def __init__(self, vocab: int, dim: int):
         super().__init__()
-        self.emb = nn.Embedding(vocab, dim, padding_idx=0)
+        self.vocab = vocab
+        self.abs_emb = nn.Linear(vocab, dim, bias=False)
+        self.sign_emb = nn.Linear(vocab, dim, bias=False)
         self.proj = nn.Sequential(nn.Linear(2 * dim, dim), nn.ReLU())
         self.hidden_size = dim
 
     def forward(self, input_ids, token_type_ids, attention_mask):
-        sign = ((1 - 2 * token_type_ids) * attention_mask).to(self.emb.weight.dtype)
-        d = (self.emb(input_ids) * sign[..., None]).sum(dim=1)
-        return self.proj(torch.cat([d, d.abs()], dim=1))
+        sign = ((1 - 2 * token_type_ids) * attention_mask).to(self.abs_emb.weight.dtype)
+        diff = torch.zeros((input_ids.shape[0], self.vocab), dtype=sign.dtype, device=input_ids.device)
+        diff.scatter_add_(1, input_ids, sign)
+        diff[:, :3] = 0  # [PAD], [CLS], [SEP]
+        return self.proj(torch.cat([self.abs_emb(diff.abs()), self.sign_emb(diff)], dim=1))
 
 
 class HFEncoder(nn.Module):
@@ -100,7 +105,10 @@ class HFEncoder(nn.Module):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach a hub, whatever the path holds
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from transformers import AutoModel
+        from transformers.utils import logging as hf_logging
 
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
         self.model = AutoModel.from_pretrained(path, local_files_only=True)
         self.hidden_size = int(self.model.config.hidden_size)
 
