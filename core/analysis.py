@@ -108,12 +108,12 @@ def _column(codes: np.ndarray, categories: pd.Index, categorical: bool):
 def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop_identical: bool = False,
                       run_ids: list[str] | None = None, metrics: list[str] | None = None,
                       annotators: list[str] | None = None, filters: dict | None = None,
-                      categorical: bool = False) -> pd.DataFrame:
+                      categorical: bool = False, order: str = "ext_id") -> pd.DataFrame:
     """Judge values joined with the expert target and the pair facets.
 
     Columns: pair_id, ext_id, group_id, modality, anatomy, system, split,
     identical, run_id, judge, metric, value, target; sorted by judge, metric,
-    ext_id. Only pairs that have both a judge value and the target appear.
+    ``order`` (ext_id, or pair_id: the order the statistics want). Only pairs that have both a judge value and the target appear.
     ``filters`` maps a facet to the allowed values; ``annotators`` picks whose
     annotations make the target (all by default). ``categorical=True`` returns
     the text columns as categoricals (sorted categories): the same values,
@@ -126,6 +126,8 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
     """
     if target not in TARGETS:
         raise ValueError(f"target '{target}' unknown; targets are: {', '.join(TARGETS)}")
+    if order not in ("ext_id", "pair_id"):
+        raise ValueError(f"order must be 'ext_id' or 'pair_id', not '{order}'")
     for facet in filters or {}:
         if facet not in FACETS:
             raise ValueError(f"cannot filter on '{facet}'; facets are: {', '.join(FACETS)}")
@@ -148,7 +150,7 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
         if pairs["mixed"].any():
             exact = mixed_scale_targets(conn, dataset, list(pairs.loc[pairs["mixed"], "pair_id"]), annotators)
             pairs.loc[pairs["mixed"], "target"] = pairs.loc[pairs["mixed"], "pair_id"].map(exact)
-        pairs = pairs.sort_values("ext_id", ignore_index=True, kind="stable")
+        pairs = pairs.sort_values(order, ignore_index=True, kind="stable")
         labels = sorted(runs["judge"])
         metric_list = sorted(set(metrics)) if metrics is not None else None
         values = pd.DataFrame({"pidx": [], "ridx": [], "midx": [], "value": []})
@@ -169,10 +171,10 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
                 [metric_list, metric_list]).df()
             conn.unregister("cf_pairs")
             conn.unregister("cf_runs")
-    # sorted by judge, metric, ext_id: one integer key (unique per row), argsorted in numpy
+    # sorted by judge, metric, ext_id (or pair_id): one integer key (unique per row), argsorted in numpy
     key = ((values["ridx"].to_numpy(dtype=np.int64) * max(1, len(metric_list or [])) + values["midx"].to_numpy(
         dtype=np.int64)) * max(1, len(pairs)) + values["pidx"].to_numpy(dtype=np.int64))
-    values = values.iloc[np.argsort(key, kind="stable")] if len(values) else values
+    values = values.iloc[np.argsort(key)] if len(values) else values  # keys are unique: any sort will do
     pidx = values["pidx"].to_numpy(dtype=np.int64)
     out = {}
     for col in _PAIR_TEXT:

@@ -18,8 +18,9 @@ contingency table instead:
   then run exactly as in scipy.
 
 Both return None when the table would be too large (continuous data): the caller uses
-scipy then. tests/test_tiedstats.py checks bit-identity against scipy on tied,
-continuous and mixed inputs.
+scipy then. :func:`pearson_r` is scipy's Pearson r without its per-call overhead (a
+third of its time at n = 50,000). tests/test_tiedstats.py checks bit-identity against
+scipy on tied, continuous and mixed inputs.
 """
 
 from __future__ import annotations
@@ -105,3 +106,31 @@ def spearman_rho(xc: np.ndarray, kx: int, yc: np.ndarray, ky: int) -> tuple[floa
         t = rs * np.sqrt((dof / ((rs + 1.0) * (1.0 - rs))).clip(0))
     prob = 2 * special.stdtr(dof, -np.abs(t))
     return float(rs[1, 0]), float(prob[1, 0])
+
+
+def pearson_r(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
+    """(r, p) as ``scipy.stats.pearsonr(x, y)`` gives them for 1-d float64 inputs with n > 2 that are
+    not constant, without its per-call array-API overhead; else None (leave it to scipy).
+
+    scipy.stats.pearsonr (scipy 1.17, _stats_py.py), the same operations in the same order: centre,
+    scale by the largest deviation before the norm, ``vecdot`` of the normalised deviations, clip,
+    and the two-sided p of the beta distribution on (-1, 1) with a = b = n/2 - 1.
+    """
+    if x.dtype != np.float64 or y.dtype != np.float64 or x.ndim != 1 or x.shape != y.shape or x.size <= 2:
+        return None
+    if np.all(x == x[0]) or np.all(y == y[0]):
+        return None
+    xmean = np.mean(x, axis=-1, keepdims=True)
+    ymean = np.mean(y, axis=-1, keepdims=True)
+    xm = x - xmean
+    ym = y - ymean
+    xmax = np.max(np.abs(xm), axis=-1, keepdims=True)
+    ymax = np.max(np.abs(ym), axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        normxm = xmax * np.linalg.norm(xm / xmax, ord=2, axis=-1, keepdims=True)
+        normym = ymax * np.linalg.norm(ym / ymax, ord=2, axis=-1, keepdims=True)
+        r = np.vecdot(xm / normxm, ym / normym, axis=-1)
+    r = np.clip(r, -1., 1.)
+    ab = np.asarray(np.asarray(x.size, dtype=np.float64) / 2 - 1, dtype=np.float64)
+    pvalue = 2 * special.betaincc(ab, ab, (np.abs(r) - -1) / 2)
+    return float(r[()]), float(pvalue[()])

@@ -31,6 +31,8 @@ import re
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import pyarrow as pa
+import pyarrow.compute as pc
 import streamlit as st
 
 from core.analysis import FACETS, correlation_frame, judge_runs
@@ -160,8 +162,27 @@ def _view(frame: pd.DataFrame, drop_identical: bool, filters: tuple) -> pd.DataF
         if col not in out.columns:
             continue
         # core.stats converts ids to text per series: only the ids in view, not all of them
-        out[col] = out[col].cat.remove_unused_categories()
+        out[col] = _drop_unused(out[col])
     return out
+
+
+def _used(column: pd.Series) -> np.ndarray:
+    codes = column.cat.codes.to_numpy()
+    return np.bincount(codes[codes >= 0], minlength=len(column.cat.categories)) > 0
+
+
+def _used_categories(column: pd.Series) -> pd.Index:
+    return column.cat.categories[_used(column)]
+
+
+def _drop_unused(column: pd.Series) -> pd.Series:
+    """``cat.remove_unused_categories()`` by counting codes (numpy's unique hashes a million codes)."""
+    used = _used(column)
+    codes = column.cat.codes.to_numpy()
+    remap = (np.cumsum(used) - 1).astype(codes.dtype)
+    new = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1).astype(codes.dtype)
+    return pd.Series(pd.Categorical.from_codes(new, categories=column.cat.categories[used]), index=column.index,
+                     name=column.name)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -252,10 +273,10 @@ def _agreement(_store: Store, path: str, version: int, dataset: str, target: str
     """Inter-annotator agreement on the pairs in view (the pairs the judges are scored on)."""
     values = _annotator_values(_store, path, version, dataset, target)
     view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
-    pair_codes = view["pair_id"].cat.codes.to_numpy()
-    seen = np.bincount(pair_codes[pair_codes >= 0], minlength=len(view["pair_id"].cat.categories)) > 0
-    in_view = pd.Index(view["pair_id"].cat.categories[seen], dtype=object)
-    values = values[in_view.get_indexer(values["pair_id"].to_numpy(dtype=object)) >= 0]
+    in_view = _used_categories(view["pair_id"])
+    values = values[pc.is_in(pa.array(values["pair_id"], type=pa.string()),
+                             value_set=pa.array(in_view.to_numpy(dtype=object), type=pa.string())).to_numpy(
+                                 zero_copy_only=False)]
     if values["annotator"].nunique() < 2:
         return None
     data = values[["pair_id", "annotator", "value"]].astype({"pair_id": object, "annotator": object})

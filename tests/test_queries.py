@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import pandas as pd
 import pytest
@@ -267,3 +268,28 @@ def test_counts_by_category_table(store: Store):
                                    "expert_2 sig", "expert_2 insig"]
     assert table["expert_1 sig"].tolist() == [1, 2, 0, 0, 0, 0, 3]
     assert table["expert_2 insig"].iloc[-1] == 3
+
+
+def test_whitespace_list_is_pythons():
+    from core.analysis import WHITESPACE
+
+    assert set(WHITESPACE) == {c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace()}
+
+
+def test_identical_flag_in_sql_matches_python_whitespace_rules(tmp_store: Store):
+    """The SQL identical flag (ReXVal* filter) is re.sub(r"\\s+", " ", text).strip() equality, Unicode included."""
+    from core.analysis import IDENTICAL_SQL, _same_text
+
+    texts = [("a b", "a  b"), ("a\u00a0b", "a b"), ("a\u2003\u3000b", "a\tb"), ("\u2028a b\u0085", "a b"),
+             ("a\x1fb", "a b"), ("a\u200bb", "a b"),  # U+200B (zero width space) is not whitespace
+             ("a b", "a b."), ("", " \n "), ("x", "x "), ("ab", "a b"), ("a\vb", "a b"), ("e\u0301", "\u00e9")]
+    pairs = pd.DataFrame({"id": [str(i) for i in range(len(texts))], "ref": [r for r, _ in texts],
+                          "cand": [c for _, c in texts]})
+    empty_ok = [i for i, (r, c) in enumerate(texts) if r.strip() and c.strip()]  # the importer refuses blank text
+    import_pairs(tmp_store, pairs.iloc[empty_ok], dataset="ws", columns=PairColumns("id", "ref", "cand"),
+                 name="ws.csv")
+    got = tmp_store.query_df(f"SELECT p.ext_id, {IDENTICAL_SQL} AS identical FROM pairs p WHERE dataset = 'ws'")
+    got = dict(zip(got["ext_id"], got["identical"], strict=True))
+    want = {str(i): _same_text(*texts[i]) for i in empty_ok}
+    assert got == want
+    assert sum(want.values()) >= 5 and not all(want.values())  # both outcomes are exercised

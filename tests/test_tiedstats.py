@@ -7,7 +7,7 @@ import pytest
 import scipy.stats as sps
 
 from core.stats import correlation
-from core.tiedstats import MAX_CELLS, dense_codes, kendall_tau_b, spearman_rho
+from core.tiedstats import MAX_CELLS, dense_codes, kendall_tau_b, pearson_r, spearman_rho
 
 
 def _inputs(kind: int, n: int, rng):
@@ -64,3 +64,22 @@ def test_falls_back_to_scipy_when_it_should():
     out = correlation(x, y)  # the fallback still answers, with scipy's numbers
     assert out["tau"] == float(sps.kendalltau(x, y).statistic)
     assert out["p"] == float(sps.kendalltau(x, y).pvalue)
+
+
+def test_pearson_bit_identical_to_scipy():
+    rng = np.random.default_rng(11)
+    checked = 0
+    for i in range(300):
+        n = int(rng.choice([3, 5, 10, 100, 1000, 20000]))
+        x = rng.normal(size=n) if i % 2 else rng.integers(0, 5, n).astype(float)
+        y = x * rng.uniform(-1, 1) + rng.normal(size=n) * rng.uniform(0, 3)
+        if i % 3 == 0:
+            y = rng.integers(0, 11, n) / 10
+        if np.all(x == x[0]) or np.all(y == y[0]):
+            continue
+        ref = sps.pearsonr(x, y)
+        assert pearson_r(x, y) == (float(ref.statistic), float(ref.pvalue))
+        checked += 1
+    assert checked > 250
+    assert pearson_r(np.array([1.0, 2.0]), np.array([2.0, 1.0])) is None  # n = 2: scipy's special case
+    assert pearson_r(np.ones(5), np.arange(5.0)) is None  # constant: scipy's NaN and warning
