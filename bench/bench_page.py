@@ -12,8 +12,10 @@ bulk-inserted through ``Store.write()`` (register + ``INSERT ... SELECT``).
 Then it drives ``pages/correlations.py`` through Streamlit's AppTest, as a
 browser session would, and times:
 
-* **first render**: a new session on a cold cache (the page reads the store,
-  builds the correlation frame and the table with 1,000 bootstrap resamples);
+* **first render**: a new session on a cold cache, data and resources (the page
+  reads the store, builds the correlation frame, the table's point estimates and
+  p-values, the heatmap and the ceiling; bootstrap CIs above ``BOOT_BUDGET`` wait
+  for a click, timed separately);
 * **filter change**: the same session picks one modality (a new table for the
   filtered pairs);
 * **revisit**: a new session opening the same view (every table cached).
@@ -207,8 +209,9 @@ def _app(path: Path):
 
 
 def _timed(action) -> tuple[float, object]:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = action()
+    _timed.cpu = time.process_time() - c0  # CPU seconds of this process (all threads, DuckDB's too)
     return time.perf_counter() - t0, out
 
 
@@ -228,22 +231,27 @@ def drive(path: Path, modality: str, ci: bool) -> dict[str, float]:
     at = _app(path)
     out = {}
     out["first"], _ = _timed(at.run)
+    out["first_cpu"] = _timed.cpu
     _check(at, "first render")
     out["filter"], _ = _timed(lambda: at.multiselect(key="corr_modality").set_value([modality]).run())
+    out["filter_cpu"] = _timed.cpu
     _check(at, "filter change")
     out["back"], _ = _timed(lambda: at.multiselect(key="corr_modality").set_value([]).run())
+    out["back_cpu"] = _timed.cpu
     _check(at, "filter removed")
     again = _app(path)
     out["revisit"], _ = _timed(again.run)
+    out["revisit_cpu"] = _timed.cpu
     _check(again, "revisit")
     out["ci_deferred"] = float(any(b.key and b.key.startswith("corr_boot_go_") for b in again.button))
     if ci:
         buttons = [b for b in again.button if b.key and b.key.startswith("corr_boot_go_")]
         if buttons:
             out["ci"], _ = _timed(lambda: buttons[0].click().run())
+            out["ci_cpu"] = _timed.cpu
             _check(again, "CIs on request")
         else:
-            out["ci"] = math.nan
+            out["ci"] = out["ci_cpu"] = math.nan
     return out
 
 
@@ -278,7 +286,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="passes per store (medians reported)")
     parser.add_argument("--no-ci", action="store_true", help="skip timing the CIs computed on request")
     parser.add_argument("--folder", type=Path, default=ROOT / "data", help="where the stores are kept")
-    parser.add_argument("--write", action="store_true", help="append the table to docs/PERFORMANCE.md")
+    parser.add_argument("--write", action="store_true",
+                        help="replace the Correlations page section of docs/PERFORMANCE.md with the table")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "PERFORMANCE.md")
     args = parser.parse_args()
     args.folder.mkdir(parents=True, exist_ok=True)
@@ -291,6 +300,7 @@ def main() -> int:
           + (f", built in {build_s:.1f} s)" if build_s else ", reused)"), flush=True)
 
     drive(base.path, "CT", ci=False)  # warm-up: imports (plotly, scipy, ...) are not the page's cost
+    load_before = os.getloadavg()[0]
     results: dict[str, list[dict]] = {"demo": [], "bench": []}
     for i in range(args.repeat):  # interleaved, so both stores see the same load on the shared cores
         for name, store, modality in (("demo", base, "CT"), ("bench", big, MODALITIES[0])):
@@ -314,38 +324,57 @@ def main() -> int:
         f"{when}, {platform.machine()}, Python {platform.python_version()}. Command: `{cmd.strip()}`",
         "",
         f"| step (AppTest, median of {args.repeat}) | demo, 400 pairs, rules + lexical (s) | "
-        f"{args.pairs:,} pairs x {args.runs} runs (s) | ratio | target (s) | met |",
-        "| --- | ---: | ---: | ---: | ---: | :---: |",
+        f"{args.pairs:,} pairs x {args.runs} runs (s) | ratio | target (s) | met | CPU s, large |",
+        "| --- | ---: | ---: | ---: | ---: | :---: | ---: |",
     ]
     for label, key, budget in rows:
         a, b = _median(results["demo"], key), _median(results["bench"], key)
         ratio = f"{b / a:.1f}x" if a and not math.isnan(a) and not math.isnan(b) else "–"
         met = "–" if math.isnan(budget) or math.isnan(b) else ("yes" if b < budget else "**no**")
-        lines.append(f"| {label} | {_fmt(a)} | {_fmt(b)} | {ratio} | {_fmt(budget)} | {met} |")
+        cpu = _median(results["bench"], f"{key}_cpu")
+        lines.append(f"| {label} | {_fmt(a)} | {_fmt(b)} | {ratio} | {_fmt(budget)} | {met} | {_fmt(cpu)} |")
     deferred = _median(results["bench"], "ci_deferred")
     compile_s = compile_overhead()
+    load_after = os.getloadavg()[0]
     lines += [
         "",
         f"Store: {n_values:,} metric values (`green` and `ec_sig` per output: discrete scores, as an LLM "
         f"judge writes them), 2 annotators (score 0-5 and error counts), {args.pairs // 4:,} reference "
         "groups of 4 candidates (the bootstrap resamples groups). Each pass starts with "
-        "`st.cache_data.clear()`; demo and large passes alternate. The filter change picks one of 6 "
-        "modalities (~1/6 of the pairs). "
+        "`st.cache_data.clear()` and `st.cache_resource.clear()` (the page keeps its big frames as "
+        "resources), so a first render reads the store as a freshly started server does; demo and large "
+        "passes alternate. The filter change picks one of 6 modalities (~1/6 of the pairs). "
         f"Bootstrap CIs {'wait for a click at this size' if deferred else 'were computed automatically'} "
         "(more than `BOOT_BUDGET` pair-resamples); the table's |tau|, p and daggers never wait. "
         f"AppTest recompiles app.py and the page on every run (a server compiles them once): "
-        f"{compile_s:.2f} s of every step above. The machine's 2 cores are shared, so timings vary "
-        "between runs.",
+        f"{compile_s:.2f} s of every step above. The machine's 2 cores are shared with other jobs "
+        f"(1-minute load average {load_before:.1f} before the passes, {load_after:.1f} after), so wall "
+        "times vary between runs; the CPU column (this process's CPU seconds, all threads) varies less.",
         "",
     ]
     table = "\n".join(lines)
     print()
     print(table)
     if args.write:
-        with args.out.open("a", encoding="utf-8") as fh:
-            fh.write("\n" + table)
-        print(f"appended to {args.out}")
+        replace_section(args.out, table)
+        print(f"wrote the section to {args.out}")
     return 0
+
+
+SECTION = "### Correlations page:"
+
+
+def replace_section(path: Path, table: str) -> None:
+    """Put ``table`` in place of the file's Correlations page section (up to the next ``### ``), or
+    append it when there is none; the rest of the file is left as it is."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    start = text.find(SECTION)
+    if start < 0:
+        path.write_text(text.rstrip("\n") + "\n\n" + table, encoding="utf-8")
+        return
+    end = text.find("\n### ", start + len(SECTION))
+    rest = "" if end < 0 else text[end + 1:]
+    path.write_text(text[:start] + table + ("\n" + rest if rest else ""), encoding="utf-8")
 
 
 if __name__ == "__main__":
