@@ -104,13 +104,13 @@ def cmd_leaderboard(args) -> int:
         print(table.to_json(orient="records", double_precision=15))
         return 0
     for group, part in table.groupby("group", sort=False):
-        key = part.iloc[0]
+        key = {k: ("-" if v is None or (isinstance(v, float) and v != v) else v) for k, v in part.iloc[0].items()}
         if args.kind == "systems":
-            desc = (f"{key['judge_kind']} {key['model']} · prompt {key['prompt_id'] or '-'}@{key['prompt_hash'] or '-'}"
-                    f" · params {key['params']} · locale {key['locale'] or '-'} · {key['metric']}")
+            desc = (f"{key['judge_kind']} {key['model']} · prompt {key['prompt_id']}@{key['prompt_hash']}"
+                    f" · params {key['params']} · locale {key['locale']} · {key['metric']}")
         else:
             desc = f"target {key['target']} · {key['n']} pairs (set {key['pair_set']})"
-        print(f"== group {group}: dataset version {key['dataset_version'] or '-'} · split {key['split']} · {desc}")
+        print(f"== group {group}: dataset version {key['dataset_version']} · split {key['split']} · {desc}")
         print(part[show].drop(columns="group").to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 

@@ -123,5 +123,8 @@ def test_checks_cli_json_and_leaderboard(tmp_store, laias_server, capsys):
     board = pd.DataFrame(json.loads(capsys.readouterr().out))
     assert set(board["metric"]) == {"laias_overall", "laias_adv_overall"}
     assert board.groupby("group")["rank"].apply(sorted).map(list).tolist() == [[1, 2], [1, 2]]
+    assert main(["--store", str(store.path), "leaderboard", "--dataset", "d", "--kind", "systems"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("== group ") == 2 and "prompt laias_checks_en-US@" in text and "nan" not in text
     assert main(["--store", str(store.path), "checks", "--dataset", "nope"]) == 1
     assert "not found" in capsys.readouterr().err
