@@ -12,6 +12,8 @@ absent for none), ``board`` (systems / judges).
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -29,7 +31,10 @@ from core.checks.store import (
     run_checks,
     verdict_counts,
 )
+from core.judges import run_judge
+from core.judges.llm import redact
 from core.leaderboard import judges_leaderboard, systems_leaderboard
+from core.models import configured_models, local_only, secret_api_key
 from pages._shared import (
     OKABE_ITO,
     VERSION_KEY,
@@ -90,6 +95,43 @@ def dimension_figure(summary: pd.DataFrame, degraded: bool) -> go.Figure:
     return fig
 
 
+def _secrets() -> dict:
+    """Root-level Streamlit secrets as a plain dict ({} without a secrets file); as on the Run page."""
+    try:
+        return {k: v for k, v in st.secrets.to_dict().items() if not isinstance(v, dict)}
+    except (FileNotFoundError, OSError, ValueError):
+        return {}
+
+
+def draw_llm_phase(store, dataset: str, locale: str) -> None:
+    """Run the adversarial phase with a configured model (report text goes to that endpoint only)."""
+    with st.expander("Run the LLM phase"):
+        secrets = _secrets()
+        models = [m for m in configured_models(os.environ, secrets) if m.usable]
+        if not models:
+            st.caption("No model configured: set `RADJUDGE_MODELS` (and a provider key, or a local server's "
+                       "URL) to run the LLM phase. Without it every result stays degraded.")
+            return
+        by_name = {m.name: m for m in models}
+        name = st.selectbox("Model", list(by_name), key="chk_llm_model",
+                            format_func=lambda n: n + (" (local)" if by_name[n].local else ""))
+        st.caption("Sends each reference and candidate report of the dataset to this model's endpoint, "
+                   "with the designed LAIas judge prompt (see docs/CHECKS.md). Answers are cached.")
+        if st.button("Run LLM phase", key="chk_llm_go"):
+            model = by_name[name]
+            with st.spinner("Asking the judge..."):
+                try:
+                    summary = run_judge(store, dataset=dataset, judge=model.name, prompt_id="laias_judge",
+                                        locale=locale, api_base=model.api_base,
+                                        api_key=secret_api_key(model, secrets),
+                                        local_only=local_only(os.environ, secrets))
+                except ValueError as exc:
+                    st.error(escape_md(redact(str(exc))))
+                    return
+            st.session_state["chk_llm_next"] = summary.run_id
+            st.rerun()
+
+
 def draw_checks(store, dataset: str, synthetic: bool, locale: str) -> None:
     runs, llm_runs = _runs(store, str(store.path), _version(), dataset, locale)
     run_id = checks_spec(dataset, locale).run_id()
@@ -105,12 +147,16 @@ def draw_checks(store, dataset: str, synthetic: bool, locale: str) -> None:
     labels = {"": "none (deterministic only: degraded)"}
     labels.update({r.run_id: f"{r.model} · {r.n_ok} pairs · {r.run_id[-8:]}" for r in llm_runs.itertuples()})
     wanted = url_value("llm", "")
+    pending = st.session_state.pop("chk_llm_next", None)  # a phase run just now (set before the widget exists)
+    if pending in options:
+        st.session_state["chk_llm"] = pending
     st.session_state.setdefault("chk_llm", wanted if wanted in options else "")
     if st.session_state["chk_llm"] not in options:
         st.session_state["chk_llm"] = ""
     llm_run = st.selectbox("LLM phase (adversarial judge)", options, key="chk_llm", format_func=labels.get,
-                           help="Run one with `python -m core checks --dataset D --judge MODEL`.")
+                           help="Run one below, or `python -m core checks --dataset D --judge MODEL`.")
     set_url("llm", llm_run or None)
+    draw_llm_phase(store, dataset, locale)
     cases, summary, verdicts, failing = _results(store, str(store.path), _version(), dataset, run_id, llm_run or None)
     degraded = int(cases["degraded"].sum())
     overall = summary.loc[summary["dimension"] == "overall"].iloc[0]

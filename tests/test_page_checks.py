@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from core.checks.store import case_results, checks_spec, failing_checks, verdict_counts
+import tests.fake_openai as fake_openai
+from core.checks.store import (
+    case_results,
+    checks_spec,
+    failing_checks,
+    llm_phase_runs,
+    run_checks,
+    verdict_counts,
+)
 from core.judges import run_judge
 from core.leaderboard import systems_leaderboard
 
@@ -61,3 +69,31 @@ def test_locale_and_board_come_from_the_url_and_systems_are_ranked_within_groups
     (shown,) = _frames(at, "system", "strict_pass_rate")
     assert shown["system"].tolist() == board["system"].tolist()
     assert shown["rank"].tolist() == [1, 2, 3, 4]
+
+
+def test_no_model_configured_says_how_and_a_configured_model_runs_the_llm_phase(app_test, demo_store_copy, no_models,
+                                                                              monkeypatch):
+    run_checks(demo_store_copy, "demo", "en-US")
+    at = _open(app_test, demo_store_copy)
+    assert any("No model configured" in c.value for c in at.caption)
+    assert at.selectbox(key="chk_llm").value == ""
+
+    def answer(messages):
+        return ('{"scores": {"CRIT": 5, "QUAL": 5, "TERM": 5, "GUIDE": 5, "RAG": 5}, "critical_failures": [], '
+                '"missing_findings": [], "hallucinated_findings": []}')
+
+    monkeypatch.setattr(fake_openai, "task_answer", answer)
+    with fake_openai.FakeOpenAI() as server:
+        monkeypatch.setenv("RADJUDGE_MODELS", f"openai/fake-judge={server.url}")
+        at = _open(app_test, demo_store_copy)
+        assert at.selectbox(key="chk_llm_model").value == "openai/fake-judge"
+        at.button(key="chk_llm_go").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert server.requests == 120
+    runs = llm_phase_runs(demo_store_copy, "demo", "en-US")
+    assert len(runs) == 1 and at.selectbox(key="chk_llm").value == runs["run_id"].iloc[0]
+    assert at.query_params["llm"] == runs["run_id"].iloc[0]
+    assert at.metric[3].value == "0"  # every pair has the judge's scores: nothing degraded
+    cases = case_results(demo_store_copy, "demo", checks_spec("demo").run_id(), runs["run_id"].iloc[0])
+    (verdicts,) = _frames(at, "verdict", "share")
+    assert verdicts["n"].tolist() == verdict_counts(cases)["n"].tolist()
