@@ -69,6 +69,10 @@ def test_locale_and_board_come_from_the_url_and_systems_are_ranked_within_groups
     (shown,) = _frames(at, "system", "strict_pass_rate")
     assert shown["system"].tolist() == board["system"].tolist()
     assert shown["rank"].tolist() == [1, 2, 3, 4]
+    at.radio(key="chk_board").set_value("judges").run()
+    assert not at.exception and at.query_params["board"] == "judges"
+    judges = _frames(at, "judge", "tau_oriented")
+    assert judges and judges[0]["judge"].iloc[0] == "rules"  # rules agrees best with the demo's experts
 
 
 def test_no_model_configured_says_how_and_a_configured_model_runs_the_llm_phase(app_test, demo_store_copy, no_models,
