@@ -24,6 +24,13 @@ from core.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "rules-tiny"
+BLOCK_TORCH = (
+    "import sys\n"
+    "class _NoTorch:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name == 'torch' or name.startswith('torch.'):\n"
+    "            raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n"
+    "sys.meta_path.insert(0, _NoTorch())\n")
 KEYS = {"name", "teacher", "n_train", "n_test", "tau_vs_teacher", "tau_vs_expert", "ms_per_pair"}
 
 
@@ -204,8 +211,7 @@ def test_core_and_cli_work_without_torch(trained, tmp_path):
     store, _ = trained
     copy = tmp_path / "copy.duckdb"
     copy.write_bytes(Path(store.path).read_bytes())
-    prog = ("import sys; sys.modules['torch'] = None\n"
-            "from core.cli import main\n"
+    prog = (BLOCK_TORCH + "from core.cli import main\n"
             "sys.exit(main(sys.argv[1:]))\n")
 
     def run(*argv):
