@@ -365,14 +365,15 @@ SECTION = "### Correlations page:"
 
 
 def replace_section(path: Path, table: str) -> None:
-    """Put ``table`` in place of the file's Correlations page section (up to the next ``### ``), or
-    append it when there is none; the rest of the file is left as it is."""
+    """Put ``table`` in place of the file's Correlations page section (up to the next ``### `` or
+    ``<!--`` marker), or append it when there is none; the rest of the file is left as it is."""
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     start = text.find(SECTION)
     if start < 0:
         path.write_text(text.rstrip("\n") + "\n\n" + table, encoding="utf-8")
         return
-    end = text.find("\n### ", start + len(SECTION))
+    ends = [i for i in (text.find("\n### ", start + len(SECTION)), text.find("\n<!--", start)) if i >= 0]
+    end = min(ends) if ends else -1  # the next section, or another benchmark's marked block
     rest = "" if end < 0 else text[end + 1:]
     path.write_text(text[:start] + table + ("\n" + rest if rest else ""), encoding="utf-8")
 
