@@ -13,6 +13,7 @@ import io
 import itertools
 import json
 import math
+import re
 import tomllib
 from pathlib import Path
 
@@ -305,6 +306,7 @@ def test_csv_export_neutralizes_formulas(cells, header):
 
 PAYLOAD = '<script>alert("x")</script><img src=x onerror=alert(1)>**bold** [link](javascript:alert(1))'
 SQLISH = "st'udy\"; DROP TABLE pairs; --"
+JUDGE_PAYLOAD = "<img src=x onerror=alert(2)>judge"
 
 
 @pytest.fixture
@@ -328,6 +330,8 @@ def hostile_store(tmp_path) -> Store:
     outs = pd.DataFrame({"id": ["x'1", "x\"2", "=cmd"], "v": [0.1, 0.5, 0.9]})
     import_outputs(store, outs.to_csv(index=False).encode(), dataset=SQLISH, judge=SQLISH, id_col="id",
                    score_col="v", metric="bleu4", name="o.csv")
+    import_outputs(store, outs.to_csv(index=False).encode(), dataset=SQLISH, judge=JUDGE_PAYLOAD, id_col="id",
+                   score_col="v", metric="rouge_l", name="o2.csv")
     return store
 
 
@@ -349,6 +353,7 @@ def test_html_and_script_payloads_are_inert_in_the_html_report(hostile_store):
 
     html = build_report(hostile_store, SQLISH, n_boot=20)
     assert PAYLOAD not in html and "<img src=x" not in html and 'alert("x")</script>' not in html
+    assert JUDGE_PAYLOAD not in html and "&lt;img src=x onerror=alert(2)&gt;judge" in html  # a judge's name
     assert "&lt;script&gt;alert(" in html  # shown, escaped
     assert "DROP TABLE pairs" in html  # the dataset name is displayed, not executed
 
@@ -363,11 +368,21 @@ def test_html_and_script_payloads_are_inert_in_the_app(hostile_store, app_test):
     markup = [e for kind in ("markdown", "caption", "title", "header", "subheader", "info", "error", "warning")
               for e in getattr(at, kind)]
     assert markup
-    for element in markup:
+    _assert_inert(markup)
+    at.switch_page("pages/correlations.py")  # judge names in captions, legends and headings
+    at.run(timeout=60)
+    assert not at.exception
+    _assert_inert([e for kind in ("markdown", "caption", "title", "header", "subheader", "info", "error", "warning")
+                   for e in getattr(at, kind)])
+
+
+def _assert_inert(elements) -> None:
+    """No tag start reaches Markdown unescaped (``\\<img`` renders as text), and no element allows HTML."""
+    for element in elements:
         value = str(element.value)
-        assert "<script" not in value and "<img" not in value, value  # escaped wherever it shows
-        if "script" in value:
-            assert not getattr(element.proto, "allow_html", False)
+        assert not re.search(r"(?<!\\)<(script|img)", value), value
+        if "script" in value or "img" in value:
+            assert not getattr(element.proto, "allow_html", False), value
 
 
 # -- upload size -----------------------------------------------------------------------------------
