@@ -67,9 +67,10 @@ def per_pair(store: Store) -> pd.DataFrame:
 
 
 def test_check_store_finds_orphans_bad_counters_and_unreadable_files(tmp_path):
+    from core.judges import run_judge
+
     store = make_store(tmp_path / "s.duckdb", 6)
-    with FakeOpenAI() as server:
-        run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url)
+    run_judge(store, dataset="d", judge="rules")  # a finished run, without litellm's start-up
     assert_intact(store.path)
     con = duckdb.connect(str(store.path))
     con.execute("INSERT INTO metric_values VALUES ('nope', 'nope', 'green', 1.0)")
