@@ -17,9 +17,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis import judge_runs
 from core.distill import INSTALL_HINT, ml_available
-from core.distill.data import EXPERT, LABELS, list_models, load_card
+from core.distill.data import EXPERT, LABELS, list_models, load_card, teacher_choices
 from pages._shared import (
     OKABE_ITO,
     VERSION_KEY,
@@ -43,9 +42,7 @@ def _version() -> int:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _teachers(_store, path: str, version: int, dataset: str) -> list[str]:
-    runs = judge_runs(_store, dataset)
-    runs = runs[runs["judge_kind"] != "distilled"]
-    return [EXPERT, *runs["judge"].tolist()]
+    return teacher_choices(_store, dataset)
 
 
 def _url_int(name: str, default: int, low: int, high: int) -> int:
@@ -132,9 +129,12 @@ if dataset is None:
 path = str(store.path)
 synthetic = is_synthetic(load_datasets(store), dataset)
 teachers = _teachers(store, path, _version(), dataset)
-if len(teachers) == 1:
-    st.info("Only the experts can teach here: run a judge first to distil it (**Run judges**, or "
-            f"`python -m core judge --dataset {escape_md(dataset)} --judge rules`), or choose the experts.")
+if teachers in ([], [EXPERT]):
+    st.info("No judge run with per-category error counts to distil yet: run one (**Run judges**, or "
+            f"`python -m core judge --dataset {escape_md(dataset)} --judge rules`)"
+            + (", or let the experts teach." if teachers else "."))
+if not teachers:
+    st.stop()
 
 with st.form("train"):
     wanted = url_value("teacher", teachers[-1])

@@ -153,3 +153,17 @@ def list_models(store: Store) -> list[str]:
     if not root.is_dir():
         return []
     return sorted(p.name for p in root.iterdir() if (p / "card.json").exists())
+
+
+def teacher_choices(store: Store, dataset: str) -> list[str]:
+    """Teachers that can label this dataset: ``expert`` when it has error counts, and every
+    non-distilled run that stored per-category counts (e.g. rules, LLM runs with GREEN-format answers)."""
+    out = [EXPERT] if not expert_counts(store, dataset).empty else []
+    runs = judge_runs(store, dataset)
+    runs = runs[runs["judge_kind"] != "distilled"]
+    if not runs.empty:
+        with_counts = set(store.query_df(
+            "SELECT DISTINCT run_id FROM metric_values WHERE metric = 'sig_a' "
+            "AND run_id IN (SELECT unnest(?::VARCHAR[]))", [list(runs["run_id"])])["run_id"])
+        out += runs[runs["run_id"].isin(with_counts)]["judge"].tolist()
+    return out
