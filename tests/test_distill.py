@@ -211,22 +211,29 @@ def test_core_and_cli_work_without_torch(trained, tmp_path):
     store, _ = trained
     copy = tmp_path / "copy.duckdb"
     copy.write_bytes(Path(store.path).read_bytes())
-    prog = (BLOCK_TORCH + "from core.cli import main\n"
-            "sys.exit(main(sys.argv[1:]))\n")
-
-    def run(*argv):
-        return subprocess.run([sys.executable, "-c", prog, "--store", str(copy), *argv], cwd=ROOT,
-                              capture_output=True, text=True, timeout=120)
-
-    r = run("distill", "--dataset", "demo", "--teacher", "rules", "--name", "x")
-    assert r.returncode == 1
-    assert "install requirements-ml.txt (make setup-ml)" in r.stderr and "Traceback" not in r.stderr
-    r = run("judge", "--dataset", "demo", "--judge", "lexical", "--limit", "5", "--json")
-    assert r.returncode == 0 and json.loads(r.stdout)["ok"] == 5
-    r = run("export-finetune", "--dataset", "demo", "--out", str(tmp_path / "ft.jsonl"), "--json")
-    assert r.returncode == 0 and json.loads(r.stdout)["n_train"] > 0
-    r = run("judge", "--dataset", "demo", "--judge", f"distilled:{NAME}")  # a trained model, no torch to run it
-    assert r.returncode == 1 and "make setup-ml" in r.stderr
+    commands = [["distill", "--dataset", "demo", "--teacher", "rules", "--name", "x"],
+                ["judge", "--dataset", "demo", "--judge", "lexical", "--limit", "5", "--json"],
+                ["export-finetune", "--dataset", "demo", "--out", str(tmp_path / "ft.jsonl"), "--json"],
+                ["judge", "--dataset", "demo", "--judge", f"distilled:{NAME}"]]
+    # One interpreter runs four commands (each a fresh subprocess would cost seconds of imports).
+    prog = BLOCK_TORCH + f"""
+import contextlib, io, json
+from core.cli import main
+results = []
+for argv in {commands!r}:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--store", {str(copy)!r}, *argv])
+    results.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(results))
+"""
+    r = subprocess.run([sys.executable, "-c", prog], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stderr[-2000:]
+    (code1, _, err1), (code2, out2, _), (code3, out3, _), (code4, _, err4) = json.loads(r.stdout.splitlines()[-1])
+    assert code1 == 1 and "install requirements-ml.txt (make setup-ml)" in err1 and "Traceback" not in err1
+    assert code2 == 0 and json.loads(out2)["ok"] == 5  # the lexical judge runs (scipy probes for torch)
+    assert code3 == 0 and json.loads(out3)["n_train"] > 0  # the export needs no torch
+    assert code4 == 1 and "make setup-ml" in err4  # a trained model, but no torch to run it
 
 
 def test_requirements_ml_is_pinned_and_make_test_installs_it():
