@@ -214,6 +214,8 @@ def expert_counts(store: Store, dataset: str, annotators: list[str] | None = Non
     """Mean expert counts per category (exact aggregation): pair_id, category, significant, count."""
     t = dataset_targets(store, dataset, annotators)
     t = t[t["target"].str.match(r"^(sig|insig)_[a-f]$")]
+    if t.empty:  # no counts (e.g. annotators who gave scores only)
+        return pd.DataFrame(columns=["pair_id", "category", "significant", "count"])
     parts = t["target"].str.split("_", n=1, expand=True)
     return pd.DataFrame({"pair_id": t["pair_id"].to_numpy(), "category": parts[1].to_numpy(),
                          "significant": (parts[0] == "sig").to_numpy(), "count": t["value"].to_numpy()})
@@ -248,9 +250,9 @@ def with_system(store: Store, dataset: str, frame: pd.DataFrame) -> pd.DataFrame
 
 
 def feature_frame(store: Store, dataset: str, target: str = "score", *,
-                  metrics: list[str] | None = None) -> pd.DataFrame:
+                  metrics: list[str] | None = None, annotators: list[str] | None = None) -> pd.DataFrame:
     """Wide per-pair features for ensembles: pair_id, group_id, split, target, one column per judge:metric."""
-    frame = correlation_frame(store, dataset, target, metrics=metrics)
+    frame = correlation_frame(store, dataset, target, metrics=metrics, annotators=annotators)
     if frame.empty:
         return pd.DataFrame(columns=["pair_id", "group_id", "split", "target"])
     frame = frame.assign(feature=frame["judge"] + ":" + frame["metric"])
