@@ -54,6 +54,7 @@ from pages._shared import (
     VERSION_KEY,
     ensure_router,
     escape_md,
+    expert_annotators_choice,
     get_store,
     load_datasets,
     load_facets,
@@ -122,22 +123,24 @@ def _targets_present(_store: Store, path: str, version: int, dataset: str) -> li
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _annotator_values(_store: Store, path: str, version: int, dataset: str, target: str) -> pd.DataFrame:
+def _annotator_values(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None) -> pd.DataFrame:
     """Per (pair, annotator) values of one main target (inter-annotator agreement)."""
-    return annotator_target_values(_store, dataset, target)
+    values = annotator_target_values(_store, dataset, target)
+    return values if experts is None else values[values["annotator"].isin(experts)].reset_index(drop=True)
 
 
 # The two big frames are cache_resource: shared, never copied (cache_data would pickle a million rows
 # on every store and copy them on every hit). Nothing below mutates them: every consumer filters
 # into a new frame first.
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _frame(_store: Store, path: str, version: int, dataset: str, target: str) -> pd.DataFrame:
+def _frame(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None) -> pd.DataFrame:
     """``correlation_frame`` of the score metrics (as ``python -m core correlate``), unfiltered.
 
     Text columns as categoricals (a tenth of the memory; a cache hit copies codes, not strings),
     rows in pair_id order within each series, the order the statistics sort them into anyway.
     """
-    return correlation_frame(_store, dataset, target, metrics=list(METRICS), categorical=True, order="pair_id")
+    return correlation_frame(_store, dataset, target, metrics=list(METRICS), categorical=True, order="pair_id",
+                             annotators=None if experts is None else list(experts))
 
 
 def _allowed(column: pd.Series, allowed: tuple[str, ...]) -> np.ndarray:
@@ -186,16 +189,16 @@ def _drop_unused(column: pd.Series) -> pd.Series:
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _view_frame(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+def _view_frame(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                 filters: tuple) -> pd.DataFrame:
     """The filtered frame, cached: every table of one view filters the big frame once."""
-    return _view(_frame(_store, path, version, dataset, target), drop_identical, filters)
+    return _view(_frame(_store, path, version, dataset, target, experts), drop_identical, filters)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _table(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+def _table(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
            filters: tuple, n_boot: int, seed: int) -> pd.DataFrame:
-    view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
+    view = _view_frame(_store, path, version, dataset, target, experts, drop_identical, filters)
     if view.empty:
         return pd.DataFrame()
     # Point estimates and p do not depend on the clusters; only the resampling does. Without
@@ -205,25 +208,25 @@ def _table(_store: Store, path: str, version: int, dataset: str, target: str, dr
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _shaped(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+def _shaped(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
             filters: tuple, stat: str):
     """The papers' table (text, best, second, dagger, wrong sign) of the point estimates."""
-    return judge_metric_table(_table(_store, path, version, dataset, target, drop_identical, filters, 0, 0),
+    return judge_metric_table(_table(_store, path, version, dataset, target, experts, drop_identical, filters, 0, 0),
                               STAT_VALUE[stat])
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _pairs(_store: Store, path: str, version: int, dataset: str, target: str) -> pd.DataFrame:
+def _pairs(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None) -> pd.DataFrame:
     """One row per pair of the frame (ids, facets, identical): counting pairs needs no metric rows."""
-    frame = _frame(_store, path, version, dataset, target)
+    frame = _frame(_store, path, version, dataset, target, experts)
     return frame[["pair_id", "group_id", *FACETS, "identical"]].drop_duplicates("pair_id", ignore_index=True)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _view_counts(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+def _view_counts(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                  filters: tuple) -> dict:
     """Pairs in view, identical pairs removed by the toggle, reference groups."""
-    pairs = _pairs(_store, path, version, dataset, target)
+    pairs = _pairs(_store, path, version, dataset, target, experts)
     removed = _view(pairs, False, filters)
     view = _view(pairs, drop_identical, filters)
     return {"pairs": int(view["pair_id"].nunique()), "groups": int(view["group_id"].nunique()),
@@ -232,9 +235,9 @@ def _view_counts(_store: Store, path: str, version: int, dataset: str, target: s
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _series(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+def _series(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
             filters: tuple, judge: str, metric: str) -> pd.DataFrame:
-    view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
+    view = _view_frame(_store, path, version, dataset, target, experts, drop_identical, filters)
     rows = view[(view["judge"] == judge) & (view["metric"] == metric)]
     cols = ["ext_id", "system", "modality", "anatomy", "split", "group_id", "value", "target"]
     out = rows[cols].copy()
@@ -244,9 +247,9 @@ def _series(_store: Store, path: str, version: int, dataset: str, target: str, d
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _breakdown(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+def _breakdown(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                filters: tuple, facet: str, series: tuple[tuple[str, str], ...]) -> pd.DataFrame:
-    view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
+    view = _view_frame(_store, path, version, dataset, target, experts, drop_identical, filters)
     keep = np.zeros(len(view), dtype=bool)
     for judge, metric in series:  # a dozen comparisons of categorical codes, no string work
         keep |= ((view["judge"] == judge) & (view["metric"] == metric)).to_numpy(dtype=bool)
@@ -258,21 +261,21 @@ def _breakdown(_store: Store, path: str, version: int, dataset: str, target: str
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _paired(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+def _paired(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
             filters: tuple, a: tuple[str, str], b: tuple[str, str], stat: str, n_boot: int,
             seed: int) -> pd.DataFrame:
-    view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
+    view = _view_frame(_store, path, version, dataset, target, experts, drop_identical, filters)
     rows = view[view["judge"].isin([a[0], b[0]]) & view["metric"].isin([a[1], b[1]])]
     return paired_difference(rows, a[0], b[0], a[1], b[1], n_boot=n_boot, seed=seed, stat=stat,
                              target_name=target, min_n=MIN_N)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _agreement(_store: Store, path: str, version: int, dataset: str, target: str, drop_identical: bool,
+def _agreement(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                filters: tuple) -> dict | None:
     """Inter-annotator agreement on the pairs in view (the pairs the judges are scored on)."""
-    values = _annotator_values(_store, path, version, dataset, target)
-    view = _view_frame(_store, path, version, dataset, target, drop_identical, filters)
+    values = _annotator_values(_store, path, version, dataset, target, experts)
+    view = _view_frame(_store, path, version, dataset, target, experts, drop_identical, filters)
     in_view = _used_categories(view["pair_id"])
     values = values[pc.is_in(pa.array(values["pair_id"], type=pa.string()),
                              value_set=pa.array(in_view.to_numpy(dtype=object), type=pa.string())).to_numpy(
@@ -643,12 +646,14 @@ def main() -> None:
     if not targets:
         st.info("The annotations hold no overall score and no error counts, the targets this page uses.")
         return
+    annotators, _ = expert_annotators_choice(store, dataset, "corr_experts")  # imported / clinician ratings
+    experts = None if annotators is None else tuple(annotators)
     facets = load_facets(store, dataset)
     _seed_view(dataset, facets, targets)
     view = _controls(facets, targets)
     target, stat, n_boot, seed = view["target"], view["stat"], view["n_boot"], view["seed"]
     meta["target"] = target
-    args = (store, path, version, dataset, target, view["drop_identical"], view["filters"])
+    args = (store, path, version, dataset, target, experts, view["drop_identical"], view["filters"])
 
     for facet in FACETS:
         set_url(facet, view["raw_filters"][facet])
