@@ -32,6 +32,7 @@ from pages._shared import (
     download_csv,
     ensure_router,
     escape_md,
+    expert_annotators_choice,
     get_store,
     is_synthetic,
     load_datasets,
@@ -94,9 +95,9 @@ def _targets(_store, path: str, version: int, dataset: str) -> list[str]:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _ensembles(_store, path: str, version: int, dataset: str, target: str, train_size: int, seed: int,
-               n_boot: int):
+               n_boot: int, experts: tuple[str, ...] | None = None):
     """As cmd_ensemble: one feature set per score metric (pooled over judges), and "All"."""
-    features = feature_frame(_store, dataset, target)
+    features = feature_frame(_store, dataset, target, annotators=None if experts is None else list(experts))
     columns = [c for c in features.columns if ":" in c]
     if len(columns) < 2:
         return None, len(columns)
@@ -180,6 +181,7 @@ def draw_ensembles(store, dataset: str | None, synthetic: bool) -> None:
                 icon=":material/info:")
         return
     _seed_ensemble_state(dataset, targets)
+    annotators, _ = expert_annotators_choice(store, dataset, "ens_experts")  # imported / clinician ratings
     c1, c2, c3, c4 = st.columns([3, 2, 1, 1])
     target = c1.selectbox("Expert target", targets, key="ens_target", format_func=TARGET_LABELS.get)
     train_size = int(c2.number_input("Most training pairs", 1, 1_000_000, step=50, key="ens_train",
@@ -193,7 +195,7 @@ def draw_ensembles(store, dataset: str | None, synthetic: bool) -> None:
 
     with st.spinner("Fitting on the training pairs and bootstrapping tau on the held-out pairs…"):
         result, n_features = _ensembles(store, str(store.path), _version(), dataset, target, train_size, seed,
-                                        n_boot)
+                                        n_boot, None if annotators is None else tuple(annotators))
     if result is None:
         st.info(f"Not enough data: ensembles need at least two judge metrics with values on pairs that have "
                 f"the target; this dataset has {n_features}. Run another judge, e.g. `python -m core judge "

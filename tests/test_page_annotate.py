@@ -245,3 +245,25 @@ def test_share_page_offers_the_clinicians_as_report_target(app_test, demo_store_
     radio = next(r for r in at.radio if r.label == "Experts")
     assert radio.value == "clinicians"
     assert any("ratings-report --experts clinicians" in c.value for c in at.code)
+
+
+def test_analysis_pages_take_the_clinicians_as_target(app_test, store: Store):
+    from core.analysis import expert_counts, judge_counts
+    from core.errortypes import f1_per_category
+
+    queue_id = ratings.create_queue(store, "demo", "q", "sample", n=N_PAIRS, seed=5)
+    for i, pid in enumerate(ratings.queue_pair_ids(store, queue_id)):
+        ratings.save_rating(store, pid, "Dr A", score=i % 6, counts={"sig_a": i % 3, "sig_b": 1})
+        ratings.save_rating(store, pid, "Dr B", score=(i + 1) % 6, counts={"sig_a": i % 2, "sig_b": 1})
+    clinicians = ["rater:Dr A", "rater:Dr B"]
+    for page in ("pages/calibration.py", "pages/errortypes.py", "pages/ensembles.py"):
+        at = _open(app_test, store, {"experts": "clinicians"}, page=page)
+        radio = [r for r in at.radio if r.label == "Experts"]
+        assert len(radio) == 1 and radio[0].value == "clinicians", page
+        assert at.query_params["experts"] == ["clinicians"] or at.query_params["experts"] == "clinicians"
+    # Error types: the expert support of category b is the clinicians' (one error each, n pairs), not the demo's.
+    at = _open(app_test, store, {"experts": "clinicians"}, page="pages/errortypes.py")
+    want = f1_per_category(judge_counts(store, "demo"), expert_counts(store, "demo", clinicians), significant=True)
+    assert int(want.loc[want["category"] == "b", "support"].iloc[0]) == N_PAIRS
+    shown = [d.value for d in at.dataframe if "support" in d.value.columns]
+    assert shown and int(shown[0].loc[shown[0]["category"] == "b", "support"].iloc[0]) == N_PAIRS
