@@ -52,7 +52,7 @@ def cmd_ratings(args) -> int:
         _table(f"progress of queue {queue_id}", frame)
     _table("agreement between raters (Krippendorff's alpha; n_units = pairs rated by two or more)", summary)
     _table("pairwise Kendall tau-b", pairwise)
-    print(f"{len(disagree)} disagreements to adjudicate (Annotate page, Agreement tab)")
+    print(f"{len(disagree)} disagreements to adjudicate (Annotate page, Agreement section)")
     return 0
 
 

@@ -1,7 +1,7 @@
 """Annotate: clinicians rate pairs in the browser; their ratings become expert annotations.
 
-Three tabs. **Rate**: a rater (signed-in identity when Streamlit's OIDC login
-is configured, else a typed name or initials) works through a queue one pair
+Three sections, one shown at a time. **Rate**: a rater (signed-in identity when
+Streamlit's OIDC login is configured, else a typed name or initials) works through a queue one pair
 at a time - reference and candidate side by side, an overall 0-5 score and/or
 error counts per category a-f (significant / insignificant), a note - and each
 Save is written at once (``core.ratings.save_rating``: one short transaction,
@@ -12,7 +12,7 @@ pairs the judges disagree on most). **Agreement**: Kendall tau and
 Krippendorff's alpha between raters, the disagreement list, adjudication.
 
 Keyboard: Tab / Shift+Tab move between fields, Enter in any field saves the
-form (``st.form``). URL: ``dataset`` (app.py), ``queue``, ``rater``.
+form (``st.form``). URL: ``dataset`` (app.py), ``view``, ``queue``, ``rater``.
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ METHOD_LABELS = {"sample": "Seeded random sample", "filters": "All pairs matchin
                  "disagree": "Pairs where the judges disagree most"}
 SCHEME_LABELS = {"both": "Overall score and error counts", "score": "Overall 0-5 score only",
                  "counts": "Error counts only"}
-FLASH_KEY = "ann_flash"  # the message shown after a save / skip
+VIEWS = {"rate": "Rate", "queues": "Queues", "agreement": "Agreement"}
+FLASH_KEY = "ann_flash"
+RATER_KEY = "ann_rater_name"  # the typed name, kept while the Rate section (and its widget) is not shown  # the message shown after a save / skip
 
 
 def _version() -> int:
@@ -92,6 +94,11 @@ def _signed_in_identity() -> str | None:
     return None
 
 
+def _current_rater() -> str | None:
+    """Who is acting (for adjudications and queue records): signed-in identity, else the typed name."""
+    return _signed_in_identity() or st.session_state.get(RATER_KEY) or url_value("rater") or None
+
+
 def _login_configured() -> bool:
     """Whether Streamlit's OIDC login is set up (an ``[auth]`` section in .streamlit/secrets.toml)."""
     try:
@@ -111,12 +118,13 @@ def _rater() -> str | None:
         if st.button("Sign in", key="ann_login", type="primary"):
             st.login()
         return None
-    if "ann_rater" not in st.session_state:
-        st.session_state["ann_rater"] = url_value("rater", "")
+    if "ann_rater" not in st.session_state:  # the widget's state is dropped while another section shows
+        st.session_state["ann_rater"] = st.session_state.get(RATER_KEY) or url_value("rater", "")
     name = st.text_input("Your name or initials", key="ann_rater", max_chars=64,
                          help="Recorded with every rating (no password is stored). Ask the researcher "
                               "to put the dashboard behind your organisation's sign-in (docs/ANNOTATE.md).")
     name = name.strip()
+    st.session_state[RATER_KEY] = name
     set_url("rater", name or None)
     if not name:
         return None
@@ -225,7 +233,7 @@ def _unblinded_panel(store: Store, pair_id: str, rater: str, history: pd.DataFra
 def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
     rater = _rater()
     if queues.empty:
-        st.info("**No rating queue on this dataset yet.** A researcher creates one in the **Queues** tab "
+        st.info("**No rating queue on this dataset yet.** A researcher creates one under **Queues** above "
                 "(a seeded sample, filtered pairs, or the pairs the judges disagree on most).",
                 icon=":material/playlist_add:")
         return
@@ -315,12 +323,12 @@ def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: boo
         try:
             queue_id = ratings.create_queue(store, dataset, name, method, filters=filters, n=int(n),
                                             seed=int(seed), scheme=scheme, blinded=blinded,
-                                            created_by=_signed_in_identity() or st.session_state.get("ann_rater"))
+                                            created_by=_current_rater())
         except ValueError as exc:
             st.error(escape_md(exc))
         else:
             st.session_state["ann_queue"] = queue_id
-            st.session_state[FLASH_KEY] = f"Queue '{name.strip()}' created; raters find it in the Rate tab."
+            st.session_state[FLASH_KEY] = f"Queue '{name.strip()}' created; raters find it under Rate."
             st.rerun()
     if queues.empty:
         st.caption("No queues yet.")
@@ -352,7 +360,7 @@ def _agreement_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: 
     summary, pairwise, disagree, adjudicated = _agreement(store, str(store.path), _version(), dataset, queue_id)
     if summary.empty:
         st.info("Agreement needs two raters on the same pairs. Ask a second rater to work through the same "
-                "queue in the **Rate** tab.", icon=":material/group:")
+                "queue under **Rate**.", icon=":material/group:")
         return
     st.markdown("**Krippendorff's alpha and mean Kendall tau-b between raters**")
     st.caption("n_units: pairs rated by two or more raters. alpha is ordinal for the 0-5 score and ratio for "
@@ -387,12 +395,12 @@ def _adjudication_form(store: Store, disagree: pd.DataFrame) -> None:
         note = st.text_input("Note", key="ann_adj_note")
         done = st.form_submit_button("Save adjudication")
     if done:
-        who = _signed_in_identity() or (st.session_state.get("ann_rater") or "").strip()
+        who = _current_rater() or ""
         row = disagree.iloc[int(row_i)]
         try:
             ratings.adjudicate(store, row["pair_id"], row["field"], value, who, note=note)
         except ValueError as exc:
-            st.error(escape_md(exc) + (" (type your name in the Rate tab first)" if not who else ""))
+            st.error(escape_md(exc) + (" (type your name under Rate first)" if not who else ""))
         else:
             st.session_state[FLASH_KEY] = f"Adjudicated {row['field']} of {row['ext_id']}."
             st.rerun()
@@ -415,10 +423,15 @@ queues = _queues(store, str(store.path), _version(), dataset)
 flash = st.session_state.pop(FLASH_KEY, None)
 if flash:
     st.success(escape_md(flash), icon=":material/check:")
-rate, manage, agree = st.tabs(["Rate", "Queues", "Agreement"])
-with rate:
+# One section at a time (not st.tabs, which runs every tab): a save on Rate does not recompute agreement.
+if st.session_state.get("ann_view") not in VIEWS:
+    st.session_state["ann_view"] = url_value("view", "rate") if url_value("view") in VIEWS else "rate"
+section = st.radio("Section", list(VIEWS), format_func=VIEWS.get, key="ann_view", horizontal=True,
+                   label_visibility="collapsed")
+set_url("view", None if section == "rate" else section)
+if section == "rate":
     _rate_tab(store, dataset, queues)
-with manage:
+elif section == "queues":
     _queues_tab(store, dataset, queues, synthetic)
-with agree:
+else:
     _agreement_tab(store, dataset, queues, synthetic)

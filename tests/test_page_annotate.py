@@ -61,7 +61,14 @@ def store(demo_store_copy: Store) -> Store:
     return demo_store_copy
 
 
+def _section(at, name: str) -> None:
+    at.radio(key="ann_view").set_value(name)
+    at.run()
+    _ok(at)
+
+
 def _make_queue(at) -> None:
+    _section(at, "queues")
     at.text_input(key="ann_q_name").set_value("pilot <b>1</b>")
     at.radio(key="ann_q_method").set_value("sample")
     at.number_input(key="ann_q_n").set_value(N_PAIRS)
@@ -69,6 +76,7 @@ def _make_queue(at) -> None:
     _button(at, "Create queue").click()
     at.run()
     _ok(at)
+    _section(at, "rate")
 
 
 def _rate_all(at, store: Store, rater: str, scores: list[int], sig_a: list[int]) -> None:
@@ -127,7 +135,9 @@ def test_two_raters_rate_a_queue_and_agreement_and_correlations_follow(app_test,
     a_scores = rng.integers(0, 6, N_PAIRS).tolist()
     a_sig = rng.integers(0, 4, N_PAIRS).tolist()
     _rate_all(at, store, "Dr A", a_scores, a_sig)
+    _section(at, "agreement")
     assert any("Agreement needs two raters" in i.value for i in at.info)
+    _section(at, "rate")
     tau_one = _correlations_tau(app_test, store)
 
     # Blinded: rater B sees no judge values and not A's ratings.
@@ -138,7 +148,8 @@ def test_two_raters_rate_a_queue_and_agreement_and_correlations_follow(app_test,
     b_sig = [v + (i % 3 == 0) for i, v in enumerate(a_sig)]
     _rate_all(at, store, "Dr B", b_scores, b_sig)
 
-    # Agreement tab: the numbers of core.ratings.agreement, with n.
+    # Agreement: the numbers of core.ratings.agreement, with n.
+    _section(at, "agreement")
     summary, pairwise = ratings.agreement(store, "demo")
     shown = next(d.value for d in at.dataframe if "alpha" in d.value.columns).set_index("field")
     assert shown.loc["score", "n_units"] == N_PAIRS and shown.loc["score", "n_raters"] == 2
@@ -196,9 +207,11 @@ def test_back_revises_with_history_and_unblinding_shows_the_others(app_test, dem
         "Your history on this pair (2 revisions; saving again adds a revision, nothing is overwritten)"]
     assert not [e for e in at.expander if e.label.startswith("Unblinded")]  # blinded by default
     # The researcher unblinds the queue: Dr B's rating of the pair becomes visible.
+    _section(at, "queues")
     at.toggle(key=f"ann_blind_{queue_id}").set_value(False)
     at.run()
     _ok(at)
+    _section(at, "rate")
     assert not bool(ratings.get_queue(store, queue_id)["blinded"])
     shown = [e for e in at.expander if e.label.startswith("Unblinded")]
     assert len(shown) == 1
@@ -215,6 +228,7 @@ def test_bad_input_is_refused_on_the_page(app_test, demo_store_copy: Store):
     _ok(at)
     assert any("give an overall score" in e.value for e in at.error)
     assert store.query_one("SELECT count(*) FROM ratings") == 0
+    _section(at, "queues")
     at.text_input(key="ann_q_name").set_value("")
     _button(at, "Create queue").click()
     at.run()
