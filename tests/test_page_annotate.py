@@ -7,6 +7,8 @@ stats.correlate on analysis.correlation_frame with the clinicians as annotators)
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -281,3 +283,19 @@ def test_analysis_pages_take_the_clinicians_as_target(app_test, store: Store):
     assert int(want.loc[want["category"] == "b", "support"].iloc[0]) == N_PAIRS
     shown = [d.value for d in at.dataframe if "support" in d.value.columns]
     assert shown and int(shown[0].loc[shown[0]["category"] == "b", "support"].iloc[0]) == N_PAIRS
+
+
+def test_hostile_names_are_shown_as_text(app_test, demo_store_copy: Store):
+    hostile = "<img src=x onerror=alert(1)> **bold** [link](http://example.com)"
+    ratings.create_queue(demo_store_copy, "demo", hostile, "sample", n=2, seed=1)
+    at = _open(app_test, demo_store_copy, {"rater": hostile})
+    _score_input(at).set_value(2)
+    _button(at, "Save and next (Enter)").click()
+    at.run()
+    _ok(at)
+    assert ratings.latest_ratings(demo_store_copy, "demo")["rater"].tolist() == [hostile]
+    rendered = [m.value for m in at.markdown] + [c.value for c in at.caption] + [s.value for s in at.success]
+    rendered.append(at.get("progress")[0].proto.text)
+    unescaped = re.compile(r"(?<!\\)<img|(?<!\\)\*(?<!\\)\*bold|(?<!\\)\]\(http")
+    assert not [r for r in rendered if unescaped.search(r)]
+    assert any("\\<img" in r for r in rendered)  # the name is there, escaped
