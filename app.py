@@ -32,21 +32,29 @@ st.set_page_config(page_title="RadJudge", layout="wide")
 # reach the network (tests/test_browser_pages.py fails on any outbound request).
 # Adding a page is one line here; the page file starts with
 # `ensure_router()` from pages/_shared.py (see its docstring for why).
-PAGES = [
-    st.Page("pages/data.py", title="Data", default=True),
-    st.Page("pages/correlations.py", title="Correlations"),
-    st.Page("pages/run.py", title="Run judges"),
-    st.Page("pages/live.py", title="Live scoring"),
-    st.Page("pages/calibration.py", title="Calibration"),
-    st.Page("pages/errortypes.py", title="Error types"),
-    st.Page("pages/review.py", title="Edit review"),
-    st.Page("pages/checks.py", title="Checks & leaderboards"),
-    st.Page("pages/summaries.py", title="Summaries"),
-    st.Page("pages/ensembles.py", title="Ensembles & simulator"),
-    st.Page("pages/distill.py", title="Distill"),
-    st.Page("pages/share.py", title="Share"),
-    st.Page("pages/annotate.py", title="Annotate"),
+PAGES = [  # (file, title); the default page is chosen by home_page()
+    ("pages/data.py", "Data"),
+    ("pages/correlations.py", "Correlations"),
+    ("pages/run.py", "Run judges"),
+    ("pages/live.py", "Live scoring"),
+    ("pages/calibration.py", "Calibration"),
+    ("pages/errortypes.py", "Error types"),
+    ("pages/review.py", "Edit review"),
+    ("pages/checks.py", "Checks & leaderboards"),
+    ("pages/summaries.py", "Summaries"),
+    ("pages/ensembles.py", "Ensembles & simulator"),
+    ("pages/distill.py", "Distill"),
+    ("pages/share.py", "Share"),
+    ("pages/annotate.py", "Annotate"),
 ]
+
+
+def home_page(datasets) -> str:
+    """Correlations once some dataset has both annotations and judge runs, else Data."""
+    if datasets is not None and not datasets.empty:
+        if ((datasets["annotations"] > 0) & (datasets["runs"] > 0)).any():
+            return "pages/correlations.py"
+    return "pages/data.py"
 
 
 def draw_sidebar(store, datasets) -> None:
@@ -87,13 +95,17 @@ def draw_empty_state() -> None:
     )
 
 
-page = st.navigation(PAGES)
+store_error = None
 try:
     store = get_store()
     refresh_version(store)
     datasets = load_datasets(store)
 except StoreError as exc:
-    st.error(f"Cannot open the store: {escape_md(exc)}")
+    store_error, datasets = exc, None
+home = home_page(datasets)
+page = st.navigation([st.Page(path, title=title, default=path == home) for path, title in PAGES])
+if store_error is not None:
+    st.error(f"Cannot open the store: {escape_md(store_error)}")
     st.stop()
 draw_sidebar(store, datasets)
 if datasets.empty:

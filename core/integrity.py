@@ -7,7 +7,8 @@
 - primary keys are unique (DuckDB enforces them; a damaged file might not);
 - no orphan rows (pairs without their dataset, annotations without their pair,
   outputs without their run or pair, metric values and error texts without
-  their output);
+  their output, clinician ratings, queues and adjudications without their
+  pair or dataset);
 - every closed run's counters (``n_ok``, ``n_failed``) equal a recount of its
   outputs. A run still marked ``running`` is listed as a note: it is either
   running now or was killed, and a re-run finishes it.
@@ -47,6 +48,10 @@ TABLES: dict[str, tuple[str, ...] | None] = {
     "judge_outputs": ("run_id", "pair_id"),
     "judge_errors": None,
     "metric_values": ("run_id", "pair_id", "metric"),
+    "rating_queues": ("queue_id",),  # migration 003: clinician ratings
+    "rating_queue_pairs": ("queue_id", "position"),
+    "ratings": ("pair_id", "rater", "revision"),
+    "adjudications": ("pair_id", "field", "revision"),
 }
 
 # (what, SQL counting the offending rows). Fixed text only: nothing here is built from data.
@@ -67,6 +72,16 @@ _ORPHANS: tuple[tuple[str, str], ...] = (
     ("error texts without their output",
      "SELECT count(*) FROM judge_errors e ANTI JOIN judge_outputs o "
      "ON o.run_id = e.run_id AND o.pair_id = e.pair_id"),
+    ("rating queues without their dataset",
+     "SELECT count(*) FROM rating_queues q ANTI JOIN datasets d ON d.name = q.dataset"),
+    ("queue entries without their queue",
+     "SELECT count(*) FROM rating_queue_pairs e ANTI JOIN rating_queues q ON q.queue_id = e.queue_id"),
+    ("queue entries without their pair",
+     "SELECT count(*) FROM rating_queue_pairs e ANTI JOIN pairs p ON p.pair_id = e.pair_id"),
+    ("ratings without their pair",
+     "SELECT count(*) FROM ratings r ANTI JOIN pairs p ON p.pair_id = r.pair_id"),
+    ("adjudications without their pair",
+     "SELECT count(*) FROM adjudications a ANTI JOIN pairs p ON p.pair_id = a.pair_id"),
     ("metric values of a failed call",
      "SELECT count(*) FROM metric_values m JOIN judge_outputs o "
      "ON o.run_id = m.run_id AND o.pair_id = m.pair_id WHERE o.error IS NOT NULL"),

@@ -60,6 +60,17 @@ def get_store() -> Store:
     return _open_store(str(default_store_path().resolve()))
 
 
+def streamlit_secrets() -> dict:
+    """Root-level Streamlit secrets as a plain dict ({} without a secrets file).
+
+    Provider keys and model settings for core.models; the values are passed on, never shown.
+    """
+    try:
+        return {k: v for k, v in st.secrets.to_dict().items() if not isinstance(v, dict)}
+    except (FileNotFoundError, OSError, ValueError):
+        return {}
+
+
 def refresh_version(store: Store) -> int:
     """Read the store's write counter once per run (each read opens the file, ~tens of ms)."""
     version = store.data_version()

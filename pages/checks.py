@@ -46,6 +46,7 @@ from pages._shared import (
     load_datasets,
     selected_dataset,
     set_url,
+    streamlit_secrets,
     url_value,
 )
 
@@ -95,18 +96,10 @@ def dimension_figure(summary: pd.DataFrame, degraded: bool) -> go.Figure:
     return fig
 
 
-def _secrets() -> dict:
-    """Root-level Streamlit secrets as a plain dict ({} without a secrets file); as on the Run page."""
-    try:
-        return {k: v for k, v in st.secrets.to_dict().items() if not isinstance(v, dict)}
-    except (FileNotFoundError, OSError, ValueError):
-        return {}
-
-
 def draw_llm_phase(store, dataset: str, locale: str) -> None:
     """Run the adversarial phase with a configured model (report text goes to that endpoint only)."""
     with st.expander("Run the LLM phase"):
-        secrets = _secrets()
+        secrets = streamlit_secrets()
         models = [m for m in configured_models(os.environ, secrets) if m.usable]
         if not models:
             st.caption("No model configured: set `RADJUDGE_MODELS` (and a provider key, or a local server's "

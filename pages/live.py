@@ -29,6 +29,7 @@ from pages._shared import (
     load_pairs,
     selected_dataset,
     set_url,
+    streamlit_secrets,
     url_value,
 )
 
@@ -37,14 +38,6 @@ METRIC_ORDER = ("green", "green_f1", "formula", "ec_sig", "ec_total", "vert")
 RESULTS_KEY = "live_model_results"  # {(text digest, model, prompt, params): result dict}
 SAVED_KEY = "live_saved"  # message after "Save as pair"
 PAIR_CHOICES = 200
-
-
-def _secrets() -> dict:
-    """Root-level Streamlit secrets as a plain dict ({} when there is no secrets file)."""
-    try:
-        return {k: v for k, v in st.secrets.to_dict().items() if not isinstance(v, dict)}
-    except (FileNotFoundError, OSError, ValueError):
-        return {}
 
 
 def _digest(reference: str, candidate: str) -> str:
@@ -157,7 +150,7 @@ def draw_highlights(reference: str, candidate: str, rules) -> None:
 
 def draw_model_controls(reference: str, candidate: str) -> list[str]:
     """Model picker and the button; returns the result keys to show."""
-    secrets = _secrets()
+    secrets = streamlit_secrets()
     models = configured_models(os.environ, secrets)
     restricted = local_only(os.environ, secrets)
     if restricted:

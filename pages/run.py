@@ -43,6 +43,7 @@ from pages._shared import (
     load_facets,
     selected_dataset,
     set_url,
+    streamlit_secrets,
     url_value,
     url_values,
 )
@@ -57,14 +58,6 @@ POLL_SECONDS = 1.0
 JOB_KEY = "run_job"  # the job in progress (background)
 LAST_KEY = "run_last"  # the last finished job
 FILTER_KEYS = {facet: f"run_{facet}" for facet in FACETS}
-
-
-def _secrets() -> dict:
-    """Root-level Streamlit secrets as a plain dict ({} when there is no secrets file)."""
-    try:
-        return {k: v for k, v in st.secrets.to_dict().items() if not isinstance(v, dict)}
-    except (FileNotFoundError, OSError, ValueError):
-        return {}
 
 
 # -- the work ---------------------------------------------------------------------------
@@ -513,7 +506,7 @@ if dataset is None:
     st.stop()
 
 datasets = load_datasets(store)
-secrets = _secrets()
+secrets = streamlit_secrets()
 models = configured_models(os.environ, secrets)
 restricted = local_only(os.environ, secrets)
 draw_models(models, restricted)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from core.importers import PairColumns, import_pairs
+from core.judges import run_judge
 from core.queries import facet_values, find_pairs, get_pair, list_datasets
 from core.store import Store
 from pages._import_wizard import ImportRequest, guess_mapping, missing_inputs, run_import
@@ -46,8 +48,35 @@ def _assert_ok(at) -> None:
 # -- browsing ------------------------------------------------------------------------
 
 
+def _data_page(at):
+    """Open the Data page (the home page is Correlations once a dataset has runs and annotations)."""
+    at.switch_page("pages/data.py")
+    return at.run()
+
+
+def _title(at) -> str:
+    return at.title[0].value if at.title else ""
+
+
+def test_home_is_data_until_a_dataset_has_annotations_and_runs_then_correlations(
+        app_test, demo_store_copy: Store, tmp_store: Store, tmp_path):
+    assert _title(app_test(tmp_store).run()) == "Data"  # empty store
+    assert _title(app_test(demo_store_copy).run()) == "Data"  # annotations, no judge run yet
+    run_judge(demo_store_copy, dataset="demo", judge="rules", limit=30)
+    at = app_test(demo_store_copy).run()
+    _assert_ok(at)
+    assert _title(at) == "Correlations"
+    # pairs and a run but no annotations: nothing to correlate with, still Data
+    pairs_only = Store(tmp_path / "pairs-only.duckdb")
+    frame = pd.DataFrame({"id": ["1", "2"], "ref": ["No effusion.", "Clear lungs."],
+                          "cand": ["Small effusion.", "Clear lungs."]})
+    import_pairs(pairs_only, frame, dataset="fresh", columns=PairColumns("id", "ref", "cand"))
+    run_judge(pairs_only, dataset="fresh", judge="rules")
+    assert _title(app_test(pairs_only).run()) == "Data"
+
+
 def test_data_page_shows_the_demo_dataset_and_synthetic_badge(app_test, demo_store: Store):
-    at = app_test(demo_store).run()
+    at = _data_page(app_test(demo_store))
     _assert_ok(at)
     assert at.title[0].value == "Data"
     datasets = _table_with(at, "origin")
@@ -61,7 +90,7 @@ def test_data_page_shows_the_demo_dataset_and_synthetic_badge(app_test, demo_sto
 
 
 def test_filters_narrow_the_count_and_are_written_to_the_url(app_test, demo_store: Store):
-    at = app_test(demo_store).run()
+    at = _data_page(app_test(demo_store))
     modality = at.multiselect(key="data_modality").options[0]
     _, expected = find_pairs(demo_store, "demo", modality=[modality])
     assert 0 < expected < 120
@@ -85,7 +114,7 @@ def test_filters_narrow_the_count_and_are_written_to_the_url(app_test, demo_stor
 
 
 def test_paging_shows_the_range(app_test, demo_store: Store):
-    at = app_test(demo_store).run()
+    at = _data_page(app_test(demo_store))
     pager = [p for p in at.pagination if (p.key or "").startswith("data_page_")][0]
     assert pager.num_pages == 3
     pager.set_value(3).run()
@@ -98,7 +127,7 @@ def test_a_shared_url_reproduces_the_view(app_test, demo_store: Store):
     modality = facet_values(demo_store, "demo")["modality"][-1]
     frame, total = find_pairs(demo_store, "demo", modality=[modality], limit=1)
     pair_id = frame["pair_id"].iloc[0]
-    at = app_test(demo_store, {"dataset": "demo", "modality": modality, "pair": pair_id}).run()
+    at = _data_page(app_test(demo_store, {"dataset": "demo", "modality": modality, "pair": pair_id}))
     _assert_ok(at)
     assert at.multiselect(key="data_modality").value == [modality]
     assert f"of {total:,} pairs" in _pairs_count_caption(at)
@@ -108,13 +137,13 @@ def test_a_shared_url_reproduces_the_view(app_test, demo_store: Store):
 
 
 def test_a_url_page_past_the_end_shows_the_last_page(app_test, demo_store: Store):
-    at = app_test(demo_store, {"page": "99"}).run()
+    at = _data_page(app_test(demo_store, {"page": "99"}))
     _assert_ok(at)
     assert _pairs_count_caption(at).startswith("showing 101-120 of 120")
 
 
 def test_selecting_a_row_opens_the_pair_with_its_annotations(app_test, demo_store: Store):
-    at = app_test(demo_store).run()
+    at = _data_page(app_test(demo_store))
     table = _pairs_table(at)
     pair_id = table.value["pair_id"].iloc[1]
     # A dataframe's selection is set through its key, as the browser would send it.
@@ -159,7 +188,7 @@ def _upload(at, path) -> None:
 def test_import_wizard_imports_pairs_then_annotations(app_test, tmp_store: Store, tmp_path):
     pairs_file = tmp_path / "My pairs.csv"
     pairs_file.write_text(PAIRS_CSV, encoding="utf-8")
-    at = app_test(tmp_store).run()
+    at = _data_page(app_test(tmp_store))
     _assert_ok(at)
 
     at.radio(key="data_imp_what").set_value("pairs")
@@ -209,7 +238,7 @@ def test_import_wizard_imports_a_preset(app_test, tmp_store: Store, tmp_path):
     rate = tmp_path / "rate_eval.csv"
     rate.write_text("gt_report,pred_report,score\nNo effusion.,Small effusion.,2\nNormal.,Normal.,5\n",
                     encoding="utf-8")
-    at = app_test(tmp_store).run()
+    at = _data_page(app_test(tmp_store))
     at.radio(key="data_imp_what").set_value("preset").run()
     at.selectbox(key="data_imp_preset").set_value("rate-eval").run()
     _upload(at, rate)
@@ -223,7 +252,7 @@ def test_import_wizard_imports_a_preset(app_test, tmp_store: Store, tmp_path):
 def test_import_wizard_reimport_skips_rows(app_test, tmp_store: Store, tmp_path):
     pairs_file = tmp_path / "pairs.csv"
     pairs_file.write_text(PAIRS_CSV, encoding="utf-8")
-    at = app_test(tmp_store).run()
+    at = _data_page(app_test(tmp_store))
     _upload(at, pairs_file)
     at.button(key="data_imp_go").click().run()
     assert "3 added" in at.success[0].value
@@ -238,7 +267,7 @@ def test_import_wizard_lists_every_problem_and_imports_nothing(app_test, demo_st
     bad = tmp_path / "bad.csv"
     bad.write_text("id,reference,candidate\nx1,a,b\nx1,c,d\nx2,,e\n", encoding="utf-8")
     version = demo_store_copy.data_version()
-    at = app_test(demo_store_copy).run()
+    at = _data_page(app_test(demo_store_copy))
     _upload(at, bad)
     at.button(key="data_imp_go").click().run()
     _assert_ok(at)
@@ -253,7 +282,7 @@ def test_import_wizard_lists_every_problem_and_imports_nothing(app_test, demo_st
 
 
 def test_import_wizard_reports_an_unreadable_file(app_test, tmp_store: Store):
-    at = app_test(tmp_store).run()
+    at = _data_page(app_test(tmp_store))
     at.file_uploader(key="data_imp_file").upload("notes.csv", b"\xff\xfe\x00bad", "text/csv").run()
     _assert_ok(at)
     assert at.error[0].value == "This file cannot be read:"
@@ -265,7 +294,7 @@ def test_import_wizard_reports_an_unreadable_file(app_test, tmp_store: Store):
 
 def test_delete_dataset_needs_its_name_and_undo_restores_it(app_test, demo_store_copy: Store):
     listed = list_datasets(demo_store_copy)
-    at = app_test(demo_store_copy).run()
+    at = _data_page(app_test(demo_store_copy))
     _assert_ok(at)
     assert at.button(key="data_delete").disabled  # nothing typed yet
     at.text_input(key="data_delete_confirm").set_value("dem").run()
@@ -293,7 +322,7 @@ def test_delete_dataset_needs_its_name_and_undo_restores_it(app_test, demo_store
 
 
 def test_empty_store_explains_how_to_start(app_test, tmp_store: Store):
-    at = app_test(tmp_store).run()
+    at = app_test(tmp_store).run()  # no data yet: Data is the home page
     _assert_ok(at)
     assert "python -m core demo" in at.info[0].value
     assert "Import data" in at.info[0].value

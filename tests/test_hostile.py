@@ -361,6 +361,7 @@ def test_html_and_script_payloads_are_inert_in_the_html_report(hostile_store):
 def test_html_and_script_payloads_are_inert_in_the_app(hostile_store, app_test):
     pid = hostile_store.query_one("SELECT pair_id FROM pairs WHERE ext_id = 'x''1'")
     at = app_test(hostile_store, {"dataset": SQLISH, "pair": pid})
+    at.switch_page("pages/data.py")
     at.run(timeout=60)
     assert not at.exception
     shown = [t.value for t in at.text]

@@ -18,6 +18,7 @@ from scipy.stats import kendalltau
 from core import ratings
 from core.analysis import correlation_frame
 from core.datasets import delete_dataset, restore_dataset
+from core.integrity import check_store
 from core.judges import run_judge
 from core.store import Store
 
@@ -209,6 +210,19 @@ def test_delete_and_restore_carry_ratings_and_queues(queue):
     assert ratings.queue_pair_ids(store, queue_id) == pids
     assert ratings.latest_ratings(store, "demo")["score"].tolist() == [3.0]
     assert len(rater_annotations(store, pids[0], "Dr A")) == 13
+    assert check_store(store.path).ok, check_store(store.path).problems
+
+
+def test_check_store_counts_ratings_tables_and_finds_their_orphans(queue):
+    store, queue_id, pids = queue
+    ratings.save_rating(store, pids[0], "Dr A", score=3, queue_id=queue_id)
+    report = check_store(store.path)
+    assert report.ok, report.problems
+    with store.write() as con:  # what a half-done delete would leave behind
+        con.execute("DELETE FROM pairs WHERE pair_id = ?", [pids[0]])
+    problems = " ".join(check_store(store.path).problems)
+    assert "1 ratings without their pair" in problems
+    assert "1 queue entries without their pair" in problems
 
 
 def test_cli_ratings_and_rating_queue(demo_store_copy: Store):
