@@ -59,6 +59,17 @@ def _benign(url: str) -> bool:
     return parts.hostname == "127.0.0.1" and "/_stcore/" in parts.path and not parts.path.startswith("/_stcore/")
 
 
+def _cancelled_by_navigation(url: str, failure: str | None) -> bool:
+    """A local script chunk or media file the browser dropped because the test moved on.
+
+    Chromium aborts (net::ERR_ABORTED) requests still in flight when the page navigates or
+    rerenders; the server did not fail. Errors with a status still count (the response handler).
+    """
+    parts = urlsplit(url)
+    return (failure or "").startswith("net::ERR_ABORTED") and parts.hostname == "127.0.0.1" \
+        and parts.path.startswith(("/static/", "/media/"))
+
+
 # The first request of a fresh server to a page URL is answered by Streamlit's legacy
 # pages/ mode, which logs this and runs app.py, whose router then shows the page asked
 # for (see pages/_shared.ensure_router and docs/ARCHITECTURE.md). Only this exact text.
@@ -75,7 +86,7 @@ def _watch(page) -> list[str]:  # noqa: F811
     page.on("request", lambda req: problems.append(f"outbound request: {req.url}")
             if not req.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")) else None)
     page.on("requestfailed", lambda req: problems.append(f"request failed: {req.url} ({req.failure})")
-            if not _benign(req.url) else None)
+            if not (_benign(req.url) or _cancelled_by_navigation(req.url, req.failure)) else None)
     page.on("response", lambda resp: problems.append(f"HTTP {resp.status}: {resp.url}")
             if resp.status >= 400 and not _benign(resp.url) else None)
     return problems
