@@ -82,7 +82,7 @@ def test_a_changed_label_is_refused_and_nothing_changes(tmp_store: Store, case_d
 def test_every_problem_is_reported_together_and_nothing_is_written(tmp_store: Store, case_dir: Path):
     rows = _rows("slices/s0.png;slices/missing.png")
     rows += [dict(rows[0], id="c1_01", preliminary="another report", agreement="maybe", severity="huge",
-                  edit_type="critical", subset="real", images="slices/s0.dcm")]
+                  edit_type="critical", subset="real", images="slices/s0.tif")]
     f = case_dir / "bad.csv"
     pd.DataFrame(rows).to_csv(f, index=False)
     with pytest.raises(ImportValidationError) as err:
@@ -90,7 +90,7 @@ def test_every_problem_is_reported_together_and_nothing_is_written(tmp_store: St
     problems = "\n".join(err.value.problems)
     for needle in ("duplicate id 'c1_01' on rows 1 and 3", "row 3: agreement 'maybe'", "row 3: severity 'huge'",
                    "row 3: edit_type 'critical'", "row 3: subset 'real'", "image 'slices/missing.png' not found",
-                   "'slices/s0.dcm' is not a PNG or JPEG", "case 'c1': rows 1 and 3 have different preliminary"):
+                   "'slices/s0.tif' is not a PNG, JPEG or DICOM", "case 'c1': rows 1 and 3 have different preliminary"):
         assert needle in problems, needle
     assert tmp_store.query_one("SELECT count(*) FROM datasets") == 0
     assert tmp_store.query_one("SELECT count(*) FROM pairs") == 0

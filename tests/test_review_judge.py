@@ -8,9 +8,11 @@ answers in the prompt's JSON. litellm itself is not touched.
 from __future__ import annotations
 
 import base64
+import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -193,3 +195,84 @@ def test_uniform_sampling_includes_both_ends():
     assert sample_slices(paths, 10)[0] == "0" and sample_slices(paths, 10)[-1] == "99"
     assert sample_slices(paths[:7], 10) == paths[:7]
     assert len(sample_slices(paths, 50)) == 50 and len(set(sample_slices(paths, 50))) == 50
+
+
+# -- DICOM slices ---------------------------------------------------------------------------------
+
+
+def _ct_slice(path: Path, hu: np.ndarray, instance: int, photometric: str = "MONOCHROME2") -> Path:
+    """A CT slice as pydicom writes it: stored = HU + 1024, RescaleIntercept -1024, a soft-tissue window."""
+    from pydicom.dataset import FileDataset, FileMetaDataset
+    from pydicom.uid import CTImageStorage, ExplicitVRLittleEndian, generate_uid
+
+    meta = FileMetaDataset()
+    meta.MediaStorageSOPClassUID = CTImageStorage
+    meta.MediaStorageSOPInstanceUID = generate_uid()
+    meta.TransferSyntaxUID = ExplicitVRLittleEndian
+    ds = FileDataset(str(path), {}, file_meta=meta, preamble=b"\0" * 128)
+    ds.SOPClassUID, ds.SOPInstanceUID = CTImageStorage, meta.MediaStorageSOPInstanceUID
+    ds.Modality, ds.InstanceNumber = "CT", instance
+    ds.Rows, ds.Columns = hu.shape
+    ds.SamplesPerPixel, ds.PhotometricInterpretation = 1, photometric
+    ds.BitsAllocated, ds.BitsStored, ds.HighBit, ds.PixelRepresentation = 16, 16, 15, 1
+    ds.RescaleSlope, ds.RescaleIntercept = 1, -1024
+    ds.WindowCenter, ds.WindowWidth = 40, 400
+    ds.PixelData = (hu + 1024).astype(np.int16).tobytes()
+    ds.save_as(str(path), enforce_file_format=True)
+    return path
+
+
+def test_dicom_slices_reach_the_server_as_windowed_png(tmp_path: Path, server):
+    from PIL import Image
+
+    hu = np.array([[-1000, 40], [1000, -160]])  # air, soft tissue at the window centre, bone, fat
+    folder = tmp_path / "ct"
+    folder.mkdir()
+    paths = [_ct_slice(folder / f"s{i}.dcm", hu + i, instance=i + 1) for i in range(3)]
+    f = tmp_path / "edits.csv"
+    pd.DataFrame([{"id": "e1", "case": "c1", "preliminary": "FINDINGS: normal.", "edit": "Free air.",
+                   "images": ";".join(f"ct/{p.name}" for p in paths)}]).to_csv(f, index=False)
+    store = Store(tmp_path / "s.duckdb")
+    import_review(store, f, dataset="rv")
+    summary = run_judge(store, dataset="rv", judge=MODEL, api_base=server.url, slices=10)
+    assert (summary.status, summary.ok) == ("done", 1)
+    pngs = _images(server.seen[0])
+    assert len(pngs) == 3 and all(p.startswith(PNG_HEAD) for p in pngs)
+    first = np.asarray(Image.open(io.BytesIO(pngs[0])))
+    # window 40 / 400 (PS3.3 C.11.2.1.2.1): below -160 black, above 240 white, the centre mid-grey
+    assert first.shape == (2, 2) and first.dtype == np.uint8
+    assert first[0, 0] == 0 and first[1, 0] == 255 and first[0, 1] == 128 and first[1, 1] == 0
+
+
+def test_dicom_window_falls_back_to_min_max_and_inverts_monochrome1(tmp_path: Path):
+    from PIL import Image
+
+    from core.review.dicom import dicom_png, window_to_uint8
+
+    assert window_to_uint8(np.array([[0, 50], [100, 100]]), None, None).tolist() == [[0, 128], [255, 255]]
+    assert window_to_uint8(np.full((2, 2), 7), None, None).tolist() == [[0, 0], [0, 0]]
+    path = _ct_slice(tmp_path / "m1.dcm", np.array([[-1000, 1000]]), instance=1, photometric="MONOCHROME1")
+    assert np.asarray(Image.open(io.BytesIO(dicom_png(path)))).tolist() == [[255, 0]]
+    bad = tmp_path / "bad.dcm"
+    bad.write_bytes(b"not a dicom file")
+    with pytest.raises(ValueError, match="cannot read DICOM slice"):
+        dicom_png(bad)
+
+
+def test_an_unreadable_slice_fails_its_pair_with_the_reason_and_the_run_goes_on(tmp_path: Path, server):
+    folder = tmp_path / "ct"
+    folder.mkdir()
+    good = _ct_slice(folder / "good.dcm", np.array([[0, 40]]), instance=1)
+    (folder / "broken.dcm").write_bytes(b"DICM? no")
+    f = tmp_path / "edits.csv"
+    pd.DataFrame([{"id": "ok", "case": "c1", "preliminary": "A.", "edit": "One.", "images": f"ct/{good.name}"},
+                  {"id": "bad", "case": "c2", "preliminary": "B.", "edit": "Two.", "images": "ct/broken.dcm"}]
+                 ).to_csv(f, index=False)
+    store = Store(tmp_path / "s.duckdb")
+    import_review(store, f, dataset="rv")
+    summary = run_judge(store, dataset="rv", judge=MODEL, api_base=server.url, slices=10)
+    assert (summary.ok, summary.failed) == (1, 1)
+    assert len(server.seen) == 1  # the broken pair never reached the server
+    out = store.query_df("SELECT p.ext_id, o.error FROM judge_outputs o JOIN pairs p USING (pair_id)")
+    errors = dict(out.itertuples(index=False))
+    assert pd.isna(errors["ok"]) and "cannot read DICOM slice" in errors["bad"] and "broken.dcm" in errors["bad"]

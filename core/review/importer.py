@@ -17,7 +17,7 @@ subset         no        natural (default) / synthetic: Natural and Mixed are re
 case           no        the study id; edits of one case must share one preliminary report
 final          no        the final (attending) report: kept, never shown to a judge
 indication     no        the clinical indication: shown to the LLM judge when present
-images         no        image slices of the study, in order: PNG/JPEG paths separated by ``;``,
+images         no        image slices of the study, in order: PNG/JPEG/DICOM paths separated by ``;``,
                          relative to the file's folder (or ``base_dir``)
 split          no        e.g. eval / test
 =============  ========  ===============================================================
@@ -29,7 +29,8 @@ Like :mod:`core.importers`: every row is checked and all problems are
 reported together; a file with any problem writes nothing; pairs and labels
 are written in one transaction; importing the same file again adds nothing
 and a changed label is refused (annotations are never overwritten).
-DICOM is not read: convert slices to PNG first (see docs/REVIEW.md).
+DICOM slices (``.dcm``) are read with pydicom and windowed into PNG at call time
+(core/review/dicom.py).
 """
 
 from __future__ import annotations
@@ -58,10 +59,11 @@ from core.importers import (
     write_annotations,
     write_pairs,
 )
+from core.review.dicom import DICOM_SUFFIXES
 from core.review.labels import LABELS, SUBSETS, label_code
 from core.store import Store
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", *DICOM_SUFFIXES)
 IMAGE_SEPARATOR = ";"
 
 
@@ -108,7 +110,7 @@ def _images(cell, row: int, base: Path, problems: list[str]) -> list[str]:
         path = Path(part)
         path = path if path.is_absolute() else base / path
         if path.suffix.lower() not in IMAGE_SUFFIXES:
-            problems.append(f"row {row}: image '{part}' is not a PNG or JPEG file (convert DICOM slices first)")
+            problems.append(f"row {row}: image '{part}' is not a PNG, JPEG or DICOM (.dcm) file")
         elif not path.is_file():
             problems.append(f"row {row}: image '{part}' not found (looked at {path})")
         paths.append(str(path.resolve()))

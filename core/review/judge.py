@@ -83,7 +83,11 @@ class _ReviewCaller(llm._Caller):
     """The gateway's caller, reading an edit's slices (paths) into data URLs just before the call."""
 
     async def call(self, messages):
-        return await super().call(_with_images(messages, data_url))
+        try:
+            with_images = _with_images(messages, data_url)
+        except (ValueError, OSError) as exc:  # a missing, unreadable or undecodable slice: this pair fails
+            return llm.OutputRecord(pair_id="", error=f"image: {exc}"[:500])
+        return await super().call(with_images)
 
 
 def run_review_llm(store: Store, *, dataset: str, model: str, slices: int | None = None,

@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.prompts.loader import PromptTemplate, _parse_file
+from core.review.dicom import dicom_png, is_dicom_path
 from core.review.labels import LABELS, label_code, metric_name, normalize_label
 
 PROMPT_ID = "radar_review"
@@ -53,10 +54,13 @@ def image_note(n_images: int) -> str:
 
 
 def data_url(path: str) -> str:
+    """A slice as a base64 data URL: PNG/JPEG as they are, DICOM windowed into a PNG (core.review.dicom)."""
     p = Path(path)
+    if is_dicom_path(p):
+        return "data:image/png;base64," + base64.b64encode(dicom_png(p)).decode("ascii")
     mime = _MIME.get(p.suffix.lower())
     if mime is None:
-        raise ValueError(f"image '{path}' is not a PNG or JPEG file")
+        raise ValueError(f"image '{path}' is not a PNG, JPEG or DICOM file")
     return f"data:{mime};base64," + base64.b64encode(p.read_bytes()).decode("ascii")
 
 
