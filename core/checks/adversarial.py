@@ -145,7 +145,7 @@ def run_laias_judge(store, *, dataset: str, model: str, prompt_id: str = PROMPT_
                     flush_interval: float = 0.5, shots=None):
     """The adversarial phase on a dataset's pairs with ``model``; returns the runner's RunSummary."""
     from core.judges import llm
-    from core.judges.runs import RunSpec, ensure_run, finish_run, write_outputs
+    from core.judges.runs import RunSpec, ensure_run
     from core.settings import local_only as local_only_setting
 
     if prompt_id != PROMPT_ID:
@@ -179,30 +179,7 @@ def run_laias_judge(store, *, dataset: str, model: str, prompt_id: str = PROMPT_
         messages = render(row.reference, row.candidate, locale=locale,
                           exam=exam_text(row.modality, row.anatomy, row.meta))
         work.append((row.pair_id, row.ext_id, messages, llm.cache_key(model, messages, params)))
-    existing = store.query_df("SELECT pair_id, error IS NULL AS ok FROM judge_outputs WHERE run_id = ?", [run_id])
-    done_here = set(existing.loc[existing["ok"], "pair_id"])
-    retrying = set(existing.loc[~existing["ok"], "pair_id"])
-    todo = [w for w in work if w[0] not in done_here]
-    summary.skipped = len(work) - len(todo)
-    cached = store.query_df(
-        "SELECT cache_key, any_value(raw_text) AS raw_text FROM judge_outputs WHERE error IS NULL "
-        "AND cache_key IN (SELECT unnest(?::VARCHAR[])) GROUP BY cache_key", [[w[3] for w in todo]]) if todo else None
-    hits = {} if cached is None else dict(zip(cached["cache_key"], cached["raw_text"], strict=True))
-    from_cache = [llm.OutputRecord(pair_id=w[0], cache_key=w[3], raw_text=hits[w[3]], latency_ms=0.0, cost_usd=0.0)
-                  for w in todo if w[3] in hits]
-    to_send = [w for w in todo if w[3] not in hits]
-    write_outputs(store, run_id, from_cache, PROMPT_ID, replace=retrying)
-    summary.cached = len(from_cache)
-    summary.ok += summary.skipped + summary.cached
-    if to_send:
-        caller = llm._Caller(model, params, api_base, api_key, timeout, max_retries, backoff)
-        ext_of = {w[0]: w[1] for w in to_send}
-        status, final = llm._run_on_gateway_loop(llm._send_all(
-            store, run_id, PROMPT_ID, caller, to_send, concurrency, summary, len(work), progress, cancel,
-            flush_interval, ext_of, retrying))
-    else:
-        status, final = "done", finish_run(store, run_id, "done")
-    summary.status = status
-    summary.seconds = round(time.monotonic() - started, 3)
-    summary.failed_total = final["failed_total"]
-    return summary
+    summary.seconds = time.monotonic() - started
+    caller = llm._Caller(model, params, api_base, api_key, timeout, max_retries, backoff)
+    return llm.execute_work(store, run_id, PROMPT_ID, work, summary, caller, concurrency=concurrency,
+                            progress=progress, cancel=cancel, flush_interval=flush_interval)

@@ -307,23 +307,39 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
         messages = render_messages(prompt_id, row.reference, row.candidate, shot_list)
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
 
+    summary.seconds = time.monotonic() - started  # rendering; execute_work adds the rest
+    caller = _Caller(model, params, api_base, api_key, timeout, max_retries, backoff)
+    return execute_work(store, run_id, prompt_id, work, summary, caller, concurrency=concurrency,
+                        progress=progress, cancel=cancel, flush_interval=flush_interval)
+
+
+def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], summary: RunSummary,
+                 caller: _Caller, *, concurrency: int, progress: Progress | None = None,
+                 cancel: threading.Event | None = None, flush_interval: float = 0.5) -> RunSummary:
+    """The part every LLM-backed run shares, once its run exists and its work is rendered.
+
+    ``work`` holds ``(pair_id, ext_id, messages, cache_key)`` per pair. Pairs
+    already answered in this run are skipped; pairs whose key is answered in
+    any run reuse that answer (no call); the rest are sent through ``caller``.
+    Recorded failures are replaced when answered. Closes the run and fills
+    ``summary`` (status, counts, seconds).
+    """
+    started = time.monotonic()
     existing = store.query_df("SELECT pair_id, error IS NULL AS ok FROM judge_outputs WHERE run_id = ?", [run_id])
     done_here = set(existing.loc[existing["ok"], "pair_id"])
     retrying = set(existing.loc[~existing["ok"], "pair_id"])  # recorded failures: replaced when answered
     todo = [w for w in work if w[0] not in done_here]
     summary.skipped = len(work) - len(todo)
-    cached_rows = {}
+    hits: dict[str, str] = {}
     if todo:
         cached = store.query_df(
-            "SELECT cache_key, any_value(raw_text) AS raw_text, any_value(tokens_in) AS tokens_in, "
-            "any_value(tokens_out) AS tokens_out FROM judge_outputs "
+            "SELECT cache_key, any_value(raw_text) AS raw_text FROM judge_outputs "
             "WHERE error IS NULL AND cache_key IN (SELECT unnest(?::VARCHAR[])) GROUP BY cache_key",
             [[w[3] for w in todo]])
-        cached_rows = {r.cache_key: r for r in cached.itertuples(index=False)}
-    from_cache = [OutputRecord(pair_id=w[0], cache_key=w[3], raw_text=cached_rows[w[3]].raw_text,
-                               latency_ms=0.0, cost_usd=0.0)
-                  for w in todo if w[3] in cached_rows]
-    to_send = [w for w in todo if w[3] not in cached_rows]
+        hits = dict(zip(cached["cache_key"], cached["raw_text"], strict=True))
+    from_cache = [OutputRecord(pair_id=w[0], cache_key=w[3], raw_text=hits[w[3]], latency_ms=0.0, cost_usd=0.0)
+                  for w in todo if w[3] in hits]
+    to_send = [w for w in todo if w[3] not in hits]
     write_outputs(store, run_id, from_cache, prompt_id, replace=retrying)
     summary.cached = len(from_cache)
     summary.ok += summary.skipped + summary.cached
@@ -332,7 +348,6 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
         progress(summary.ok, total, _stats(summary))
 
     if to_send:
-        caller = _Caller(model, params, api_base, api_key, timeout, max_retries, backoff)
         ext_of = {w[0]: w[1] for w in to_send}
         status, final = _run_on_gateway_loop(_send_all(store, run_id, prompt_id, caller, to_send, concurrency,
                                                        summary, total, progress, cancel, flush_interval, ext_of,
@@ -341,7 +356,7 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
         status = "done"
         final = finish_run(store, run_id, status)
     summary.status = status
-    summary.seconds = round(time.monotonic() - started, 3)
+    summary.seconds = round(summary.seconds + time.monotonic() - started, 3)
     summary.failed_total = final["failed_total"]
     return summary
 

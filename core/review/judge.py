@@ -25,7 +25,7 @@ from pathlib import Path
 from core.judges import llm
 from core.judges.llm import GenParams, RunSummary, cache_key, check_endpoint, safe_api_base
 from core.judges.offline import run_offline_judge
-from core.judges.runs import BASELINE_PARSERS, RunSpec, ensure_run, finish_run, write_outputs
+from core.judges.runs import BASELINE_PARSERS, RunSpec, ensure_run
 from core.review import rules
 from core.review.data import edits, require_review_dataset
 from core.review.prompt import (
@@ -142,36 +142,8 @@ def run_review_llm(store: Store, *, dataset: str, model: str, slices: int | None
         keyed = _with_images(messages, lambda p: digests.setdefault(p, _file_digest(p)))
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, keyed, params)))
 
-    existing = store.query_df("SELECT pair_id, error IS NULL AS ok FROM judge_outputs WHERE run_id = ?", [run_id])
-    done_here = set(existing.loc[existing["ok"], "pair_id"])
-    retrying = set(existing.loc[~existing["ok"], "pair_id"])
-    todo = [w for w in work if w[0] not in done_here]
-    summary.skipped = len(work) - len(todo)
-    cached_rows = {}
-    if todo:
-        cached = store.query_df(
-            "SELECT cache_key, any_value(raw_text) AS raw_text FROM judge_outputs "
-            "WHERE error IS NULL AND cache_key IN (SELECT unnest(?::VARCHAR[])) GROUP BY cache_key",
-            [[w[3] for w in todo]])
-        cached_rows = dict(zip(cached["cache_key"], cached["raw_text"], strict=True))
-    from_cache = [llm.OutputRecord(pair_id=w[0], cache_key=w[3], raw_text=cached_rows[w[3]], latency_ms=0.0,
-                                   cost_usd=0.0) for w in todo if w[3] in cached_rows]
-    to_send = [w for w in todo if w[3] not in cached_rows]
-    write_outputs(store, run_id, from_cache, PROMPT_ID, replace=retrying)
-    summary.cached = len(from_cache)
-    summary.ok += summary.skipped + summary.cached
-    if progress:
-        progress(summary.ok, len(work), llm._stats(summary))
-    if to_send:
-        caller = _ReviewCaller(model, params, api_base, api_key, timeout, max_retries, backoff)
-        ext_of = {w[0]: w[1] for w in to_send}
-        status, final = llm._run_on_gateway_loop(llm._send_all(
-            store, run_id, PROMPT_ID, caller, to_send, concurrency, summary, len(work), progress, cancel,
-            flush_interval, ext_of, retrying))
-    else:
-        status, final = "done", finish_run(store, run_id, "done")
-    summary.status = status
-    summary.seconds = round(time.monotonic() - started, 3)
-    summary.failed_total = final["failed_total"]
-    return summary
+    summary.seconds = time.monotonic() - started  # rendering and hashing the slices
+    caller = _ReviewCaller(model, params, api_base, api_key, timeout, max_retries, backoff)
+    return llm.execute_work(store, run_id, PROMPT_ID, work, summary, caller, concurrency=concurrency,
+                            progress=progress, cancel=cancel, flush_interval=flush_interval)
 
