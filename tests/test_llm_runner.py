@@ -96,6 +96,55 @@ def test_cache_is_shared_across_runs_and_datasets(tmp_path):
         assert hot.sent == 3 and server.requests == 13  # other params: other cache keys
 
 
+def _parsed(store, dataset):
+    """Per ext_id: (status, sorted metric values, sorted error texts) of the dataset's one run."""
+    rows = {}
+    for ext, status, raw in store.query_df(
+            "SELECT p.ext_id, o.parse_status, o.raw_text FROM judge_outputs o JOIN pairs p USING (pair_id) "
+            "WHERE p.dataset = ?", [dataset]).itertuples(index=False):
+        rows[ext] = [status, raw]
+    for ext, metric, value in store.query_df(
+            "SELECT p.ext_id, m.metric, m.value FROM metric_values m JOIN pairs p USING (pair_id) "
+            "WHERE p.dataset = ? ORDER BY 1, 2", [dataset]).itertuples(index=False):
+        rows[ext].append((metric, value))
+    for ext, cat, sig, text in store.query_df(
+            "SELECT p.ext_id, e.category, e.significant, e.text FROM judge_errors e JOIN pairs p USING (pair_id) "
+            "WHERE p.dataset = ? ORDER BY 1, 2, 3, 4", [dataset]).itertuples(index=False):
+        rows[ext].append((cat, sig, text))
+    return rows
+
+
+def test_cache_hits_copy_what_was_parsed_and_equal_a_fresh_parse(tmp_path, monkeypatch):
+    import core.judges.runs as runs
+    from core.judges.runs import parsed_metrics
+    from core.parse import parse_output
+
+    store = make_store(tmp_path, 12)  # the server's GREEN answers carry errors and matched findings
+    df = store.query_df("SELECT ext_id AS id, reference AS ref, candidate AS cand FROM pairs")
+    for name in ("copy", "again"):
+        import_pairs(store, df, dataset=name, columns=PairColumns("id", "ref", "cand"), name=f"{name}.csv")
+    with FakeOpenAI() as server:
+        run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url)
+        with monkeypatch.context() as m:  # copied, not parsed: the parser is never called
+            m.setattr(runs, "_parsed_rows", lambda *a: pytest.fail("a cache hit was parsed again"))
+            copied = run_llm_judge(store, dataset="copy", model=MODEL, api_base=server.url)
+        # an answer stored under another prompt id is parsed again, as this prompt's
+        store.execute("UPDATE judge_runs SET prompt_id = 'other' WHERE dataset IN ('d', 'copy')")
+        parsed = run_llm_judge(store, dataset="again", model=MODEL, api_base=server.url)
+        assert server.requests == 12
+    assert (copied.cached, copied.sent, parsed.cached, parsed.sent) == (12, 0, 12, 0)
+    original, via_copy, via_parse = _parsed(store, "d"), _parsed(store, "copy"), _parsed(store, "again")
+    assert via_copy == original == via_parse
+    assert any(len(v) > 2 + 1 for v in original.values())  # there were metrics and errors to copy
+    for status, raw, *rest in original.values():  # and they are what parsing the answer gives
+        result = parse_output(raw)
+        assert status == result.status
+        assert [r for r in rest if len(r) == 2] == sorted(parsed_metrics(result, "green").items())
+    zero = store.query_df("SELECT latency_ms, cost_usd, tokens_in FROM judge_outputs o JOIN pairs p USING (pair_id) "
+                          "WHERE p.dataset = 'copy'")
+    assert (zero["latency_ms"] == 0).all() and (zero["cost_usd"] == 0).all() and zero["tokens_in"].isna().all()
+
+
 def test_cache_key_covers_model_messages_and_params_only():
     msgs = [{"role": "user", "content": "x"}]
     base = cache_key("m", msgs, GenParams())

@@ -22,6 +22,7 @@ import json
 import re
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 from core.checks.locale import get_locale
@@ -180,6 +181,6 @@ def run_laias_judge(store, *, dataset: str, model: str, prompt_id: str = PROMPT_
                           exam=exam_text(row.modality, row.anatomy, row.meta))
         work.append((row.pair_id, row.ext_id, messages, llm.cache_key(model, messages, params)))
     summary.seconds = time.monotonic() - started
-    caller = llm._Caller(model, params, api_base, api_key, timeout, max_retries, backoff)
+    caller = partial(llm._Caller, model, params, api_base, api_key, timeout, max_retries, backoff)
     return llm.execute_work(store, run_id, PROMPT_ID, work, summary, caller, concurrency=concurrency,
                             progress=progress, cancel=cancel, flush_interval=flush_interval)

@@ -28,10 +28,19 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from functools import partial
 from urllib.parse import urlsplit, urlunsplit
 
-from core.judges.runs import OutputRecord, RunSpec, ensure_run, finish_run, load_pairs, write_outputs
+from core.judges.runs import (
+    OutputRecord,
+    RunSpec,
+    copy_cached_outputs,
+    ensure_run,
+    finish_run,
+    load_pairs,
+    write_outputs,
+)
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource, build_shots
 from core.settings import apply_offline_defaults
 from core.settings import local_only as local_only_setting
@@ -55,7 +64,8 @@ class GenParams:
             raise ValueError(f"reasoning effort must be one of {', '.join(REASONING_EFFORTS)}")
 
     def as_dict(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        # fields are scalars: no deep copy (dataclasses.asdict) needed; computed once per cache key
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
 
 
 @dataclass
@@ -308,19 +318,20 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
 
     summary.seconds = time.monotonic() - started  # rendering; execute_work adds the rest
-    caller = _Caller(model, params, api_base, api_key, timeout, max_retries, backoff)
+    caller = partial(_Caller, model, params, api_base, api_key, timeout, max_retries, backoff)
     return execute_work(store, run_id, prompt_id, work, summary, caller, concurrency=concurrency,
                         progress=progress, cancel=cancel, flush_interval=flush_interval)
 
 
 def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], summary: RunSummary,
-                 caller: _Caller, *, concurrency: int, progress: Progress | None = None,
+                 make_caller: Callable[[], _Caller], *, concurrency: int, progress: Progress | None = None,
                  cancel: threading.Event | None = None, flush_interval: float = 0.5) -> RunSummary:
     """The part every LLM-backed run shares, once its run exists and its work is rendered.
 
     ``work`` holds ``(pair_id, ext_id, messages, cache_key)`` per pair. Pairs
     already answered in this run are skipped; pairs whose key is answered in
-    any run reuse that answer (no call); the rest are sent through ``caller``.
+    any run reuse that answer (no call); the rest are sent through the caller
+    ``make_caller()`` builds (only then: it imports litellm, seconds of start-up).
     Recorded failures are replaced when answered. Closes the run and fills
     ``summary`` (status, counts, seconds).
     """
@@ -330,8 +341,11 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     retrying = set(existing.loc[~existing["ok"], "pair_id"])  # recorded failures: replaced when answered
     todo = [w for w in work if w[0] not in done_here]
     summary.skipped = len(work) - len(todo)
+    # cache hits answered by the same prompt elsewhere: copied with what was parsed from them
+    copied = copy_cached_outputs(store, run_id, prompt_id, [(w[0], w[3]) for w in todo], replace=retrying)
+    todo = [w for w in todo if w[0] not in copied]
     hits: dict[str, str] = {}
-    if todo:
+    if todo:  # answers stored under another prompt id: parsed again as this prompt's
         cached = store.query_df(
             "SELECT cache_key, any_value(raw_text) AS raw_text FROM judge_outputs "
             "WHERE error IS NULL AND cache_key IN (SELECT unnest(?::VARCHAR[])) GROUP BY cache_key",
@@ -341,7 +355,7 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
                   for w in todo if w[3] in hits]
     to_send = [w for w in todo if w[3] not in hits]
     write_outputs(store, run_id, from_cache, prompt_id, replace=retrying)
-    summary.cached = len(from_cache)
+    summary.cached = len(copied) + len(from_cache)
     summary.ok += summary.skipped + summary.cached
     total = len(work)
     if progress:
@@ -349,9 +363,9 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
 
     if to_send:
         ext_of = {w[0]: w[1] for w in to_send}
-        status, final = _run_on_gateway_loop(_send_all(store, run_id, prompt_id, caller, to_send, concurrency,
-                                                       summary, total, progress, cancel, flush_interval, ext_of,
-                                                       retrying))
+        status, final = _run_on_gateway_loop(_send_all(store, run_id, prompt_id, make_caller(), to_send,
+                                                       concurrency, summary, total, progress, cancel,
+                                                       flush_interval, ext_of, retrying))
     else:
         status = "done"
         final = finish_run(store, run_id, status)

@@ -191,6 +191,47 @@ def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt
         return _finish(conn, run_id, finish) if finish else None
 
 
+def copy_cached_outputs(store: Store, run_id: str, prompt_id: str, hits: list[tuple[str, str]],
+                        replace: set[str] | None = None) -> set[str]:
+    """Answer pairs from stored answers with the same cache key, copying what was parsed from them.
+
+    ``hits`` holds ``(pair_id, cache_key)``. A stored answer qualifies when it
+    is not a failure and its run used the same ``prompt_id`` (what the answer
+    is parsed as); its output row, metric values and error texts are copied
+    under ``run_id`` in one transaction (latency and cost 0: no call was made),
+    so a cache hit costs a few SQL statements instead of parsing every answer
+    again. Returns the pairs answered; the caller handles the rest.
+    """
+    if not hits:
+        return set()
+    frame = pd.DataFrame(hits, columns=["pair_id", "cache_key"]).drop_duplicates("pair_id")
+    # one source answer per cache key: the first by (run, pair), so the choice is reproducible
+    src_sql = ("SELECT DISTINCT ON (o.cache_key) o.cache_key, o.run_id AS src_run, o.pair_id AS src_pair, "
+               "o.raw_text, o.parse_status, o.parse_reason FROM judge_outputs o JOIN judge_runs r USING (run_id) "
+               "WHERE o.error IS NULL AND r.prompt_id = ? AND o.cache_key IN (SELECT cache_key FROM cc_hits) "
+               "ORDER BY o.cache_key, o.run_id, o.pair_id")
+    with store.write() as conn:
+        conn.register("cc_hits", frame)
+        conn.execute(f"CREATE TEMP TABLE cc_src AS SELECT h.pair_id, s.* FROM cc_hits h JOIN ({src_sql}) s "
+                     "USING (cache_key)", [prompt_id])
+        conn.unregister("cc_hits")
+        answered = set(conn.execute("SELECT pair_id FROM cc_src").df()["pair_id"])
+        stale = [p for p in answered if replace is None or p in replace]
+        if stale:
+            for table in ("judge_outputs", "metric_values", "judge_errors"):
+                conn.execute(f"DELETE FROM {table} WHERE run_id = ? AND pair_id IN (SELECT unnest(?::VARCHAR[]))",
+                             [run_id, stale])  # table: one of three fixed names
+        conn.execute("INSERT INTO judge_outputs (run_id, pair_id, cache_key, raw_text, parse_status, parse_reason, "
+                     "latency_ms, cost_usd) SELECT ?, pair_id, cache_key, raw_text, parse_status, parse_reason, "
+                     "0.0, 0.0 FROM cc_src", [run_id])
+        conn.execute("INSERT INTO metric_values SELECT ?, c.pair_id, m.metric, m.value FROM cc_src c "
+                     "JOIN metric_values m ON m.run_id = c.src_run AND m.pair_id = c.src_pair", [run_id])
+        conn.execute("INSERT INTO judge_errors SELECT ?, c.pair_id, e.significant, e.category, e.text FROM cc_src c "
+                     "JOIN judge_errors e ON e.run_id = c.src_run AND e.pair_id = c.src_pair", [run_id])
+        conn.execute("DROP TABLE cc_src")
+    return answered
+
+
 _FINISH_SQL = (
     "UPDATE judge_runs SET status = ?, finished_at = current_timestamp, "
     "n_ok = c.ok, n_failed = c.failed, cost_usd = c.cost "

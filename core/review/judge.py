@@ -20,6 +20,7 @@ import copy
 import hashlib
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 from core.judges import llm
@@ -143,7 +144,7 @@ def run_review_llm(store: Store, *, dataset: str, model: str, slices: int | None
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, keyed, params)))
 
     summary.seconds = time.monotonic() - started  # rendering and hashing the slices
-    caller = _ReviewCaller(model, params, api_base, api_key, timeout, max_retries, backoff)
+    caller = partial(_ReviewCaller, model, params, api_base, api_key, timeout, max_retries, backoff)
     return llm.execute_work(store, run_id, PROMPT_ID, work, summary, caller, concurrency=concurrency,
                             progress=progress, cancel=cancel, flush_interval=flush_interval)
 
