@@ -37,6 +37,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pandas as pd  # noqa: E402
 
+from bench.perfdoc import write_section  # noqa: E402
 from core.importers import PairColumns, import_pairs  # noqa: E402
 from core.judges.llm import GenParams, cache_key, run_llm_judge  # noqa: E402
 from core.judges.runs import OutputRecord, RunSpec, ensure_run, finish_run, load_pairs, write_outputs  # noqa: E402
@@ -47,18 +48,6 @@ from tests.fake_openai import FakeOpenAI, green_answer  # noqa: E402
 MODEL = "openai/bench-judge"
 TITLE = "### Re-run of cached pairs (bench_cached.py)"
 TARGET_S = 3.0
-
-
-def write_section(title: str, text: str, path: Path = ROOT / "docs" / "PERFORMANCE.md") -> None:
-    """Replace the section that starts with ``title`` (up to the next ``### ``), or append it."""
-    old = path.read_text() if path.exists() else "# Performance\n"
-    start = old.find(title)
-    if start < 0:
-        new = old.rstrip() + "\n\n" + text.rstrip() + "\n"
-    else:
-        end = old.find("\n### ", start + len(title))
-        new = old[:start] + text.rstrip() + "\n" + (old[end:] if end >= 0 else "")
-    path.write_text(new)
 
 
 def build(store: Store, n: int) -> None:

@@ -35,6 +35,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from bench.perfdoc import write_section  # noqa: E402
+
 TITLE = "### Dashboard memory peak (bench_memory.py)"
 
 # The measuring process: one AppTest session, peaks reported as JSON on the last line of stdout.
@@ -70,18 +72,6 @@ assert not at.exception, [e.value for e in at.exception]
 out["corr_mb"] = peak_mb()
 print(json.dumps(out))
 """
-
-
-def write_section(title: str, text: str, path: Path = ROOT / "docs" / "PERFORMANCE.md") -> None:
-    """Replace the section that starts with ``title`` (up to the next ``### ``), or append it."""
-    old = path.read_text() if path.exists() else "# Performance\n"
-    start = old.find(title)
-    if start < 0:
-        new = old.rstrip() + "\n\n" + text.rstrip() + "\n"
-    else:
-        end = old.find("\n### ", start + len(title))
-        new = old[:start] + text.rstrip() + "\n" + (old[end:] if end >= 0 else "")
-    path.write_text(new)
 
 
 def measure(store_path: Path) -> dict:
