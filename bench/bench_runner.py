@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pandas as pd  # noqa: E402
 
+from bench.perfdoc import write_section  # noqa: E402
 from core.importers import PairColumns, import_pairs  # noqa: E402
 from core.judges.llm import run_llm_judge  # noqa: E402
 from core.prompts import render_messages  # noqa: E402
@@ -39,7 +41,8 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=100)
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--concurrency", type=int, default=32)
-    ap.add_argument("--write", action="store_true", help="append the table to docs/PERFORMANCE.md")
+    ap.add_argument("--repeat", type=int, default=5, help="runner passes (fresh texts each: no cache hits)")
+    ap.add_argument("--write", action="store_true", help="replace this benchmark's section of docs/PERFORMANCE.md")
     args = ap.parse_args()
 
     import litellm
@@ -52,6 +55,9 @@ def main() -> None:
                        "ref": [f"Reference {i}: small left pleural effusion, no pneumothorax." for i in range(n)],
                        "cand": [f"Candidate {i}: left effusion, tiny pneumothorax." for i in range(n)]})
     import_pairs(store, df, dataset="bench", columns=PairColumns("id", "ref", "cand"), name="bench.csv")
+    for r in range(1, args.repeat):  # other texts, so other cache keys: every pass sends every call
+        import_pairs(store, df.assign(ref=df["ref"] + f" (pass {r})"), dataset=f"bench{r}",
+                     columns=PairColumns("id", "ref", "cand"), name=f"bench{r}.csv")
     import_pairs(store, df.head(1).assign(id="w", ref="warm-up reference"), dataset="warmup", columns=PairColumns("id", "ref", "cand"),
                  name="warmup.csv")
 
@@ -71,10 +77,16 @@ def main() -> None:
         baseline = time.perf_counter() - t0
 
         run_llm_judge(store, dataset="warmup", model=MODEL, api_base=url)
-        t0 = time.perf_counter()
-        first = run_llm_judge(store, dataset="bench", model=MODEL, api_base=url,
-                              concurrency=args.concurrency)
-        runner = time.perf_counter() - t0
+        passes = []
+        c0 = time.process_time()
+        for r in range(args.repeat):
+            t0 = time.perf_counter()
+            result = run_llm_judge(store, dataset="bench" if r == 0 else f"bench{r}", model=MODEL, api_base=url,
+                                   concurrency=args.concurrency)
+            passes.append(time.perf_counter() - t0)
+            assert result.sent == n and result.ok == n, result
+        runner = statistics.median(passes)
+        cpu = (time.process_time() - c0) / args.repeat
         t0 = time.perf_counter()
         again = run_llm_judge(store, dataset="bench", model=MODEL, api_base=url,
                               concurrency=args.concurrency)
@@ -84,25 +96,26 @@ def main() -> None:
         server.terminate()
         server.wait()
 
-    assert first.ok == n and again.sent == 0
+    assert again.sent == 0
     rows = [
         ("sequential litellm.completion loop (baseline)", baseline, 1.0),
-        (f"runner, concurrency {args.concurrency}", runner, baseline / runner),
+        (f"runner, concurrency {args.concurrency} (median of {len(passes)} passes)", runner, baseline / runner),
+        ("runner, slowest pass", max(passes), baseline / max(passes)),
+        ("runner, fastest pass", min(passes), baseline / min(passes)),
         (f"re-run of the finished run ({extra_calls} calls)", rerun, baseline / rerun),
     ]
     cmd = (f".venv/bin/python bench/bench_runner.py --pairs {n} --latency {args.latency} "
-           f"--concurrency {args.concurrency}")
+           f"--concurrency {args.concurrency} --repeat {args.repeat}")
     lines = [f"### Judge runner vs sequential loop ({n} pairs, {args.latency * 1000:.0f} ms server latency)", "",
              f"Command: `{cmd}`", "", "| what | seconds | speed-up vs baseline |", "| --- | ---: | ---: |"]
     lines += [f"| {name} | {sec:.2f} | {ratio:.1f}x |" for name, sec, ratio in rows]
+    lines += ["", f"CPU seconds of this process per pass: {cpu:.2f} on average. The client is CPU-bound: "
+              "litellm spends roughly 10-15 ms of CPU per call (it prepares each async call in a worker thread), "
+              "which the 2 shared cores serialise; the 200 ms waits themselves overlap."]
     text = "\n".join(lines)
     print(text)
     if args.write:
-        perf = ROOT / "docs" / "PERFORMANCE.md"
-        old = perf.read_text() if perf.exists() else "# Performance\n\nMeasured with the commands shown; ratios " \
-            "are against a baseline run in the same command.\n"
-        perf.write_text(old.rstrip() + "\n\n" + text + "\n")
-
+        write_section("### Judge runner vs sequential loop", text)
 
 if __name__ == "__main__":
     main()

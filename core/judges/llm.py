@@ -341,21 +341,23 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     retrying = set(existing.loc[~existing["ok"], "pair_id"])  # recorded failures: replaced when answered
     todo = [w for w in work if w[0] not in done_here]
     summary.skipped = len(work) - len(todo)
-    # cache hits answered by the same prompt elsewhere: copied with what was parsed from them
-    copied = copy_cached_outputs(store, run_id, prompt_id, [(w[0], w[3]) for w in todo], replace=retrying)
-    todo = [w for w in todo if w[0] not in copied]
     hits: dict[str, str] = {}
-    if todo:  # answers stored under another prompt id: parsed again as this prompt's
+    if todo:
         cached = store.query_df(
             "SELECT cache_key, any_value(raw_text) AS raw_text FROM judge_outputs "
             "WHERE error IS NULL AND cache_key IN (SELECT unnest(?::VARCHAR[])) GROUP BY cache_key",
             [[w[3] for w in todo]])
         hits = dict(zip(cached["cache_key"], cached["raw_text"], strict=True))
+    if hits:  # answered by the same prompt elsewhere: copied with what was parsed from them
+        copied = copy_cached_outputs(store, run_id, prompt_id, [(w[0], w[3]) for w in todo if w[3] in hits],
+                                     replace=retrying)
+        summary.cached += len(copied)
+        todo = [w for w in todo if w[0] not in copied]  # the other hits are parsed again as this prompt's
     from_cache = [OutputRecord(pair_id=w[0], cache_key=w[3], raw_text=hits[w[3]], latency_ms=0.0, cost_usd=0.0)
                   for w in todo if w[3] in hits]
     to_send = [w for w in todo if w[3] not in hits]
     write_outputs(store, run_id, from_cache, prompt_id, replace=retrying)
-    summary.cached = len(copied) + len(from_cache)
+    summary.cached += len(from_cache)
     summary.ok += summary.skipped + summary.cached
     total = len(work)
     if progress:
