@@ -10,6 +10,8 @@ import json
 import sys
 import time
 
+from core.cli import _print  # one way to print a result: JSON or key: value lines
+
 
 def _store(args):
     from core.cli import _store as open_store
@@ -68,11 +70,7 @@ def cmd_export_finetune(args) -> int:
     from core.distill.export import export_finetune
 
     out = export_finetune(_store(args), args.dataset, args.out, seed=args.seed)
-    if args.json:
-        print(json.dumps(out, ensure_ascii=False))
-    else:
-        for k, v in out.items():
-            print(f"{k}: {v}")
+    _print(out, args.json)
     return 0
 
 

@@ -10,6 +10,8 @@ import json
 
 import pandas as pd
 
+from core.cli import _print  # one way to print a result: JSON or key: value lines
+
 
 def _store(args):
     from core.cli import _store as open_store
@@ -71,11 +73,7 @@ def cmd_rating_queue(args) -> int:
     queue = ratings.get_queue(store, queue_id)
     out = {"queue_id": queue_id, "name": queue["name"], "dataset": args.dataset, "method": args.method,
            "params": queue["params"], "n_pairs": len(queue["pair_ids"]), "blinded": bool(queue["blinded"])}
-    if args.json:
-        print(json.dumps(out, ensure_ascii=False))
-    else:
-        for k, v in out.items():
-            print(f"{k}: {v}")
+    _print(out, args.json)
     return 0
 
 
