@@ -105,6 +105,65 @@ def _column(codes: np.ndarray, categories: pd.Index, categorical: bool):
     return pd.array(text.take(pa.array(codes, mask=codes < 0)), dtype="str")  # code -1 -> missing
 
 
+def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = False,
+                     run_ids: list[str] | None = None, metrics: list[str] | None = None,
+                     annotators: list[str] | None = None, filters: dict | None = None, order: str = "pair_id"):
+    """The reads behind :func:`correlation_frame`, on an open connection.
+
+    Returns ``(runs, pairs, values, labels, metric_list)``: the runs (with ``judge``); one row per pair with
+    a target (pair_id, ext_id, group_id, facets, identical, target), sorted by ``order``; the metric values
+    as integer codes ``pidx`` (row of ``pairs``), ``ridx`` (position of the run's judge in ``labels``),
+    ``midx`` (position in ``metric_list``) and ``value``, unsorted; the sorted judge labels; the sorted
+    metrics.
+    """
+    if target not in TARGETS:
+        raise ValueError(f"target '{target}' unknown; targets are: {', '.join(TARGETS)}")
+    for facet in filters or {}:
+        if facet not in FACETS:
+            raise ValueError(f"cannot filter on '{facet}'; facets are: {', '.join(FACETS)}")
+    tsql, tparams = target_sql(target, dataset, annotators)
+    where, wparams = ["p.dataset = ?"], [dataset]
+    for facet, allowed in (filters or {}).items():
+        if allowed:
+            where.append(f"p.{facet} IN (SELECT unnest(?::VARCHAR[]))")
+            wparams.append([str(v) for v in allowed])
+    if drop_identical:
+        where.append(f"NOT {IDENTICAL_SQL}")
+    runs = _judge_runs(conn, dataset)
+    if run_ids is not None:
+        runs = runs[runs["run_id"].isin(run_ids)]
+    pairs = conn.execute(
+        f"SELECT p.pair_id, p.ext_id, p.group_id, {', '.join('p.' + f for f in FACETS)}, "
+        f"{IDENTICAL_SQL} AS identical, t.target, t.mixed FROM pairs p JOIN ({tsql}) t USING (pair_id) "
+        f"WHERE {' AND '.join(where)}", tparams + wparams).df()
+    if pairs["mixed"].any():
+        exact = mixed_scale_targets(conn, dataset, list(pairs.loc[pairs["mixed"], "pair_id"]), annotators)
+        pairs.loc[pairs["mixed"], "target"] = pairs.loc[pairs["mixed"], "pair_id"].map(exact)
+    pairs = pairs.drop(columns="mixed").sort_values(order, ignore_index=True, kind="stable")
+    labels = sorted(runs["judge"])
+    metric_list = sorted(set(metrics)) if metrics is not None else []
+    values = pd.DataFrame({"pidx": np.array([], dtype=np.int32), "ridx": np.array([], dtype=np.int32),
+                           "midx": np.array([], dtype=np.int32), "value": np.array([], dtype=float)})
+    if len(runs) and len(pairs):
+        rank = {label: i for i, label in enumerate(labels)}
+        conn.register("cf_pairs", pd.DataFrame({"pair_id": pairs["pair_id"].to_numpy(dtype=object),
+                                                "pidx": np.arange(len(pairs), dtype=np.int32)}))
+        conn.register("cf_runs", pd.DataFrame({"run_id": runs["run_id"].to_numpy(dtype=object),
+                                               "ridx": [rank[j] for j in runs["judge"]]}))
+        if metrics is None:
+            metric_list = sorted(conn.execute(
+                "SELECT DISTINCT metric FROM metric_values WHERE run_id IN (SELECT run_id FROM cf_runs)"
+            ).df()["metric"])
+        values = conn.execute(
+            "SELECT cp.pidx, cr.ridx, CAST(list_position(?::VARCHAR[], m.metric) - 1 AS INTEGER) AS midx, "
+            "m.value FROM metric_values m JOIN cf_runs cr ON cr.run_id = m.run_id "
+            "JOIN cf_pairs cp ON cp.pair_id = m.pair_id WHERE m.metric IN (SELECT unnest(?::VARCHAR[]))",
+            [metric_list, metric_list]).df()
+        conn.unregister("cf_pairs")
+        conn.unregister("cf_runs")
+    return runs, pairs, values, labels, metric_list
+
+
 def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop_identical: bool = False,
                       run_ids: list[str] | None = None, metrics: list[str] | None = None,
                       annotators: list[str] | None = None, filters: dict | None = None,
@@ -124,53 +183,12 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
     then the metric values of those pairs as integer codes, sorted in DuckDB;
     the text columns are built from the codes.
     """
-    if target not in TARGETS:
-        raise ValueError(f"target '{target}' unknown; targets are: {', '.join(TARGETS)}")
     if order not in ("ext_id", "pair_id"):
         raise ValueError(f"order must be 'ext_id' or 'pair_id', not '{order}'")
-    for facet in filters or {}:
-        if facet not in FACETS:
-            raise ValueError(f"cannot filter on '{facet}'; facets are: {', '.join(FACETS)}")
-    tsql, tparams = target_sql(target, dataset, annotators)
-    where, wparams = ["p.dataset = ?"], [dataset]
-    for facet, allowed in (filters or {}).items():
-        if allowed:
-            where.append(f"p.{facet} IN (SELECT unnest(?::VARCHAR[]))")
-            wparams.append([str(v) for v in allowed])
-    if drop_identical:
-        where.append(f"NOT {IDENTICAL_SQL}")
     with store.read() as conn:
-        runs = _judge_runs(conn, dataset)
-        if run_ids is not None:
-            runs = runs[runs["run_id"].isin(run_ids)]
-        pairs = conn.execute(
-            f"SELECT p.pair_id, p.ext_id, p.group_id, {', '.join('p.' + f for f in FACETS)}, "
-            f"{IDENTICAL_SQL} AS identical, t.target, t.mixed FROM pairs p JOIN ({tsql}) t USING (pair_id) "
-            f"WHERE {' AND '.join(where)}", tparams + wparams).df()
-        if pairs["mixed"].any():
-            exact = mixed_scale_targets(conn, dataset, list(pairs.loc[pairs["mixed"], "pair_id"]), annotators)
-            pairs.loc[pairs["mixed"], "target"] = pairs.loc[pairs["mixed"], "pair_id"].map(exact)
-        pairs = pairs.sort_values(order, ignore_index=True, kind="stable")
-        labels = sorted(runs["judge"])
-        metric_list = sorted(set(metrics)) if metrics is not None else None
-        values = pd.DataFrame({"pidx": [], "ridx": [], "midx": [], "value": []})
-        if len(runs) and len(pairs):
-            rank = {label: i for i, label in enumerate(labels)}
-            conn.register("cf_pairs", pd.DataFrame({"pair_id": pairs["pair_id"].to_numpy(dtype=object),
-                                                    "pidx": np.arange(len(pairs), dtype=np.int32)}))
-            conn.register("cf_runs", pd.DataFrame({"run_id": runs["run_id"].to_numpy(dtype=object),
-                                                   "ridx": [rank[j] for j in runs["judge"]]}))
-            if metric_list is None:
-                metric_list = sorted(conn.execute(
-                    "SELECT DISTINCT metric FROM metric_values WHERE run_id IN (SELECT run_id FROM cf_runs)"
-                ).df()["metric"])
-            values = conn.execute(
-                "SELECT cp.pidx, cr.ridx, CAST(list_position(?::VARCHAR[], m.metric) - 1 AS INTEGER) AS midx, "
-                "m.value FROM metric_values m JOIN cf_runs cr ON cr.run_id = m.run_id "
-                "JOIN cf_pairs cp ON cp.pair_id = m.pair_id WHERE m.metric IN (SELECT unnest(?::VARCHAR[]))",
-                [metric_list, metric_list]).df()
-            conn.unregister("cf_pairs")
-            conn.unregister("cf_runs")
+        runs, pairs, values, labels, metric_list = read_frame_parts(
+            conn, dataset, target, drop_identical=drop_identical, run_ids=run_ids, metrics=metrics,
+            annotators=annotators, filters=filters, order=order)
     # sorted by judge, metric, ext_id (or pair_id): one integer key (unique per row), argsorted in numpy
     key = ((values["ridx"].to_numpy(dtype=np.int64) * max(1, len(metric_list or [])) + values["midx"].to_numpy(
         dtype=np.int64)) * max(1, len(pairs)) + values["pidx"].to_numpy(dtype=np.int64))

@@ -75,6 +75,7 @@ from core.tiedstats import dense_codes, kendall_tau_b, pearson_r, spearman_rho
 __all__ = [
     "METHODS",
     "METRIC_ORDER",
+    "ROW_COLUMNS",
     "TABLE_LEGEND",
     "Agreement",
     "JudgeMetricTable",
@@ -91,6 +92,7 @@ __all__ = [
     "mark_best",
     "paired_difference",
     "resample_counts",
+    "series_row",
     "target_higher_is_better",
 ]
 
@@ -105,6 +107,12 @@ TABLE_LEGEND = ("|tau| (Kendall tau-b). † p >= 0.01 (not significant at 0.01);
                 "sign for the metric's orientation; bold = best, underline = second best per metric.")
 
 #: Statistic -> (estimate column, p column, CI prefix) in the correlate table.
+#: The columns of a :func:`correlate` row after its group keys (the order of the returned frame).
+ROW_COLUMNS: tuple[str, ...] = (
+    "target", "n", "n_missing", "n_clusters", "tau", "p", "ci_low", "ci_high", "rho", "rho_p", "rho_ci_low",
+    "rho_ci_high", "r", "r_p", "r_ci_low", "r_ci_high", "abs_tau", "abs_rho", "abs_r", "tau_oriented",
+    "expected_sign", "orientation_assumed", "sign_ok", "dagger", "too_few", "reason", "seed", "n_boot",
+    "n_boot_valid", "level", "resampling")
 _COLS = {"kendall": ("tau", "p", "ci"), "spearman": ("rho", "rho_p", "rho_ci"), "pearson": ("r", "r_p", "r_ci")}
 _P_OF_VALUE = {"tau": "p", "abs_tau": "p", "tau_oriented": "p", "rho": "rho_p", "abs_rho": "rho_p",
                "r": "r_p", "abs_r": "r_p"}
@@ -444,6 +452,50 @@ def _require(data: pd.DataFrame, cols: Iterable[str]) -> None:
         raise KeyError(f"missing column(s) {missing}; have {list(data.columns)}")
 
 
+def series_row(row: dict, x: np.ndarray, y: np.ndarray, clusters: np.ndarray | None, n_missing: int, *,
+               methods: Sequence[str] = METHODS, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
+               target_name: str = "score", level: float = 0.95, counts_cache: dict | None = None,
+               cache_key=None) -> dict:
+    """One row of :func:`correlate` from one series: ``x`` (judge values) and ``y`` (targets) complete and
+    in pair order, ``clusters`` the cluster label per pair (or None), ``row`` the group's key columns.
+
+    ``counts_cache`` and ``cache_key`` (identical for series over the same pairs and clusters) let series
+    share their resampling counts. Callers that hold their data in another shape
+    (``core.pairmatrix``) get the same rows as :func:`correlate` through here.
+    """
+    point = correlation(x, y, min_n=min_n)
+    row = dict(row)
+    row.update(target=target_name, n=point["n"], n_missing=n_missing,
+               n_clusters=point["n"] if clusters is None else len(set(clusters)))
+    reps: dict[str, np.ndarray] = {}
+    if point["reason"] is None and n_boot > 0:
+        cache = {} if counts_cache is None else counts_cache
+        if cache_key is None or cache_key not in cache:
+            counts = _counts_by_pair(len(x), clusters, n_boot, seed)
+            if cache_key is not None:
+                cache[cache_key] = counts
+        else:
+            counts = cache[cache_key]
+        reps = _boot_stats(x, y, counts, methods)
+    valid = []
+    for stat in METHODS:
+        est, pcol, ci = _COLS[stat]
+        row[est] = point[est] if stat in methods else math.nan
+        row[pcol] = point[pcol] if stat in methods else math.nan
+        lo, hi, nv = _percentile(reps[stat], level) if stat in reps else (math.nan, math.nan, 0)
+        row[f"{ci}_low"], row[f"{ci}_high"] = lo, hi
+        if stat in reps:
+            valid.append(nv)
+    sign, assumed = expected_sign(str(row["metric"]) if "metric" in row else "", target_name)
+    tau = row["tau"]
+    row.update(abs_tau=abs(tau), abs_rho=abs(row["rho"]), abs_r=abs(row["r"]), tau_oriented=sign * tau,
+               expected_sign=sign, orientation_assumed=assumed, sign_ok=bool(sign * tau > 0),
+               dagger=not (row["p"] < 0.01), too_few=point["n"] < min_n, reason=point["reason"], seed=seed,
+               n_boot=n_boot, n_boot_valid=min(valid) if valid else 0, level=level,
+               resampling="pairs" if clusters is None else "groups")
+    return row
+
+
 def correlate(data: pd.DataFrame, *, by: Sequence[str] = ("judge", "metric"), methods: Sequence[str] = METHODS,
               n_boot: int = 1000, seed: int = 0, cluster_col: str | None = "group_id", min_n: int = 10,
               target_name: str = "score", level: float = 0.95, value_col: str = "value",
@@ -502,41 +554,13 @@ def correlate(data: pd.DataFrame, *, by: Sequence[str] = ("judge", "metric"), me
             raise ValueError(f"group {dict(zip(by, key, strict=True))} has pair ids more than once: {dupes}")
         if not frame[pair_col].is_monotonic_increasing:  # already sorted (a stable sort is a no-op then)
             frame = frame.sort_values(pair_col, kind="stable")
-        x = frame[value_col].to_numpy(float)
-        y = frame[target_col].to_numpy(float)
         clusters = _clusters_of(frame, cluster_col, pair_col)
-        point = correlation(x, y, min_n=min_n)
-        row = dict(zip(by, key, strict=True))
-        row.update(target=target_name, n=point["n"], n_missing=n_missing,
-                   n_clusters=point["n"] if clusters is None else len(set(clusters)))
-        reps: dict[str, np.ndarray] = {}
-        if point["reason"] is None and n_boot > 0:
-            ckey = (tuple(frame[pair_col]), None if clusters is None else tuple(clusters))
-            if ckey not in counts_cache:
-                counts_cache[ckey] = _counts_by_pair(len(x), clusters, n_boot, seed)
-            reps = _boot_stats(x, y, counts_cache[ckey], methods)
-        valid = []
-        for stat in METHODS:
-            est, pcol, ci = _COLS[stat]
-            row[est] = point[est] if stat in methods else math.nan
-            row[pcol] = point[pcol] if stat in methods else math.nan
-            lo, hi, nv = _percentile(reps[stat], level) if stat in reps else (math.nan, math.nan, 0)
-            row[f"{ci}_low"], row[f"{ci}_high"] = lo, hi
-            if stat in reps:
-                valid.append(nv)
-        sign, assumed = expected_sign(str(key[list(by).index("metric")]) if "metric" in by else "", target_name)
-        tau = row["tau"]
-        row.update(abs_tau=abs(tau), abs_rho=abs(row["rho"]), abs_r=abs(row["r"]), tau_oriented=sign * tau,
-                   expected_sign=sign, orientation_assumed=assumed, sign_ok=bool(sign * tau > 0),
-                   dagger=not (row["p"] < 0.01), too_few=point["n"] < min_n, reason=point["reason"], seed=seed,
-                   n_boot=n_boot, n_boot_valid=min(valid) if valid else 0, level=level,
-                   resampling="pairs" if clusters is None else "groups")
-        rows.append(row)
-    columns = [*by, "target", "n", "n_missing", "n_clusters", "tau", "p", "ci_low", "ci_high", "rho", "rho_p",
-               "rho_ci_low", "rho_ci_high", "r", "r_p", "r_ci_low", "r_ci_high", "abs_tau", "abs_rho", "abs_r",
-               "tau_oriented", "expected_sign", "orientation_assumed", "sign_ok", "dagger", "too_few", "reason",
-               "seed", "n_boot", "n_boot_valid", "level", "resampling"]
-    return pd.DataFrame(rows, columns=columns)
+        ckey = (tuple(frame[pair_col]), None if clusters is None else tuple(clusters)) if n_boot > 0 else None
+        rows.append(series_row(dict(zip(by, key, strict=True)), frame[value_col].to_numpy(float),
+                               frame[target_col].to_numpy(float), clusters, n_missing, methods=methods,
+                               n_boot=n_boot, seed=seed, min_n=min_n, target_name=target_name, level=level,
+                               counts_cache=counts_cache, cache_key=ckey))
+    return pd.DataFrame(rows, columns=[*by, *ROW_COLUMNS])
 
 
 def breakdown(data: pd.DataFrame, by_facet: str = "modality", *, by: Sequence[str] = ("judge", "metric"),

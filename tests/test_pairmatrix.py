@@ -1,0 +1,117 @@
+"""The pairs x series matrix gives what the long frame gives: same rows, same statistics, bit for bit.
+
+The store is the demo with both offline judges, made awkward on purpose: pairs without a group (their own
+cluster), pairs without a modality (the "(missing)" level), a stored NaN value (counted as missing) and one
+judge that scored only part of the pairs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.analysis import correlation_frame
+from core.judges import run_judge
+from core.pairmatrix import pair_matrix
+from core.scores import METRICS
+from core.stats import breakdown, correlate
+from core.store import Store
+from tests.conftest import copy_store
+
+TARGETS = ("score", "sig_errors", "total_errors")
+
+
+@pytest.fixture(scope="module")
+def awkward_store(demo_store: Store, tmp_path_factory: pytest.TempPathFactory) -> Store:
+    store = copy_store(demo_store, tmp_path_factory.mktemp("pm") / "awkward.duckdb")
+    run_judge(store, dataset="demo", judge="rules")
+    run_judge(store, dataset="demo", judge="lexical")
+    with store.write() as conn:
+        conn.execute("UPDATE pairs SET group_id = NULL WHERE dataset = 'demo' AND ext_id IN "
+                     "(SELECT ext_id FROM pairs WHERE dataset = 'demo' ORDER BY ext_id LIMIT 40)")
+        conn.execute("UPDATE pairs SET modality = NULL WHERE dataset = 'demo' AND ext_id IN "
+                     "(SELECT ext_id FROM pairs WHERE dataset = 'demo' ORDER BY ext_id DESC LIMIT 30)")
+        conn.execute("UPDATE metric_values SET value = 'NaN'::DOUBLE WHERE metric = 'bleu4' AND pair_id IN "
+                     "(SELECT pair_id FROM metric_values WHERE metric = 'bleu4' ORDER BY pair_id LIMIT 7)")
+        lexical = conn.execute("SELECT run_id FROM judge_runs WHERE judge_name = 'lexical'").fetchone()[0]
+        conn.execute("DELETE FROM metric_values WHERE run_id = ? AND metric = 'rouge_l' AND pair_id IN "
+                     "(SELECT pair_id FROM metric_values WHERE metric = 'rouge_l' ORDER BY pair_id DESC LIMIT 50)",
+                     [lexical])
+    return store
+
+
+def _frame(store: Store, target: str, **kwargs) -> pd.DataFrame:
+    return correlation_frame(store, "demo", target, metrics=list(METRICS), order="pair_id", **kwargs)
+
+
+def _assert_same(got: pd.DataFrame, want: pd.DataFrame) -> None:
+    assert list(got.columns) == list(want.columns)
+    assert len(got) == len(want) > 0
+    for col in want.columns:
+        a, b = got[col].astype(object).to_numpy(), want[col].astype(object).to_numpy()
+        if pd.api.types.is_float_dtype(want[col]):
+            # bit for bit, NaN where NaN
+            np.testing.assert_array_equal(got[col].to_numpy(float), want[col].to_numpy(float), err_msg=col)
+        else:
+            assert [None if pd.isna(x) else x for x in a] == [None if pd.isna(x) else x for x in b], col
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_long_form_is_the_correlation_frame(awkward_store: Store, target: str) -> None:
+    matrix = pair_matrix(awkward_store, "demo", target, metrics=list(METRICS))
+    want = _frame(awkward_store, target)
+    got = matrix.long()
+    _assert_same(got[want.columns], want)
+    assert matrix.present.sum() == len(want)
+    assert np.isnan(matrix.values[matrix.present]).sum() == 7  # the stored NaNs are values, not gaps
+
+
+@pytest.mark.parametrize(("target", "drop_identical", "filters"), [
+    ("score", False, ()),
+    ("score", True, (("modality", ("CT",)),)),
+    ("sig_errors", False, (("system", ("sys-sloppy", "sys-terse")), ("split", ()))),
+    ("total_errors", True, ()),
+])
+def test_point_estimates_equal_correlate_on_the_long_frame(awkward_store: Store, target: str, drop_identical: bool,
+                                                             filters: tuple) -> None:
+    matrix = pair_matrix(awkward_store, "demo", target, metrics=list(METRICS))
+    mask = matrix.mask(drop_identical, filters)
+    got = matrix.correlate(mask, n_boot=0, target_name=target, clustered=False)
+    frame = _frame(awkward_store, target, drop_identical=drop_identical,
+                   filters={f: list(v) for f, v in filters if v})
+    want = correlate(frame, n_boot=0, min_n=10, target_name=target, cluster_col=None)
+    _assert_same(got, want)
+    if not filters and not drop_identical:  # the stored NaNs of bleu4 are counted, not dropped silently
+        assert int(got.loc[got["metric"] == "bleu4", "n_missing"].iloc[0]) == 7
+
+
+def test_bootstrap_with_clusters_equals_correlate(awkward_store: Store) -> None:
+    matrix = pair_matrix(awkward_store, "demo", "score", metrics=list(METRICS))
+    mask = matrix.mask(False, (("modality", ("CT", "MRI")),))
+    got = matrix.correlate(mask, n_boot=200, seed=3, target_name="score", clustered=True)
+    want = correlate(_frame(awkward_store, "score", filters={"modality": ["CT", "MRI"]}), n_boot=200, seed=3,
+                     min_n=10, target_name="score", cluster_col="group_id")
+    _assert_same(got, want)
+    assert set(got["resampling"]) == {"groups"}
+    assert got["ci_low"].notna().any()
+
+
+def test_breakdown_equals_breakdown_on_the_long_frame(awkward_store: Store) -> None:
+    matrix = pair_matrix(awkward_store, "demo", "score", metrics=list(METRICS))
+    chosen = [matrix.index_of("rules", "green"), matrix.index_of("lexical", "rouge_l")]
+    assert None not in chosen
+    mask = matrix.mask(True, ())
+    got = matrix.breakdown(mask, "modality", series=chosen, target_name="score")
+    frame = _frame(awkward_store, "score", drop_identical=True)
+    frame = frame[((frame["judge"] == "rules") & (frame["metric"] == "green"))
+                  | ((frame["judge"] == "lexical") & (frame["metric"] == "rouge_l"))]
+    want = breakdown(frame, by_facet="modality", n_boot=0, min_n=10, target_name="score", cluster_col=None)
+    _assert_same(got, want)
+    assert "(missing)" in set(got["modality"])
+
+
+def test_a_filter_on_an_unknown_facet_is_refused(awkward_store: Store) -> None:
+    matrix = pair_matrix(awkward_store, "demo", "score")
+    with pytest.raises(ValueError, match="facets are"):
+        matrix.mask(False, (("reference", ("x",)),))
