@@ -98,8 +98,9 @@ def draw_empty_state() -> None:
 store_error = None
 try:
     store = get_store()
-    refresh_version(store)
-    datasets = load_datasets(store)
+    with store.session():  # one opening of the file for both reads
+        refresh_version(store)
+        datasets = load_datasets(store)
 except StoreError as exc:
     store_error, datasets = exc, None
 home = home_page(datasets)

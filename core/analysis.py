@@ -112,9 +112,9 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
 
     Returns ``(runs, pairs, values, labels, metric_list)``: the runs (with ``judge``); one row per pair with
     a target (pair_id, ext_id, group_id, facets, identical, target), sorted by ``order``; the metric values
-    as integer codes ``pidx`` (row of ``pairs``), ``ridx`` (position of the run's judge in ``labels``),
-    ``midx`` (position in ``metric_list``) and ``value``, unsorted; the sorted judge labels; the sorted
-    metrics.
+    as numpy arrays, unsorted: ``pidx`` (row of ``pairs``), ``skey`` (``ridx * max(1, len(metric_list)) +
+    midx``: ``ridx`` the position of the run's judge in ``labels``, ``midx`` the metric's in
+    ``metric_list``) and ``value``; the sorted judge labels; the sorted metrics.
     """
     if target not in TARGETS:
         raise ValueError(f"target '{target}' unknown; targets are: {', '.join(TARGETS)}")
@@ -142,25 +142,31 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
     pairs = pairs.drop(columns="mixed").sort_values(order, ignore_index=True, kind="stable")
     labels = sorted(runs["judge"])
     metric_list = sorted(set(metrics)) if metrics is not None else []
-    values = pd.DataFrame({"pidx": np.array([], dtype=np.int32), "ridx": np.array([], dtype=np.int32),
-                           "midx": np.array([], dtype=np.int32), "value": np.array([], dtype=float)})
+    values = {"pidx": np.array([], dtype=np.int64), "skey": np.array([], dtype=np.int64),
+              "value": np.array([], dtype=float)}
     if len(runs) and len(pairs):
         rank = {label: i for i, label in enumerate(labels)}
         conn.register("cf_pairs", pd.DataFrame({"pair_id": pairs["pair_id"].to_numpy(dtype=object),
                                                 "pidx": np.arange(len(pairs), dtype=np.int32)}))
         conn.register("cf_runs", pd.DataFrame({"run_id": runs["run_id"].to_numpy(dtype=object),
-                                               "ridx": [rank[j] for j in runs["judge"]]}))
+                                               "ridx": np.array([rank[j] for j in runs["judge"]], dtype=np.int64)}))
         if metrics is None:
             metric_list = sorted(conn.execute(
                 "SELECT DISTINCT metric FROM metric_values WHERE run_id IN (SELECT run_id FROM cf_runs)"
             ).df()["metric"])
-        values = conn.execute(
-            "SELECT cp.pidx, cr.ridx, CAST(list_position(?::VARCHAR[], m.metric) - 1 AS INTEGER) AS midx, "
-            "m.value FROM metric_values m JOIN cf_runs cr ON cr.run_id = m.run_id "
-            "JOIN cf_pairs cp ON cp.pair_id = m.pair_id WHERE m.metric IN (SELECT unnest(?::VARCHAR[]))",
-            [metric_list, metric_list]).df()
-        conn.unregister("cf_pairs")
-        conn.unregister("cf_runs")
+        conn.register("cf_metrics", pd.DataFrame({"metric": pd.Series(metric_list, dtype=object),
+                                                  "midx": np.arange(len(metric_list), dtype=np.int64)}))
+        # integers only come back (the strings stay in DuckDB): the series key ridx * len(metrics) + midx
+        found = conn.sql(
+            f"SELECT cp.pidx, cr.ridx * {max(1, len(metric_list))} + cm.midx AS skey, m.value FROM metric_values m "
+            "JOIN cf_runs cr ON cr.run_id = m.run_id JOIN cf_metrics cm ON cm.metric = m.metric "
+            "JOIN cf_pairs cp ON cp.pair_id = m.pair_id").fetchnumpy()
+        value = found["value"]  # a masked array when some values are NULL: NULL is NaN here
+        value = value.astype(float).filled(np.nan) if np.ma.isMaskedArray(value) else np.asarray(value, dtype=float)
+        values = {"pidx": np.asarray(found["pidx"], dtype=np.int64), "skey": np.asarray(found["skey"], dtype=np.int64),
+                  "value": value}
+        for name in ("cf_pairs", "cf_runs", "cf_metrics"):
+            conn.unregister(name)
     return runs, pairs, values, labels, metric_list
 
 
@@ -190,10 +196,11 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
             conn, dataset, target, drop_identical=drop_identical, run_ids=run_ids, metrics=metrics,
             annotators=annotators, filters=filters, order=order)
     # sorted by judge, metric, ext_id (or pair_id): one integer key (unique per row), argsorted in numpy
-    key = ((values["ridx"].to_numpy(dtype=np.int64) * max(1, len(metric_list or [])) + values["midx"].to_numpy(
-        dtype=np.int64)) * max(1, len(pairs)) + values["pidx"].to_numpy(dtype=np.int64))
-    values = values.iloc[np.argsort(key)] if len(values) else values  # keys are unique: any sort will do
-    pidx = values["pidx"].to_numpy(dtype=np.int64)
+    m = max(1, len(metric_list))
+    key = values["skey"] * max(1, len(pairs)) + values["pidx"]
+    order_ = np.argsort(key)  # keys are unique: any sort will do
+    pidx, skey = values["pidx"][order_], values["skey"][order_]
+    ridx, midx = skey // m, skey % m
     out = {}
     for col in _PAIR_TEXT:
         codes, cats = _codes(pairs[col])
@@ -201,13 +208,11 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
     out["identical"] = pairs["identical"].to_numpy(dtype=bool)[pidx]
     by_label = runs.set_index("judge")["run_id"]
     run_codes, run_cats = _codes(pd.Series([by_label[j] for j in labels], dtype=object))
-    ridx = values["ridx"].to_numpy(dtype=np.int64)
     out["run_id"] = _column(run_codes[ridx], run_cats, categorical)
     out["judge"] = _column(np.arange(len(labels), dtype=np.int32)[ridx], pd.Index(labels, dtype=object),
                            categorical)
-    out["metric"] = _column(values["midx"].to_numpy(dtype=np.int32), pd.Index(metric_list or [], dtype=object),
-                            categorical)
-    out["value"] = values["value"].to_numpy(dtype=float)
+    out["metric"] = _column(midx.astype(np.int32), pd.Index(metric_list, dtype=object), categorical)
+    out["value"] = values["value"][order_]
     out["target"] = pairs["target"].to_numpy(dtype=float)[pidx]
     return pd.DataFrame(out, columns=list(FRAME_COLUMNS))
 

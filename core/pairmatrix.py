@@ -27,7 +27,7 @@ from core.analysis import FACETS, read_frame_parts
 from core.stats import ROW_COLUMNS, series_row
 from core.store import Store
 
-__all__ = ["PairMatrix", "pair_matrix"]
+__all__ = ["PairMatrix", "align_annotators", "pair_matrix"]
 
 _CATEGORICAL = ("pair_id", "ext_id", "group_id", *FACETS)
 
@@ -155,18 +155,21 @@ def pair_matrix(store: Store, dataset: str, target: str = "score", *, metrics: l
     with store.read() as conn:
         runs, pairs, values, labels, metric_list = read_frame_parts(
             conn, dataset, target, metrics=metrics, annotators=annotators, order="pair_id")
-    pidx = values["pidx"].to_numpy(dtype=np.int64)
-    key = values["ridx"].to_numpy(dtype=np.int64) * max(1, len(metric_list)) + values["midx"].to_numpy(
-        dtype=np.int64)
-    keys, sidx = np.unique(key, return_inverse=True)  # series sorted by judge, then metric
+    pidx, skey = values["pidx"], values["skey"]
+    # series = the (judge, metric) keys that occur, in key order (judge, then metric): counted, not sorted
+    occurs = np.bincount(skey, minlength=len(labels) * max(1, len(metric_list))) > 0
+    keys = np.flatnonzero(occurs)
+    sidx = (np.cumsum(occurs) - 1)[skey]
     used = np.zeros(len(pairs), dtype=bool)
     used[pidx] = True
     remap = np.cumsum(used) - 1  # keep pairs with at least one value (as the long frame does)
     n_pairs = int(used.sum())
-    matrix = np.full((n_pairs, len(keys)), np.nan)
-    present = np.zeros((n_pairs, len(keys)), dtype=bool)
-    matrix[remap[pidx], sidx] = values["value"].to_numpy(dtype=float)
-    present[remap[pidx], sidx] = True
+    flat = remap[pidx] * len(keys) + sidx
+    matrix = np.full(n_pairs * len(keys), np.nan)
+    present = np.zeros(n_pairs * len(keys), dtype=bool)
+    matrix[flat] = values["value"]
+    present[flat] = True
+    matrix, present = matrix.reshape(n_pairs, len(keys)), present.reshape(n_pairs, len(keys))
     kept = pairs.loc[used].reset_index(drop=True)
     frame = {}
     for col in _CATEGORICAL:
@@ -183,3 +186,28 @@ def pair_matrix(store: Store, dataset: str, target: str = "score", *, metrics: l
         "run_id": pd.Categorical([by_label[j] for j in judges]),
     })
     return PairMatrix(pairs=pd.DataFrame(frame), series=series, values=matrix, present=present)
+
+
+def align_annotators(matrix: PairMatrix, values: pd.DataFrame) -> tuple[list[str], np.ndarray]:
+    """Per-annotator values (``pair_id, annotator, value``, e.g. ``core.targets.annotator_target_values``)
+    laid out annotators x the matrix's pairs (NaN: not rated), for ``core.stats.agreement_matrix``.
+
+    Annotators sorted by name; values of pairs outside the matrix are left out. An annotator with two
+    values for one pair is an error, as in ``core.stats.inter_annotator``.
+    """
+    pair_ids = matrix.pairs["pair_id"]
+    row_of_code = np.empty(len(pair_ids), dtype=np.int64)
+    row_of_code[pair_ids.cat.codes.to_numpy()] = np.arange(len(pair_ids))
+    codes = pd.Categorical(values["pair_id"].astype(object), categories=pair_ids.cat.categories).codes
+    value = values["value"].to_numpy(dtype=float)
+    keep = (codes >= 0) & ~np.isnan(value)
+    annotators = values["annotator"].astype(object).to_numpy(dtype=object)[keep]
+    names = sorted(set(annotators), key=str)
+    which = {name: i for i, name in enumerate(names)}
+    a_idx = np.fromiter((which[a] for a in annotators), dtype=np.int64, count=len(annotators))
+    flat = a_idx * len(pair_ids) + row_of_code[codes[keep]]
+    if len(flat) and np.bincount(flat).max() > 1:
+        raise ValueError("an annotator rated a pair more than once; aggregate first")
+    out = np.full(len(names) * len(pair_ids), np.nan)
+    out[flat] = value[keep]
+    return names, out.reshape(len(names), len(pair_ids))

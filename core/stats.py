@@ -79,6 +79,7 @@ __all__ = [
     "TABLE_LEGEND",
     "Agreement",
     "JudgeMetricTable",
+    "agreement_matrix",
     "bootstrap_ci",
     "bootstrap_distribution",
     "bootstrap_indices",
@@ -872,23 +873,40 @@ def inter_annotator(annotations: pd.DataFrame, method: str = "interval", *, min_
     with a single rating do not count. Fewer than two annotators, or no
     variation at all: NaN.
     """
-    import krippendorff
-
     _require(annotations, [pair_col, annotator_col, value_col])
-    if method not in ("interval", "ratio", "ordinal", "nominal"):
-        raise ValueError(f"unknown method {method!r}; valid: interval, ratio, ordinal, nominal")
+    _check_level(method)
     ann = annotations[[pair_col, annotator_col, value_col]].dropna(subset=[value_col])
     if ann.duplicated([pair_col, annotator_col]).any():
         raise ValueError("an annotator rated a pair more than once; aggregate first")
     wide = ann.pivot(index=pair_col, columns=annotator_col, values=value_col).astype(float)
     names = sorted(wide.columns, key=str)
+    return agreement_matrix(wide[names].to_numpy().T, names, method, min_n=min_n)
+
+
+def _check_level(method: str) -> None:
+    if method not in ("interval", "ratio", "ordinal", "nominal"):
+        raise ValueError(f"unknown method {method!r}; valid: interval, ratio, ordinal, nominal")
+
+
+def agreement_matrix(matrix: np.ndarray, names: Sequence[str], method: str = "interval", *,
+                     min_n: int = 3) -> Agreement:
+    """:func:`inter_annotator` of ratings already laid out annotators x units (NaN: not rated).
+
+    Rows follow ``names``; units in pair order give the same numbers, bit for bit, as the long form
+    (units nobody rated change nothing).
+    """
+    import krippendorff
+
+    _check_level(method)
+    matrix = np.asarray(matrix, dtype=float)
+    if matrix.ndim != 2 or matrix.shape[0] != len(names):
+        raise ValueError(f"matrix must be annotators x units with {len(names)} rows, got shape {matrix.shape}")
     rows = []
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            res = correlation(wide[a].to_numpy(), wide[b].to_numpy(), min_n=min_n)
-            rows.append({"annotator_a": a, "annotator_b": b, "n": res["n"], "tau": res["tau"], "p": res["p"],
+        for j in range(i + 1, len(names)):
+            res = correlation(matrix[i], matrix[j], min_n=min_n)
+            rows.append({"annotator_a": a, "annotator_b": names[j], "n": res["n"], "tau": res["tau"], "p": res["p"],
                          "rho": res["rho"], "rho_p": res["rho_p"]})
-    matrix = wide[names].to_numpy().T  # annotators x units
     rated = (~np.isnan(matrix)).sum(0) >= 2
     alpha = math.nan
     values = matrix[:, rated]

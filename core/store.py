@@ -139,6 +139,7 @@ class Store:
         key = str(self.path.resolve())
         with _PROCESS_LOCKS_GUARD:
             self._lock = _PROCESS_LOCKS.setdefault(key, threading.RLock())
+        self._local = threading.local()  # this thread's session connection (see session())
         self._migrate()
 
     # -- connections -------------------------------------------------------
@@ -163,13 +164,50 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        """A read-only connection for the duration of the block."""
-        if not self.path.exists():
-            raise StoreError(f"store {self.path} does not exist")
-        conn = self._connect(read_only=True)
+        """A read-only connection for the duration of the block (this thread's session one, inside
+        :meth:`session`)."""
+        if getattr(self._local, "active", False):
+            if self._local.conn is None:
+                self._local.conn = self._open_read()
+            yield Connection(self._local.conn)
+            return
+        conn = self._open_read()
         try:
             yield Connection(conn)
         finally:
+            conn.close()
+
+    def _open_read(self) -> duckdb.DuckDBPyConnection:
+        if not self.path.exists():
+            raise StoreError(f"store {self.path} does not exist")
+        return self._connect(read_only=True)
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Reads of this thread inside the block share one read-only connection.
+
+        Each open of the file costs tens of ms, and the first query after it reads cold blocks;
+        a page that makes ten small reads in a row wraps them in a session and opens the file
+        once. The file stays held (read-only) until the block ends, as during one long read, so
+        keep sessions around reading, not around long computations. A write inside a session
+        closes the shared connection first (DuckDB does not mix modes in one process); the next
+        read opens it again. Nested sessions are one session.
+        """
+        if getattr(self._local, "active", False):
+            yield
+            return
+        self._local.active, self._local.conn = True, None
+        try:
+            yield
+        finally:
+            conn, self._local.active, self._local.conn = self._local.conn, False, None
+            if conn is not None:
+                conn.close()
+
+    def _release_session(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
             conn.close()
 
     @contextmanager
@@ -179,6 +217,7 @@ class Store:
         The data version counter is bumped in the same transaction, so caches
         keyed on :meth:`data_version` see every committed change.
         """
+        self._release_session()
         with self._lock:
             conn = self._connect(read_only=False)
             try:

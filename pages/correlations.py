@@ -12,11 +12,10 @@ The view lives in the URL: ``dataset`` (app.py), ``target``, ``stat``,
 ``identical=removed``, ``n_boot``, ``seed``, ``ci=always``, ``judge``,
 ``metric``, ``facet``, ``vs_judge``, ``vs_metric``.
 
-Caching: the correlation frame is read once per (store version, dataset,
-target), in one DuckDB query, compact (categorical columns) and held as a
-shared resource (never copied); filters and the identical toggle are applied
-to it in memory, and every table is cached per (store version, dataset,
-target, filters, toggle, n_boot, seed). Bootstrap work
+Caching: the data are read once per (store version, dataset, target), in one DuckDB query, into a
+pairs x series matrix (``core.pairmatrix``: one row per pair with its facets and target, one column per
+judge metric) held as a shared resource (never copied); a view is a mask over the pairs, and every table
+is cached per (store version, dataset, target, filters, toggle, n_boot, seed). Bootstrap work
 above ``BOOT_BUDGET`` pair-resamples (about 0.5 s here) waits for a click,
 so a large store stays responsive; the point estimates, p-values and
 daggers never wait.
@@ -31,20 +30,17 @@ import re
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import pyarrow as pa
-import pyarrow.compute as pc
 import streamlit as st
 
-from core.analysis import FACETS, correlation_frame, judge_runs
+from core.analysis import FACETS, judge_runs
 from core.export import to_safe_csv
+from core.pairmatrix import PairMatrix, align_annotators, pair_matrix
 from core.scores import METRICS
 from core.stats import (
     METRIC_ORDER,
     TABLE_LEGEND,
-    breakdown,
-    correlate,
+    agreement_matrix,
     expected_sign,
-    inter_annotator,
     judge_metric_table,
     paired_difference,
 )
@@ -122,89 +118,32 @@ def _targets_present(_store: Store, path: str, version: int, dataset: str) -> li
     return main_targets_present(_store, dataset)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _annotator_values(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None) -> pd.DataFrame:
-    """Per (pair, annotator) values of one main target (inter-annotator agreement)."""
-    values = annotator_target_values(_store, dataset, target)
-    return values if experts is None else values[values["annotator"].isin(experts)].reset_index(drop=True)
-
-
-# The two big frames are cache_resource: shared, never copied (cache_data would pickle a million rows
-# on every store and copy them on every hit). Nothing below mutates them: every consumer filters
-# into a new frame first.
+# The matrix and the view masks are cache_resource: shared, never copied (cache_data would pickle the
+# matrix on every store and copy it on every hit). Nothing below mutates them.
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _frame(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None) -> pd.DataFrame:
-    """``correlation_frame`` of the score metrics (as ``python -m core correlate``), unfiltered.
-
-    Text columns as categoricals (a tenth of the memory; a cache hit copies codes, not strings),
-    rows in pair_id order within each series, the order the statistics sort them into anyway.
-    """
-    return correlation_frame(_store, dataset, target, metrics=list(METRICS), categorical=True, order="pair_id",
-                             annotators=None if experts is None else list(experts))
+def _matrix(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None) -> PairMatrix:
+    """The score metrics' values (as ``python -m core correlate``) and the target, pairs x series, unfiltered."""
+    return pair_matrix(_store, dataset, target, metrics=list(METRICS),
+                       annotators=None if experts is None else list(experts))
 
 
-def _allowed(column: pd.Series, allowed: tuple[str, ...]) -> np.ndarray:
-    if isinstance(column.dtype, pd.CategoricalDtype):  # look the codes up: no string comparisons
-        lookup = np.append(column.cat.categories.isin(list(allowed)), False)  # code -1 (missing) -> False
-        return lookup[column.cat.codes.to_numpy()]
-    return column.isin(list(allowed)).to_numpy(dtype=bool)
-
-
-def _view(frame: pd.DataFrame, drop_identical: bool, filters: tuple) -> pd.DataFrame:
-    """The rows ``correlation_frame(..., drop_identical=, filters=)`` would return."""
-    keep = np.ones(len(frame), dtype=bool)
-    if drop_identical:
-        keep &= ~frame["identical"].to_numpy(dtype=bool)
-    for facet, allowed in filters:
-        if allowed:
-            keep &= _allowed(frame[facet], allowed)
-    if keep.all():
-        return frame
-    out = frame[keep].copy()
-    for col in ("pair_id", "group_id", "ext_id"):
-        if col not in out.columns:
-            continue
-        # core.stats converts ids to text per series: only the ids in view, not all of them
-        out[col] = _drop_unused(out[col])
-    return out
-
-
-def _used(column: pd.Series) -> np.ndarray:
-    codes = column.cat.codes.to_numpy()
-    return np.bincount(codes[codes >= 0], minlength=len(column.cat.categories)) > 0
-
-
-def _used_categories(column: pd.Series) -> pd.Index:
-    return column.cat.categories[_used(column)]
-
-
-def _drop_unused(column: pd.Series) -> pd.Series:
-    """``cat.remove_unused_categories()`` by counting codes (numpy's unique hashes a million codes)."""
-    used = _used(column)
-    codes = column.cat.codes.to_numpy()
-    remap = (np.cumsum(used) - 1).astype(codes.dtype)
-    new = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1).astype(codes.dtype)
-    return pd.Series(pd.Categorical.from_codes(new, categories=column.cat.categories[used]), index=column.index,
-                     name=column.name)
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _view_frame(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
-                filters: tuple) -> pd.DataFrame:
-    """The filtered frame, cached: every table of one view filters the big frame once."""
-    return _view(_frame(_store, path, version, dataset, target, experts), drop_identical, filters)
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _mask(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None,
+          drop_identical: bool, filters: tuple) -> np.ndarray:
+    """Pairs in view: the pairs ``correlation_frame(..., drop_identical=, filters=)`` would return."""
+    return _matrix(_store, path, version, dataset, target, experts).mask(drop_identical, filters)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _table(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
            filters: tuple, n_boot: int, seed: int) -> pd.DataFrame:
-    view = _view_frame(_store, path, version, dataset, target, experts, drop_identical, filters)
-    if view.empty:
+    mask = _mask(_store, path, version, dataset, target, experts, drop_identical, filters)
+    if not mask.any():
         return pd.DataFrame()
     # Point estimates and p do not depend on the clusters; only the resampling does. Without
-    # resampling, skip labelling clusters (tens of ms per series at 50k pairs).
-    return correlate(view, n_boot=n_boot, seed=seed, min_n=MIN_N, target_name=target,
-                     cluster_col="group_id" if n_boot > 0 else None)
+    # resampling, skip labelling clusters.
+    return _matrix(_store, path, version, dataset, target, experts).correlate(
+        mask, n_boot=n_boot, seed=seed, min_n=MIN_N, target_name=target, clustered=n_boot > 0)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -215,75 +154,84 @@ def _shaped(_store: Store, path: str, version: int, dataset: str, target: str, e
                               STAT_VALUE[stat])
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _pairs(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None) -> pd.DataFrame:
-    """One row per pair of the frame (ids, facets, identical): counting pairs needs no metric rows."""
-    frame = _frame(_store, path, version, dataset, target, experts)
-    return frame[["pair_id", "group_id", *FACETS, "identical"]].drop_duplicates("pair_id", ignore_index=True)
-
-
 @st.cache_data(max_entries=64, show_spinner=False)
 def _view_counts(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                  filters: tuple) -> dict:
     """Pairs in view, identical pairs removed by the toggle, reference groups."""
-    pairs = _pairs(_store, path, version, dataset, target, experts)
-    removed = _view(pairs, False, filters)
-    view = _view(pairs, drop_identical, filters)
-    return {"pairs": int(view["pair_id"].nunique()), "groups": int(view["group_id"].nunique()),
-            "identical": int(removed.loc[removed["identical"], "pair_id"].nunique()),
+    matrix = _matrix(_store, path, version, dataset, target, experts)
+    view = _mask(_store, path, version, dataset, target, experts, drop_identical, filters)
+    filtered = matrix.mask(False, filters)
+    groups = matrix.pairs["group_id"].cat.codes.to_numpy()[view]
+    return {"pairs": int(view.sum()), "groups": int(np.unique(groups[groups >= 0]).size),
+            "identical": int((filtered & matrix.pairs["identical"].to_numpy(dtype=bool)).sum()),
             "identical_removed": drop_identical}
+
+
+def _indices(matrix: PairMatrix, series) -> list[int]:
+    found = (matrix.index_of(judge, metric) for judge, metric in series)
+    return [i for i in found if i is not None]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _series(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
             filters: tuple, judge: str, metric: str) -> pd.DataFrame:
-    view = _view_frame(_store, path, version, dataset, target, experts, drop_identical, filters)
-    rows = view[(view["judge"] == judge) & (view["metric"] == metric)]
+    matrix = _matrix(_store, path, version, dataset, target, experts)
+    mask = _mask(_store, path, version, dataset, target, experts, drop_identical, filters)
+    rows = matrix.long(mask, _indices(matrix, [(judge, metric)]))
+    codes = rows["ext_id"].cat.codes.to_numpy()  # categories sorted: ordering codes orders the ids
+    rows = rows.take(np.argsort(np.where(codes < 0, np.iinfo(codes.dtype).max, codes), kind="stable"))
     cols = ["ext_id", "system", "modality", "anatomy", "split", "group_id", "value", "target"]
-    out = rows[cols].copy()
+    out = rows[cols].reset_index(drop=True)
     for col in ("ext_id", "system", "modality", "anatomy", "split", "group_id"):
         out[col] = out[col].astype(object)
-    return out.sort_values("ext_id", ignore_index=True)
+    return out
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _breakdown(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                filters: tuple, facet: str, series: tuple[tuple[str, str], ...]) -> pd.DataFrame:
-    view = _view_frame(_store, path, version, dataset, target, experts, drop_identical, filters)
-    keep = np.zeros(len(view), dtype=bool)
-    for judge, metric in series:  # a dozen comparisons of categorical codes, no string work
-        keep |= ((view["judge"] == judge) & (view["metric"] == metric)).to_numpy(dtype=bool)
-    rows = view[keep]
-    if rows.empty:
+    matrix = _matrix(_store, path, version, dataset, target, experts)
+    mask = _mask(_store, path, version, dataset, target, experts, drop_identical, filters)
+    chosen = _indices(matrix, series)
+    if not chosen:
         return pd.DataFrame()
     # point estimates and p per cell; the cells' bootstrap CIs are left to the CLI (--breakdown)
-    return breakdown(rows, by_facet=facet, n_boot=0, min_n=MIN_N, target_name=target, cluster_col=None)
+    cells = matrix.breakdown(mask, facet, series=chosen, min_n=MIN_N, target_name=target)
+    return pd.DataFrame() if cells.empty else cells
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _paired(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
             filters: tuple, a: tuple[str, str], b: tuple[str, str], stat: str, n_boot: int,
             seed: int) -> pd.DataFrame:
-    view = _view_frame(_store, path, version, dataset, target, experts, drop_identical, filters)
-    rows = view[view["judge"].isin([a[0], b[0]]) & view["metric"].isin([a[1], b[1]])]
+    matrix = _matrix(_store, path, version, dataset, target, experts)
+    mask = _mask(_store, path, version, dataset, target, experts, drop_identical, filters)
+    rows = matrix.long(mask, _indices(matrix, [a, b]))
     return paired_difference(rows, a[0], b[0], a[1], b[1], n_boot=n_boot, seed=seed, stat=stat,
                              target_name=target, min_n=MIN_N)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _ratings(_store: Store, path: str, version: int, dataset: str, target: str,
+             experts: tuple | None) -> tuple[list[str], np.ndarray]:
+    """Each annotator's value of the target on the matrix's pairs: (names, annotators x pairs)."""
+    values = annotator_target_values(_store, dataset, target)
+    if experts is not None:
+        values = values[values["annotator"].isin(experts)]
+    return align_annotators(_matrix(_store, path, version, dataset, target, experts), values)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _agreement(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                filters: tuple) -> dict | None:
     """Inter-annotator agreement on the pairs in view (the pairs the judges are scored on)."""
-    values = _annotator_values(_store, path, version, dataset, target, experts)
-    view = _view_frame(_store, path, version, dataset, target, experts, drop_identical, filters)
-    in_view = _used_categories(view["pair_id"])
-    values = values[pc.is_in(pa.array(values["pair_id"], type=pa.string()),
-                             value_set=pa.array(in_view.to_numpy(dtype=object), type=pa.string())).to_numpy(
-                                 zero_copy_only=False)]
-    if values["annotator"].nunique() < 2:
+    names, ratings = _ratings(_store, path, version, dataset, target, experts)
+    in_view = ratings[:, _mask(_store, path, version, dataset, target, experts, drop_identical, filters)]
+    rated = ~np.isnan(in_view).all(axis=1)  # annotators with a value on a pair in view
+    if rated.sum() < 2:
         return None
-    data = values[["pair_id", "annotator", "value"]].astype({"pair_id": object, "annotator": object})
-    result = inter_annotator(data, method="interval" if target == "score" else "ratio")
+    result = agreement_matrix(in_view[rated], [n for n, r in zip(names, rated, strict=True) if r],
+                              method="interval" if target == "score" else "ratio")
     return {"alpha": result.alpha, "mean_tau": result.mean_tau, "method": result.method,
             "n_units": result.n_units, "n_annotators": result.n_annotators, "pairwise": result.pairwise}
 
@@ -614,15 +562,8 @@ def _paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: 
 # -- the page ------------------------------------------------------------------------------------------------
 
 
-def main() -> None:
-    store = get_store()
-    dataset = selected_dataset()
-    st.title("Correlations")
-    st.caption("Which judge agrees with the experts? Correlation of every judge metric with the expert "
-               "target on the same pairs, as in the VERT and CREPE tables.")
-    if dataset is None:
-        st.caption("Import a dataset (or build the demo) to see how judges agree with the experts.")
-        return
+def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
+    """Empty states, the view's widgets and URL, and the reads it needs: ``(meta, view, args)`` or None."""
     path, version = str(store.path), int(st.session_state.get(VERSION_KEY, -1))
     datasets = load_datasets(store)
     info = datasets.loc[datasets["name"] == dataset].iloc[0]
@@ -640,12 +581,12 @@ def main() -> None:
                 f"`python -m core judge --dataset {dataset} --judge rules`).", icon=":material/gavel:")
         missing = True
     if missing:
-        return
+        return None
 
     targets = _targets_present(store, path, version, dataset)
     if not targets:
         st.info("The annotations hold no overall score and no error counts, the targets this page uses.")
-        return
+        return None
     annotators, _ = expert_annotators_choice(store, dataset, "corr_experts")  # imported / clinician ratings
     experts = None if annotators is None else tuple(annotators)
     facets = load_facets(store, dataset)
@@ -662,6 +603,29 @@ def main() -> None:
     set_url("identical", "removed" if view["drop_identical"] else None)
     set_url("n_boot", str(n_boot))
     set_url("seed", str(seed))
+    # the store's data for this view, read now (inside the caller's session): the matrix, the ceiling's values
+    _mask(*args)
+    _ratings(store, path, version, dataset, target, experts)
+    return meta, view, args
+
+
+def main() -> None:
+    store = get_store()
+    dataset = selected_dataset()
+    st.title("Correlations")
+    st.caption("Which judge agrees with the experts? Correlation of every judge metric with the expert "
+               "target on the same pairs, as in the VERT and CREPE tables.")
+    if dataset is None:
+        st.caption("Import a dataset (or build the demo) to see how judges agree with the experts.")
+        return
+    # Every read of this view in one opening of the store (each open costs tens of ms, and the first
+    # query after it reads cold blocks); the session ends before the statistics.
+    with store.session():
+        opened = _open_view(store, dataset)
+    if opened is None:
+        return
+    meta, view, args = opened
+    target, stat, n_boot, seed = view["target"], view["stat"], view["n_boot"], view["seed"]
 
     with st.spinner("Correlating…"):
         point = _table(*args, 0, 0)  # point estimates and p: no resampling, so no seed

@@ -21,9 +21,9 @@ from core.analysis import correlation_frame
 from core.judges import run_judge
 from core.queries import facet_values
 from core.scores import METRICS
-from core.stats import breakdown, correlate, paired_difference
+from core.stats import breakdown, correlate, inter_annotator, paired_difference
 from core.store import Store
-from core.targets import dataset_targets
+from core.targets import annotator_target_values, dataset_targets
 from pages._import_wizard import ImportRequest, run_import
 from tests.conftest import copy_store
 
@@ -137,8 +137,14 @@ def test_table_shows_rules_and_lexical_with_tau_from_core(app_test, judged_store
     assert "resampling reference groups" in statement
     assert at.number_input(key="corr_n_boot").value == 1000
     assert at.number_input(key="corr_seed").value == 0
-    # the ceiling: experts' agreement with each other
-    assert any(i.value.startswith("**Ceiling:** experts agree with each other at τ =") for i in at.info)
+    # the ceiling: experts' agreement with each other, on the pairs in view, as core computes it
+    scored = set(correlation_frame(judged_store, "demo", "score")["pair_id"])
+    values = annotator_target_values(judged_store, "demo", "score")
+    iaa = inter_annotator(values[values["pair_id"].isin(scored)], "interval")
+    ceiling = [i.value for i in at.info if i.value.startswith("**Ceiling:**")]
+    assert len(ceiling) == 1
+    assert f"τ = **{iaa.mean_tau:.3f}**; α = **{iaa.alpha:.3f}**" in ceiling[0]
+    assert f"on {iaa.n_units:,} pairs rated twice or more" in ceiling[0]
     assert len(at.get("download_button")) >= 5
 
 

@@ -1,8 +1,8 @@
 """The pairs x series matrix gives what the long frame gives: same rows, same statistics, bit for bit.
 
 The store is the demo with both offline judges, made awkward on purpose: pairs without a group (their own
-cluster), pairs without a modality (the "(missing)" level), a stored NaN value (counted as missing) and one
-judge that scored only part of the pairs.
+cluster), pairs without a modality (the "(missing)" level), stored NaN and NULL values (counted as
+missing) and one judge that scored only part of the pairs.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import pytest
 
 from core.analysis import correlation_frame
 from core.judges import run_judge
-from core.pairmatrix import pair_matrix
+from core.pairmatrix import align_annotators, pair_matrix
 from core.scores import METRICS
-from core.stats import breakdown, correlate
+from core.stats import agreement_matrix, breakdown, correlate, inter_annotator
 from core.store import Store
+from core.targets import annotator_target_values
 from tests.conftest import copy_store
 
 TARGETS = ("score", "sig_errors", "total_errors")
@@ -34,6 +35,8 @@ def awkward_store(demo_store: Store, tmp_path_factory: pytest.TempPathFactory) -
                      "(SELECT ext_id FROM pairs WHERE dataset = 'demo' ORDER BY ext_id DESC LIMIT 30)")
         conn.execute("UPDATE metric_values SET value = 'NaN'::DOUBLE WHERE metric = 'bleu4' AND pair_id IN "
                      "(SELECT pair_id FROM metric_values WHERE metric = 'bleu4' ORDER BY pair_id LIMIT 7)")
+        conn.execute("UPDATE metric_values SET value = NULL WHERE metric = 'rouge_l' AND pair_id IN "
+                     "(SELECT pair_id FROM metric_values WHERE metric = 'rouge_l' ORDER BY pair_id LIMIT 5)")
         lexical = conn.execute("SELECT run_id FROM judge_runs WHERE judge_name = 'lexical'").fetchone()[0]
         conn.execute("DELETE FROM metric_values WHERE run_id = ? AND metric = 'rouge_l' AND pair_id IN "
                      "(SELECT pair_id FROM metric_values WHERE metric = 'rouge_l' ORDER BY pair_id DESC LIMIT 50)",
@@ -64,7 +67,7 @@ def test_long_form_is_the_correlation_frame(awkward_store: Store, target: str) -
     got = matrix.long()
     _assert_same(got[want.columns], want)
     assert matrix.present.sum() == len(want)
-    assert np.isnan(matrix.values[matrix.present]).sum() == 7  # the stored NaNs are values, not gaps
+    assert np.isnan(matrix.values[matrix.present]).sum() == 7 + 5  # stored NaN / NULL: values, not gaps
 
 
 @pytest.mark.parametrize(("target", "drop_identical", "filters"), [
@@ -84,6 +87,7 @@ def test_point_estimates_equal_correlate_on_the_long_frame(awkward_store: Store,
     _assert_same(got, want)
     if not filters and not drop_identical:  # the stored NaNs of bleu4 are counted, not dropped silently
         assert int(got.loc[got["metric"] == "bleu4", "n_missing"].iloc[0]) == 7
+        assert int(got.loc[got["metric"] == "rouge_l", "n_missing"].iloc[0]) == 5
 
 
 def test_bootstrap_with_clusters_equals_correlate(awkward_store: Store) -> None:
@@ -115,3 +119,24 @@ def test_a_filter_on_an_unknown_facet_is_refused(awkward_store: Store) -> None:
     matrix = pair_matrix(awkward_store, "demo", "score")
     with pytest.raises(ValueError, match="facets are"):
         matrix.mask(False, (("reference", ("x",)),))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_aligned_ratings_give_inter_annotator_on_the_long_values(awkward_store: Store, target: str) -> None:
+    matrix = pair_matrix(awkward_store, "demo", target, metrics=list(METRICS))
+    values = annotator_target_values(awkward_store, "demo", target)
+    names, ratings = align_annotators(matrix, values)
+    mask = matrix.mask(True, (("modality", ("CT", "US")),))
+    got = agreement_matrix(ratings[:, mask], names, "interval")
+    in_view = set(matrix.pairs["pair_id"].astype(object)[mask])
+    want = inter_annotator(values[values["pair_id"].isin(in_view)], "interval")
+    assert (got.alpha, got.n_units, got.n_annotators) == (want.alpha, want.n_units, want.n_annotators)
+    assert got.n_units > 0 and not np.isnan(got.alpha)
+    pd.testing.assert_frame_equal(got.pairwise, want.pairwise)
+
+
+def test_an_annotator_twice_on_one_pair_is_refused(awkward_store: Store) -> None:
+    matrix = pair_matrix(awkward_store, "demo", "score")
+    values = annotator_target_values(awkward_store, "demo", "score")
+    with pytest.raises(ValueError, match="more than once"):
+        align_annotators(matrix, pd.concat([values, values.head(1)], ignore_index=True))

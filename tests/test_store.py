@@ -151,3 +151,37 @@ def test_streamlit_telemetry_off_and_headless():
     config = (ROOT / ".streamlit" / "config.toml").read_text()
     assert "gatherUsageStats = false" in config
     assert "headless = true" in config
+
+
+def _can_write_from_another_process(path) -> bool:
+    probe = subprocess.run(
+        [sys.executable, "-c", f"import duckdb; duckdb.connect({str(path)!r}).close()"],
+        capture_output=True, text=True, timeout=60)
+    return probe.returncode == 0
+
+
+def test_a_session_opens_the_file_once_and_lets_it_go_at_the_end(tmp_path, monkeypatch):
+    store = Store(tmp_path / "s.duckdb")
+    opened = []
+    real = Store._connect
+    monkeypatch.setattr(Store, "_connect", lambda self, read_only: opened.append(read_only) or real(self, read_only))
+    with store.session():
+        for _ in range(5):
+            assert store.data_version() >= 0
+        with store.session():  # nested: the same session
+            store.query_df("SELECT * FROM datasets")
+        assert opened == [True]
+        assert not _can_write_from_another_process(store.path)  # held while the session lasts
+    assert _can_write_from_another_process(store.path)
+    store.data_version()
+    assert opened == [True, True]  # outside a session every read opens the file again
+
+
+def test_a_write_inside_a_session_is_seen_by_the_next_read(tmp_path):
+    store = Store(tmp_path / "s.duckdb")
+    with store.session():
+        before = store.data_version()
+        store.execute("INSERT INTO datasets (name, kind, source) VALUES ('d', 'scores', 'test')")
+        assert store.data_version() == before + 1
+        assert store.query_one("SELECT count(*) FROM datasets") == 1
+    assert _can_write_from_another_process(store.path)
