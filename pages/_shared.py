@@ -28,6 +28,10 @@ VERSION_KEY = "data_version"  # the store's write counter, read once per script 
 
 # -- the router -----------------------------------------------------------------
 
+#: Correlations: datasets with more pairs than this open without one judge metric's detail (scatter,
+#: heatmap, paired test); it waits for the user's choice, as large bootstraps wait for a click.
+DETAIL_PAIRS = 20_000
+
 
 def ensure_router() -> None:
     """Call first in every page: make sure app.py (sidebar, store, dataset) ran.

@@ -46,6 +46,7 @@ from core.stats import (
 )
 from core.store import Store
 from core.targets import annotator_target_values, main_targets_present
+from pages import _shared
 from pages._shared import (
     VERSION_KEY,
     ensure_router,
@@ -693,13 +694,26 @@ def main() -> None:
     judges = list(dict.fromkeys(valid["judge"]))
     ss = st.session_state
     ranked = valid.sort_values(STAT_VALUE[stat], ascending=False, na_position="last")
+    # On a large dataset the detail of one judge metric (scatter, pairs, heatmap, paired test) waits
+    # for a choice, as large bootstraps do; on a small one the best judge metric is shown at once.
+    n_pairs = len(_matrix(*args[:6]).pairs)
+    waits = n_pairs > _shared.DETAIL_PAIRS  # read at run time (a test lowers it)
     if JUDGE_KEY not in ss:
         ss[JUDGE_KEY] = url_value("judge")
     if ss[JUDGE_KEY] not in judges:
-        ss[JUDGE_KEY] = ranked["judge"].iloc[0]
+        ss[JUDGE_KEY] = None if waits else ranked["judge"].iloc[0]
     pick = st.columns([2, 2, 2])
     with pick[0]:
-        judge = st.selectbox("Judge", judges, key=JUDGE_KEY)
+        judge = st.selectbox("Judge", judges, key=JUDGE_KEY, placeholder="Choose a judge")
+    if judge is None:
+        set_url("judge", None)
+        set_url("metric", None)
+        best = ranked.iloc[0]
+        st.info(f"This dataset has {n_pairs:,} pairs, so the detail of one judge metric (scatter with its "
+                f"pairs, {STAT_SYMBOL[stat]} by modality / anatomy / system / split, paired test) waits for a "
+                f"choice: pick a judge above. Best in the table: **{escape_md(_series_label(best['judge'], best['metric']))}**.",
+                icon=":material/ads_click:")
+        return
     order = {m: i for i, m in enumerate(METRIC_ORDER)}
     metrics = sorted(valid.loc[valid["judge"] == judge, "metric"], key=lambda m: (order.get(m, 99), m))
     if METRIC_KEY not in ss:

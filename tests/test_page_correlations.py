@@ -309,6 +309,26 @@ def test_selecting_a_judge_metric_shows_scatter_pairs_heatmap_and_paired_test(ap
     assert np.array_equal(_array(_chart(at, "scattergl")["data"][0]["x"]), _array(scatter["data"][0]["x"]))
 
 
+def test_on_a_large_dataset_the_detail_waits_for_a_choice(app_test, judged_store: Store, monkeypatch):
+    import pages._shared
+
+    monkeypatch.setattr(pages._shared, "DETAIL_PAIRS", 100)  # the demo's 400 pairs count as large
+    at = _open(app_test, judged_store)
+    _assert_table_matches(at, _expected(judged_store))  # the table never waits
+    assert at.selectbox(key="corr_judge").value is None
+    assert any("waits for a choice" in i.value for i in at.info)
+    assert not at.get("plotly_chart") and "judge" not in at.query_params
+    at.selectbox(key="corr_judge").set_value("lexical").run()
+    _assert_ok(at)
+    assert len(at.get("plotly_chart")) == 2  # scatter and heatmap
+    assert at.query_params["judge"] == "lexical"
+    assert not any("waits for a choice" in i.value for i in at.info)
+    # a shared link with the choice opens on it
+    again = _open(app_test, judged_store, {"judge": "lexical", "metric": "bleu4"})
+    assert again.selectbox(key="corr_metric").value == "bleu4"
+    assert len(again.get("plotly_chart")) == 2
+
+
 def test_heatmap_facet_chooser(app_test, judged_store: Store):
     at = _open(app_test, judged_store)
     at.selectbox(key="corr_facet").set_value("anatomy").run()
