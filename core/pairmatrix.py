@@ -26,8 +26,9 @@ import pandas as pd
 from core.analysis import FACETS, read_frame_parts
 from core.stats import ROW_COLUMNS, series_row
 from core.store import Store
+from core.targets import annotator_target_sql
 
-__all__ = ["PairMatrix", "align_annotators", "pair_matrix"]
+__all__ = ["PairMatrix", "pair_matrix", "read_ratings"]
 
 _CATEGORICAL = ("pair_id", "ext_id", "group_id", *FACETS)
 
@@ -188,26 +189,31 @@ def pair_matrix(store: Store, dataset: str, target: str = "score", *, metrics: l
     return PairMatrix(pairs=pd.DataFrame(frame), series=series, values=matrix, present=present)
 
 
-def align_annotators(matrix: PairMatrix, values: pd.DataFrame) -> tuple[list[str], np.ndarray]:
-    """Per-annotator values (``pair_id, annotator, value``, e.g. ``core.targets.annotator_target_values``)
-    laid out annotators x the matrix's pairs (NaN: not rated), for ``core.stats.agreement_matrix``.
+def read_ratings(store: Store, matrix: PairMatrix, dataset: str, target: str,
+                 annotators: Sequence[str] | None = None) -> tuple[list[str], np.ndarray]:
+    """Each annotator's value of ``target`` (``core.targets.annotator_target_sql``) on the matrix's pairs,
+    laid out annotators x pairs (NaN: not rated), for ``core.stats.agreement_matrix``.
 
-    Annotators sorted by name; values of pairs outside the matrix are left out. An annotator with two
-    values for one pair is an error, as in ``core.stats.inter_annotator``.
+    Annotators sorted by name (only ``annotators`` when given, and only those with a value on some pair
+    of the matrix); the pairs are matched in DuckDB, so only numbers and the annotator names come back.
+    An annotator with two values for one pair is an error, as in ``core.stats.inter_annotator``.
     """
-    pair_ids = matrix.pairs["pair_id"]
-    row_of_code = np.empty(len(pair_ids), dtype=np.int64)
-    row_of_code[pair_ids.cat.codes.to_numpy()] = np.arange(len(pair_ids))
-    codes = pd.Categorical(values["pair_id"].astype(object), categories=pair_ids.cat.categories).codes
-    value = values["value"].to_numpy(dtype=float)
-    keep = (codes >= 0) & ~np.isnan(value)
-    annotators = values["annotator"].astype(object).to_numpy(dtype=object)[keep]
-    names = sorted(set(annotators), key=str)
-    which = {name: i for i, name in enumerate(names)}
-    a_idx = np.fromiter((which[a] for a in annotators), dtype=np.int64, count=len(annotators))
-    flat = a_idx * len(pair_ids) + row_of_code[codes[keep]]
+    sql, params = annotator_target_sql(target, dataset, ordered=False)
+    who = "" if annotators is None else " WHERE t.annotator IN (SELECT unnest(?::VARCHAR[]))"
+    n = len(matrix.pairs)
+    with store.read() as conn:
+        conn.register("pm_rows", pd.DataFrame({"pair_id": matrix.pairs["pair_id"].to_numpy(dtype=object),
+                                               "row": np.arange(n, dtype=np.int64)}))
+        found = conn.sql(f"SELECT r.row, t.annotator, t.value FROM ({sql}) t JOIN pm_rows r USING (pair_id){who}",
+                         params=params + ([] if annotators is None else [[str(a) for a in annotators]])).fetchnumpy()
+        conn.unregister("pm_rows")
+    value = found["value"]
+    value = value.astype(float).filled(np.nan) if np.ma.isMaskedArray(value) else np.asarray(value, dtype=float)
+    keep = ~np.isnan(value)
+    codes, names = pd.factorize(np.asarray(found["annotator"], dtype=object)[keep], sort=True)
+    flat = codes.astype(np.int64) * n + np.asarray(found["row"], dtype=np.int64)[keep]
     if len(flat) and np.bincount(flat).max() > 1:
         raise ValueError("an annotator rated a pair more than once; aggregate first")
-    out = np.full(len(names) * len(pair_ids), np.nan)
+    out = np.full(len(names) * n, np.nan)
     out[flat] = value[keep]
-    return names, out.reshape(len(names), len(pair_ids))
+    return [str(a) for a in names], out.reshape(len(names), n)

@@ -191,20 +191,20 @@ def mixed_scale_targets(conn, dataset: str, pair_ids: list[str], annotators: lis
     return dict(zip(exact["pair_id"], exact["value"], strict=True))
 
 
-def annotator_target_sql(target: str, dataset: str) -> tuple[str, list]:
-    """:func:`annotator_values` of one target in SQL: ``pair_id, annotator, value`` (float)."""
+def annotator_target_sql(target: str, dataset: str, *, ordered: bool = True) -> tuple[str, list]:
+    """:func:`annotator_values` of one target in SQL: ``pair_id, annotator, value`` (float), ordered by
+    pair and annotator unless ``ordered=False``."""
     if target not in TARGETS:
         raise ValueError(f"target '{target}' unknown; targets are: {', '.join(TARGETS)}")
+    order = " ORDER BY a.pair_id, a.annotator" if ordered else ""
     if target == "score":
         return ("SELECT a.pair_id, a.annotator, a.value / (" + _SCALE + ") AS value FROM annotations a "
-                "JOIN pairs p USING (pair_id) WHERE p.dataset = ? AND a.field = 'score' ORDER BY a.pair_id, a.annotator"), \
-            [dataset]
+                "JOIN pairs p USING (pair_id) WHERE p.dataset = ? AND a.field = 'score'" + order), [dataset]
     cats = ", ".join(f"'{c}'" for c in CATEGORIES)
     n = _ROUND.format(x="a.value")
     return (f"SELECT a.pair_id, a.annotator, CAST(sum(CASE WHEN {_count_condition(target)} THEN {n} ELSE 0 END) "
             f"AS DOUBLE) AS value FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ? "
-            f"AND a.field = 'error_count' AND a.category IN ({cats}) GROUP BY a.pair_id, a.annotator "
-            f"ORDER BY a.pair_id, a.annotator"), [dataset]
+            f"AND a.field = 'error_count' AND a.category IN ({cats}) GROUP BY a.pair_id, a.annotator" + order), [dataset]
 
 
 def annotator_target_values(store, dataset: str, target: str) -> pd.DataFrame:

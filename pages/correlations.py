@@ -34,7 +34,7 @@ import streamlit as st
 
 from core.analysis import FACETS, judge_runs
 from core.export import to_safe_csv
-from core.pairmatrix import PairMatrix, align_annotators, pair_matrix
+from core.pairmatrix import PairMatrix, pair_matrix, read_ratings
 from core.scores import METRICS
 from core.stats import (
     METRIC_ORDER,
@@ -45,7 +45,7 @@ from core.stats import (
     paired_difference,
 )
 from core.store import Store
-from core.targets import annotator_target_values, main_targets_present
+from core.targets import main_targets_present
 from pages import _shared
 from pages._shared import (
     VERSION_KEY,
@@ -216,10 +216,8 @@ def _paired(_store: Store, path: str, version: int, dataset: str, target: str, e
 def _ratings(_store: Store, path: str, version: int, dataset: str, target: str,
              experts: tuple | None) -> tuple[list[str], np.ndarray]:
     """Each annotator's value of the target on the matrix's pairs: (names, annotators x pairs)."""
-    values = annotator_target_values(_store, dataset, target)
-    if experts is not None:
-        values = values[values["annotator"].isin(experts)]
-    return align_annotators(_matrix(_store, path, version, dataset, target, experts), values)
+    return read_ratings(_store, _matrix(_store, path, version, dataset, target, experts), dataset, target,
+                        None if experts is None else list(experts))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -13,7 +13,7 @@ import pytest
 
 from core.analysis import correlation_frame
 from core.judges import run_judge
-from core.pairmatrix import align_annotators, pair_matrix
+from core.pairmatrix import pair_matrix, read_ratings
 from core.scores import METRICS
 from core.stats import agreement_matrix, breakdown, correlate, inter_annotator
 from core.store import Store
@@ -122,10 +122,10 @@ def test_a_filter_on_an_unknown_facet_is_refused(awkward_store: Store) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_aligned_ratings_give_inter_annotator_on_the_long_values(awkward_store: Store, target: str) -> None:
+def test_ratings_on_the_matrix_give_inter_annotator_on_the_long_values(awkward_store: Store, target: str) -> None:
     matrix = pair_matrix(awkward_store, "demo", target, metrics=list(METRICS))
     values = annotator_target_values(awkward_store, "demo", target)
-    names, ratings = align_annotators(matrix, values)
+    names, ratings = read_ratings(awkward_store, matrix, "demo", target)
     mask = matrix.mask(True, (("modality", ("CT", "US")),))
     got = agreement_matrix(ratings[:, mask], names, "interval")
     in_view = set(matrix.pairs["pair_id"].astype(object)[mask])
@@ -133,10 +133,19 @@ def test_aligned_ratings_give_inter_annotator_on_the_long_values(awkward_store: 
     assert (got.alpha, got.n_units, got.n_annotators) == (want.alpha, want.n_units, want.n_annotators)
     assert got.n_units > 0 and not np.isnan(got.alpha)
     pd.testing.assert_frame_equal(got.pairwise, want.pairwise)
+    # one annotator only: its row, the same values
+    (first,) = names[:1]
+    only, mine = read_ratings(awkward_store, matrix, "demo", target, [first])
+    assert only == [first]
+    np.testing.assert_array_equal(mine[0], ratings[0])
 
 
-def test_an_annotator_twice_on_one_pair_is_refused(awkward_store: Store) -> None:
-    matrix = pair_matrix(awkward_store, "demo", "score")
-    values = annotator_target_values(awkward_store, "demo", "score")
+def test_an_annotator_twice_on_one_pair_is_refused(awkward_store: Store, tmp_path) -> None:
+    store = copy_store(awkward_store, tmp_path / "twice.duckdb")
+    with store.write() as conn:
+        conn.execute("INSERT INTO annotations (pair_id, annotator, field, category, significant, value, scale_max, "
+                     "source) SELECT pair_id, annotator, field, category, significant, value, scale_max, source "
+                     "FROM annotations WHERE field = 'score' LIMIT 1")
+    matrix = pair_matrix(store, "demo", "score")
     with pytest.raises(ValueError, match="more than once"):
-        align_annotators(matrix, pd.concat([values, values.head(1)], ignore_index=True))
+        read_ratings(store, matrix, "demo", "score")
