@@ -91,6 +91,7 @@ def build_store(path: Path, n_pairs: int, n_runs: int, seed: int = 0) -> Store:
         "split": np.array(SPLITS)[rng.choice(3, n_pairs, p=[0.6, 0.2, 0.2])],
         "meta": "{}",
         "content_hash": [content_hash_for(r, c) for r, c in zip(reference, candidate, strict=True)],
+        "identical": identical,  # as the importer stores it: the candidates that copy their reference
     })
     # experts: errors fall with quality; identical pairs have none
     true_sig = np.where(identical, 0, rng.poisson(3 * (1 - quality)))
@@ -116,8 +117,8 @@ def build_store(path: Path, n_pairs: int, n_runs: int, seed: int = 0) -> Store:
                      "VALUES (?, 'error_counts', 'bench/bench_page.py', 'synthetic', TRUE, ?, ?)",
                      [DATASET, f"pairs={n_pairs} runs={n_runs} seed={seed}", "page benchmark corpus"])
         conn.register("p_df", pairs)
-        conn.execute("INSERT INTO pairs SELECT pair_id, dataset, ext_id, reference, candidate, group_id, system, "
-                     "modality, anatomy, split, meta, content_hash FROM p_df")
+        conn.execute("INSERT INTO pairs BY NAME SELECT pair_id, dataset, ext_id, reference, candidate, group_id, "
+                     "system, modality, anatomy, split, meta, content_hash, identical FROM p_df")
         conn.unregister("p_df")
         conn.register("a_df", annotations)
         conn.execute("INSERT INTO annotations (pair_id, annotator, field, category, significant, value, "

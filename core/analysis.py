@@ -86,7 +86,14 @@ def _normalised_sql(col: str) -> str:
     return f"trim(regexp_replace(coalesce({col}, ''), '{_WS_CLASS}', ' ', 'g'), ' ')"
 
 
-IDENTICAL_SQL = f"({_normalised_sql('p.reference')} = {_normalised_sql('p.candidate')})"
+def same_text_sql(reference: str, candidate: str) -> str:
+    """SQL for :func:`_same_text` of two text columns (the importer stores it as ``pairs.identical``)."""
+    return f"({_normalised_sql(reference)} = {_normalised_sql(candidate)})"
+
+
+# A pair's identical flag: stored with the pair (migration 004; the importer sets it), computed from the
+# texts for a row written without it. DuckDB evaluates the second argument only where the first is NULL.
+IDENTICAL_SQL = f"coalesce(p.identical, {same_text_sql('p.reference', 'p.candidate')})"
 FRAME_COLUMNS = ("pair_id", "ext_id", "group_id", *FACETS, "identical", "run_id", "judge", "metric", "value",
                  "target")
 _PAIR_TEXT = ("pair_id", "ext_id", "group_id", *FACETS)

@@ -24,6 +24,7 @@ from typing import BinaryIO
 
 import pandas as pd
 
+from core.analysis import same_text_sql
 from core.store import Store, content_hash_for, pair_id_for, stable_hash
 
 Progress = Callable[[int, int, str], None]
@@ -496,10 +497,10 @@ def write_pairs(conn, frame: pd.DataFrame, *, dataset: str, kind: str, source: s
         before = conn.execute("SELECT count(*) FROM pairs WHERE dataset = ?", [dataset]).fetchone()[0]
         conn.execute(
             "INSERT INTO pairs (pair_id, dataset, ext_id, reference, candidate, group_id, system, "
-            "modality, anatomy, split, meta, content_hash) "
+            "modality, anatomy, split, meta, content_hash, identical) "
             "SELECT i.pair_id, i.dataset, i.ext_id, i.reference, i.candidate, i.group_id, i.system, "
-            "i.modality, i.anatomy, i.split, i.meta, i.content_hash FROM incoming_pairs i "
-            "ANTI JOIN pairs p ON p.pair_id = i.pair_id"
+            f"i.modality, i.anatomy, i.split, i.meta, i.content_hash, {same_text_sql('i.reference', 'i.candidate')} "
+            "FROM incoming_pairs i ANTI JOIN pairs p ON p.pair_id = i.pair_id"
         )
         after = conn.execute("SELECT count(*) FROM pairs WHERE dataset = ?", [dataset]).fetchone()[0]
     finally:

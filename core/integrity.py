@@ -9,6 +9,7 @@
   outputs without their run or pair, metric values and error texts without
   their output, clinician ratings, queues and adjudications without their
   pair or dataset);
+- every stored ``identical`` flag (migration 004) agrees with its pair's texts;
 - every closed run's counters (``n_ok``, ``n_failed``) equal a recount of its
   outputs. A run still marked ``running`` is listed as a note: it is either
   running now or was killed, and a re-run finishes it.
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import duckdb
 
+from core.analysis import same_text_sql
 from core.store import Store, StoreError, latest_schema_version
 
 __all__ = ["IntegrityReport", "check_store", "export_store", "EXPORT_FORMAT"]
@@ -185,6 +187,10 @@ def _check(conn, report: IntegrityReport) -> None:
         n = conn.execute(sql).fetchone()[0]
         if n:
             report.problem(f"{n} {what}")
+    stale = conn.execute(f"SELECT count(*) FROM pairs WHERE identical IS NOT NULL AND identical <> "
+                         f"{same_text_sql('reference', 'candidate')}").fetchone()[0]
+    if stale:
+        report.problem(f"{stale} pair(s) whose stored identical flag disagrees with their texts")
     for run_id, status, n_ok, n_failed, ok, failed in conn.execute(_COUNTERS).fetchall():
         report.problem(f"run {run_id} ({status}): counters say {n_ok} ok / {n_failed} failed, "
                        f"its outputs say {ok} / {failed}")

@@ -76,6 +76,7 @@ def test_check_store_finds_orphans_bad_counters_and_unreadable_files(tmp_path):
     con.execute("INSERT INTO metric_values VALUES ('nope', 'nope', 'green', 1.0)")
     con.execute("INSERT INTO annotations (pair_id, annotator, field, value) VALUES ('ghost', 'e', 'score', 1)")
     con.execute("UPDATE judge_runs SET n_ok = n_ok + 1")
+    con.execute("UPDATE pairs SET identical = NOT identical WHERE pair_id = (SELECT min(pair_id) FROM pairs)")
     con.execute("DELETE FROM schema_version WHERE version = 1")
     con.close()
     report = check_store(store.path)
@@ -84,6 +85,7 @@ def test_check_store_finds_orphans_bad_counters_and_unreadable_files(tmp_path):
     assert "1 metric values without their output" in text and "1 annotations without their pair" in text
     assert "counters say 7 ok / 0 failed, its outputs say 6 / 0" in text
     assert "schema_version rows are not 1..n" in text
+    assert "1 pair(s) whose stored identical flag disagrees with their texts" in text
     cli = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "check-store"],
                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
     assert cli.returncode == 1 and "PROBLEM: 1 metric values without their output" in cli.stdout

@@ -288,8 +288,25 @@ def test_identical_flag_in_sql_matches_python_whitespace_rules(tmp_store: Store)
     empty_ok = [i for i, (r, c) in enumerate(texts) if r.strip() and c.strip()]  # the importer refuses blank text
     import_pairs(tmp_store, pairs.iloc[empty_ok], dataset="ws", columns=PairColumns("id", "ref", "cand"),
                  name="ws.csv")
-    got = tmp_store.query_df(f"SELECT p.ext_id, {IDENTICAL_SQL} AS identical FROM pairs p WHERE dataset = 'ws'")
-    got = dict(zip(got["ext_id"], got["identical"], strict=True))
     want = {str(i): _same_text(*texts[i]) for i in empty_ok}
-    assert got == want
     assert sum(want.values()) >= 5 and not all(want.values())  # both outcomes are exercised
+
+    def flags(expr: str) -> dict:
+        got = tmp_store.query_df(f"SELECT p.ext_id, {expr} AS identical FROM pairs p WHERE dataset = 'ws'")
+        return dict(zip(got["ext_id"], got["identical"], strict=True))
+
+    assert flags("p.identical") == want  # stored by the importer
+    assert flags(IDENTICAL_SQL) == want
+    tmp_store.execute("UPDATE pairs SET identical = NULL")  # a row written without the flag
+    assert flags(IDENTICAL_SQL) == want  # computed from the texts
+    # an older store (schema 3) gets the flag from migration 004, the same values
+    with tmp_store.write() as conn:
+        conn.execute("DROP INDEX pairs_dataset")  # DuckDB drops no column of an indexed table
+        conn.execute("ALTER TABLE pairs DROP COLUMN identical")
+        conn.execute("CREATE INDEX pairs_dataset ON pairs (dataset)")
+        conn.execute("ALTER TABLE trash_pairs DROP COLUMN identical")
+        conn.execute("DELETE FROM schema_version WHERE version = 4")
+    migrated = Store(tmp_store.path)
+    assert migrated.schema_version() == 4
+    got = migrated.query_df("SELECT ext_id, identical FROM pairs WHERE dataset = 'ws'")
+    assert dict(zip(got["ext_id"], got["identical"], strict=True)) == want
