@@ -142,11 +142,13 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
     pairs = conn.execute(
         f"SELECT p.pair_id, p.ext_id, p.group_id, {', '.join('p.' + f for f in FACETS)}, "
         f"{IDENTICAL_SQL} AS identical, t.target, t.mixed FROM pairs p JOIN ({tsql}) t USING (pair_id) "
-        f"WHERE {' AND '.join(where)}", tparams + wparams).df()
+        f"WHERE {' AND '.join(where)} ORDER BY p.pair_id", tparams + wparams).df()  # DuckDB sorts as Python
     if pairs["mixed"].any():
         exact = mixed_scale_targets(conn, dataset, list(pairs.loc[pairs["mixed"], "pair_id"]), annotators)
         pairs.loc[pairs["mixed"], "target"] = pairs.loc[pairs["mixed"], "pair_id"].map(exact)
-    pairs = pairs.drop(columns="mixed").sort_values(order, ignore_index=True, kind="stable")
+    pairs = pairs.drop(columns="mixed")
+    if order != "pair_id" or not pairs["pair_id"].is_monotonic_increasing:  # a collation other than Python's
+        pairs = pairs.sort_values(order, ignore_index=True, kind="stable")
     labels = sorted(runs["judge"])
     metric_list = sorted(set(metrics)) if metrics is not None else []
     values = {"pidx": np.array([], dtype=np.int64), "skey": np.array([], dtype=np.int64),

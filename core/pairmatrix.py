@@ -170,10 +170,14 @@ def pair_matrix(store: Store, dataset: str, target: str = "score", *, metrics: l
     present = np.zeros(n_pairs * len(keys), dtype=bool)
     matrix[flat] = values["value"]
     present[flat] = True
-    matrix, present = matrix.reshape(n_pairs, len(keys)), present.reshape(n_pairs, len(keys))
+    # a series is a column: kept contiguous (Fortran order), as the statistics read one series at a time
+    matrix = np.asfortranarray(matrix.reshape(n_pairs, len(keys)))
+    present = np.asfortranarray(present.reshape(n_pairs, len(keys)))
     kept = pairs.loc[used].reset_index(drop=True)
     frame = {}
-    for col in _CATEGORICAL:
+    ids = kept["pair_id"].to_numpy(dtype=object)  # unique and sorted: each id is its own code
+    frame["pair_id"] = pd.Categorical.from_codes(np.arange(len(ids), dtype=np.int32), categories=pd.Index(ids, dtype=object))
+    for col in _CATEGORICAL[1:]:
         codes, uniques = pd.factorize(kept[col], sort=True)
         frame[col] = pd.Categorical.from_codes(codes.astype(np.int32), categories=pd.Index(uniques, dtype=object))
     frame["identical"] = kept["identical"].to_numpy(dtype=bool)
