@@ -187,8 +187,10 @@ def _check(conn, report: IntegrityReport) -> None:
         n = conn.execute(sql).fetchone()[0]
         if n:
             report.problem(f"{n} {what}")
-    stale = conn.execute(f"SELECT count(*) FROM pairs WHERE identical IS NOT NULL AND identical <> "
-                         f"{same_text_sql('reference', 'candidate')}").fetchone()[0]
+    has_flag = conn.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'pairs' "
+                            "AND column_name = 'identical'").fetchone()[0]  # migration 004
+    stale = has_flag and conn.execute(f"SELECT count(*) FROM pairs WHERE identical IS NOT NULL AND identical <> "
+                                      f"{same_text_sql('reference', 'candidate')}").fetchone()[0]
     if stale:
         report.problem(f"{stale} pair(s) whose stored identical flag disagrees with their texts")
     for run_id, status, n_ok, n_failed, ok, failed in conn.execute(_COUNTERS).fetchall():

@@ -97,6 +97,19 @@ def test_check_store_finds_orphans_bad_counters_and_unreadable_files(tmp_path):
     assert not check_store(tmp_path / "missing.duckdb").ok
 
 
+def test_check_store_on_an_older_schema_says_so_without_failing(tmp_path):
+    path = tmp_path / "old.duckdb"
+    Store(path)
+    con = duckdb.connect(str(path))  # as a schema-3 store: before pairs.identical (migration 004)
+    con.execute("DROP INDEX pairs_dataset")
+    con.execute("ALTER TABLE pairs DROP COLUMN identical")
+    con.execute("CREATE INDEX pairs_dataset ON pairs (dataset)")
+    con.execute("DELETE FROM schema_version WHERE version = 4")
+    con.close()
+    report = check_store(path)
+    assert report.problems == ["schema v3, this RadJudge expects v4"]
+
+
 # -- SIGKILL at random points, several times, then resume --------------------------------------
 
 
