@@ -17,6 +17,7 @@ long form :meth:`PairMatrix.long` equal to ``correlation_frame``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -35,19 +36,23 @@ _CATEGORICAL = ("pair_id", "ext_id", "group_id", *FACETS)
 
 @dataclass(frozen=True, eq=False)
 class PairMatrix:
+    """See the module docstring: ``pairs``, ``series``, ``values`` and ``present`` as built by :func:`pair_matrix`."""
+
     pairs: pd.DataFrame
     series: pd.DataFrame
     values: np.ndarray
     present: np.ndarray
 
     def __post_init__(self) -> None:
-        group = self.pairs["group_id"]
-        # core.stats._clusters_of: a pair without a group is a cluster of its own
-        labels = np.where(group.isna().to_numpy(), ("\x00pair:" + self.pairs["pair_id"].astype(str)).to_numpy(
-            dtype=object), group.astype(object).to_numpy(dtype=object))
-        object.__setattr__(self, "_clusters", labels.astype(object))
-        object.__setattr__(self, "_grouped", group.notna().to_numpy(dtype=bool))
+        object.__setattr__(self, "_grouped", self.pairs["group_id"].notna().to_numpy(dtype=bool))
         object.__setattr__(self, "_target", self.pairs["target"].to_numpy(dtype=float))
+
+    @functools.cached_property
+    def _clusters(self) -> np.ndarray:
+        """Cluster label per pair, as core.stats._clusters_of gives it (only the bootstrap needs them)."""
+        group = self.pairs["group_id"]
+        alone = ("\x00pair:" + self.pairs["pair_id"].astype(str)).to_numpy(dtype=object)  # no group: its own
+        return np.where(group.isna().to_numpy(), alone, group.astype(object).to_numpy(dtype=object)).astype(object)
 
     # -- views ------------------------------------------------------------------------------------
 
