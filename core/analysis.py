@@ -96,7 +96,7 @@ def same_text_sql(reference: str, candidate: str) -> str:
 IDENTICAL_SQL = f"coalesce(p.identical, {same_text_sql('p.reference', 'p.candidate')})"
 FRAME_COLUMNS = ("pair_id", "ext_id", "group_id", *FACETS, "identical", "run_id", "judge", "metric", "value",
                  "target")
-_PAIR_TEXT = ("pair_id", "ext_id", "group_id", *FACETS)
+PAIR_TEXT = ("pair_id", "ext_id", "group_id", *FACETS)
 
 
 def _codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -110,6 +110,11 @@ def _column(codes: np.ndarray, categories: pd.Index, categorical: bool):
         return pd.Categorical.from_codes(codes, categories=categories)
     text = pa.array(categories.to_numpy(dtype=object), type=pa.large_string())
     return pd.array(text.take(pa.array(codes, mask=codes < 0)), dtype="str")  # code -1 -> missing
+
+
+def nan_floats(column) -> np.ndarray:
+    """A DOUBLE column from DuckDB's ``fetchnumpy`` as float64, NULL as NaN (it comes masked when any is NULL)."""
+    return column.astype(float).filled(np.nan) if np.ma.isMaskedArray(column) else np.asarray(column, dtype=float)
 
 
 def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = False,
@@ -170,10 +175,8 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
             f"SELECT cp.pidx, cr.ridx * {max(1, len(metric_list))} + cm.midx AS skey, m.value FROM metric_values m "
             "JOIN cf_runs cr ON cr.run_id = m.run_id JOIN cf_metrics cm ON cm.metric = m.metric "
             "JOIN cf_pairs cp ON cp.pair_id = m.pair_id").fetchnumpy()
-        value = found["value"]  # a masked array when some values are NULL: NULL is NaN here
-        value = value.astype(float).filled(np.nan) if np.ma.isMaskedArray(value) else np.asarray(value, dtype=float)
         values = {"pidx": np.asarray(found["pidx"], dtype=np.int64), "skey": np.asarray(found["skey"], dtype=np.int64),
-                  "value": value}
+                  "value": nan_floats(found["value"])}
         for name in ("cf_pairs", "cf_runs", "cf_metrics"):
             conn.unregister(name)
     return runs, pairs, values, labels, metric_list
@@ -195,7 +198,7 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
 
     One read of the store: the pairs in view with their target (aggregated
     exactly in SQL, :func:`core.targets.target_sql`) and their identical flag,
-    then the metric values of those pairs as integer codes, sorted in DuckDB;
+    then the metric values of those pairs as integer codes, sorted in numpy;
     the text columns are built from the codes.
     """
     if order not in ("ext_id", "pair_id"):
@@ -211,7 +214,7 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
     pidx, skey = values["pidx"][order_], values["skey"][order_]
     ridx, midx = skey // m, skey % m
     out = {}
-    for col in _PAIR_TEXT:
+    for col in PAIR_TEXT:
         codes, cats = _codes(pairs[col])
         out[col] = _column(codes[pidx], cats, categorical)
     out["identical"] = pairs["identical"].to_numpy(dtype=bool)[pidx]

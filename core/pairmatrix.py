@@ -24,14 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from core.analysis import FACETS, read_frame_parts
+from core.analysis import FACETS, PAIR_TEXT, nan_floats, read_frame_parts
 from core.stats import ROW_COLUMNS, series_row
 from core.store import Store
 from core.targets import annotator_target_sql
 
 __all__ = ["PairMatrix", "pair_matrix", "read_ratings"]
-
-_CATEGORICAL = ("pair_id", "ext_id", "group_id", *FACETS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,7 +83,7 @@ class PairMatrix:
         parts = [(s, np.flatnonzero(self._rows(mask, s))) for s in chosen]
         pidx = np.concatenate([idx for _, idx in parts]) if parts else np.array([], dtype=np.intp)
         sidx = np.concatenate([np.full(len(idx), s) for s, idx in parts]) if parts else np.array([], dtype=np.intp)
-        out = {col: self.pairs[col].take(pidx).reset_index(drop=True) for col in _CATEGORICAL}
+        out = {col: self.pairs[col].take(pidx).reset_index(drop=True) for col in PAIR_TEXT}
         out["identical"] = self.pairs["identical"].to_numpy(dtype=bool)[pidx]
         for col in ("run_id", "judge", "metric"):
             out[col] = self.series[col].take(sidx).reset_index(drop=True)
@@ -162,36 +160,37 @@ def pair_matrix(store: Store, dataset: str, target: str = "score", *, metrics: l
         runs, pairs, values, labels, metric_list = read_frame_parts(
             conn, dataset, target, metrics=metrics, annotators=annotators, order="pair_id")
     pidx, skey = values["pidx"], values["skey"]
+    m = max(1, len(metric_list))
     # series = the (judge, metric) keys that occur, in key order (judge, then metric): counted, not sorted
-    occurs = np.bincount(skey, minlength=len(labels) * max(1, len(metric_list))) > 0
+    occurs = np.bincount(skey, minlength=len(labels) * m) > 0
     keys = np.flatnonzero(occurs)
     sidx = (np.cumsum(occurs) - 1)[skey]
     used = np.zeros(len(pairs), dtype=bool)
     used[pidx] = True
     remap = np.cumsum(used) - 1  # keep pairs with at least one value (as the long frame does)
     n_pairs = int(used.sum())
-    flat = remap[pidx] * len(keys) + sidx
-    matrix = np.full(n_pairs * len(keys), np.nan)
-    present = np.zeros(n_pairs * len(keys), dtype=bool)
+    # filled series by series and viewed pairs x series: each series (column) contiguous, as the statistics
+    # read one series at a time
+    flat = sidx * n_pairs + remap[pidx]
+    matrix = np.full(len(keys) * n_pairs, np.nan)
+    present = np.zeros(len(keys) * n_pairs, dtype=bool)
     matrix[flat] = values["value"]
     present[flat] = True
-    # a series is a column: kept contiguous (Fortran order), as the statistics read one series at a time
-    matrix = np.asfortranarray(matrix.reshape(n_pairs, len(keys)))
-    present = np.asfortranarray(present.reshape(n_pairs, len(keys)))
+    matrix, present = matrix.reshape(len(keys), n_pairs).T, present.reshape(len(keys), n_pairs).T
     kept = pairs.loc[used].reset_index(drop=True)
     frame = {}
     ids = kept["pair_id"].to_numpy(dtype=object)  # unique and sorted: each id is its own code
     frame["pair_id"] = pd.Categorical.from_codes(np.arange(len(ids), dtype=np.int32), categories=pd.Index(ids, dtype=object))
-    for col in _CATEGORICAL[1:]:
+    for col in PAIR_TEXT[1:]:
         codes, uniques = pd.factorize(kept[col], sort=True)
         frame[col] = pd.Categorical.from_codes(codes.astype(np.int32), categories=pd.Index(uniques, dtype=object))
     frame["identical"] = kept["identical"].to_numpy(dtype=bool)
     frame["target"] = kept["target"].to_numpy(dtype=float)
     by_label = runs.set_index("judge")["run_id"]
-    judges = [labels[int(k) // max(1, len(metric_list))] for k in keys]
+    judges = [labels[int(k) // m] for k in keys]
     series = pd.DataFrame({
         "judge": pd.Categorical(judges, categories=pd.Index(labels, dtype=object)),
-        "metric": pd.Categorical([metric_list[int(k) % max(1, len(metric_list))] for k in keys],
+        "metric": pd.Categorical([metric_list[int(k) % m] for k in keys],
                                  categories=pd.Index(metric_list, dtype=object)),
         "run_id": pd.Categorical([by_label[j] for j in judges]),
     })
@@ -216,8 +215,7 @@ def read_ratings(store: Store, matrix: PairMatrix, dataset: str, target: str,
         found = conn.sql(f"SELECT r.row, t.annotator, t.value FROM ({sql}) t JOIN pm_rows r USING (pair_id){who}",
                          params=params + ([] if annotators is None else [[str(a) for a in annotators]])).fetchnumpy()
         conn.unregister("pm_rows")
-    value = found["value"]
-    value = value.astype(float).filled(np.nan) if np.ma.isMaskedArray(value) else np.asarray(value, dtype=float)
+    value = nan_floats(found["value"])
     keep = ~np.isnan(value)
     codes, names = pd.factorize(np.asarray(found["annotator"], dtype=object)[keep], sort=True)
     flat = codes.astype(np.int64) * n + np.asarray(found["row"], dtype=np.int64)[keep]

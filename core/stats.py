@@ -107,13 +107,13 @@ METRIC_ORDER: tuple[str, ...] = ("green", "ec_sig", "ec_total", "green_f1", "for
 TABLE_LEGEND = ("|tau| (Kendall tau-b). † p >= 0.01 (not significant at 0.01); ⚠ correlation has the wrong "
                 "sign for the metric's orientation; bold = best, underline = second best per metric.")
 
-#: Statistic -> (estimate column, p column, CI prefix) in the correlate table.
 #: The columns of a :func:`correlate` row after its group keys (the order of the returned frame).
 ROW_COLUMNS: tuple[str, ...] = (
     "target", "n", "n_missing", "n_clusters", "tau", "p", "ci_low", "ci_high", "rho", "rho_p", "rho_ci_low",
     "rho_ci_high", "r", "r_p", "r_ci_low", "r_ci_high", "abs_tau", "abs_rho", "abs_r", "tau_oriented",
     "expected_sign", "orientation_assumed", "sign_ok", "dagger", "too_few", "reason", "seed", "n_boot",
     "n_boot_valid", "level", "resampling")
+#: Statistic -> (estimate column, p column, CI prefix) in the correlate table.
 _COLS = {"kendall": ("tau", "p", "ci"), "spearman": ("rho", "rho_p", "rho_ci"), "pearson": ("r", "r_p", "r_ci")}
 _P_OF_VALUE = {"tau": "p", "abs_tau": "p", "tau_oriented": "p", "rho": "rho_p", "abs_rho": "rho_p",
                "r": "r_p", "abs_r": "r_p"}
@@ -470,14 +470,10 @@ def series_row(row: dict, x: np.ndarray, y: np.ndarray, clusters: np.ndarray | N
                n_clusters=point["n"] if clusters is None else len(set(clusters)))
     reps: dict[str, np.ndarray] = {}
     if point["reason"] is None and n_boot > 0:
-        cache = {} if counts_cache is None else counts_cache
-        if cache_key is None or cache_key not in cache:
-            counts = _counts_by_pair(len(x), clusters, n_boot, seed)
-            if cache_key is not None:
-                cache[cache_key] = counts
-        else:
-            counts = cache[cache_key]
-        reps = _boot_stats(x, y, counts, methods)
+        cache = {} if counts_cache is None or cache_key is None else counts_cache
+        if cache_key not in cache:
+            cache[cache_key] = _counts_by_pair(len(x), clusters, n_boot, seed)
+        reps = _boot_stats(x, y, cache[cache_key], methods)
     valid = []
     for stat in METHODS:
         est, pcol, ci = _COLS[stat]

@@ -200,9 +200,8 @@ class Store:
         try:
             yield
         finally:
-            conn, self._local.active, self._local.conn = self._local.conn, False, None
-            if conn is not None:
-                conn.close()
+            self._local.active = False
+            self._release_session()
 
     def _release_session(self) -> None:
         conn = getattr(self._local, "conn", None)
