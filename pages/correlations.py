@@ -135,15 +135,22 @@ def _mask(_store: Store, path: str, version: int, dataset: str, target: str, exp
     return _matrix(_store, path, version, dataset, target, experts).mask(drop_identical, filters)
 
 
+def _view(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None,
+          drop_identical: bool, filters: tuple) -> tuple[PairMatrix, np.ndarray]:
+    """The matrix and the mask of the pairs in view (both cached resources)."""
+    return (_matrix(_store, path, version, dataset, target, experts),
+            _mask(_store, path, version, dataset, target, experts, drop_identical, filters))
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def _table(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
            filters: tuple, n_boot: int, seed: int) -> pd.DataFrame:
-    mask = _mask(_store, path, version, dataset, target, experts, drop_identical, filters)
+    matrix, mask = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
     if not mask.any():
         return pd.DataFrame()
     # Point estimates and p do not depend on the clusters; only the resampling does. Without
     # resampling, skip labelling clusters.
-    return _matrix(_store, path, version, dataset, target, experts).correlate(
+    return matrix.correlate(
         mask, n_boot=n_boot, seed=seed, min_n=MIN_N, target_name=target, clustered=n_boot > 0)
 
 
@@ -159,8 +166,7 @@ def _shaped(_store: Store, path: str, version: int, dataset: str, target: str, e
 def _view_counts(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                  filters: tuple) -> dict:
     """Pairs in view, identical pairs removed by the toggle, reference groups."""
-    matrix = _matrix(_store, path, version, dataset, target, experts)
-    view = _mask(_store, path, version, dataset, target, experts, drop_identical, filters)
+    matrix, view = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
     filtered = matrix.mask(False, filters)
     groups = matrix.pairs["group_id"].cat.codes.to_numpy()[view]
     return {"pairs": int(view.sum()), "groups": int(np.unique(groups[groups >= 0]).size),
@@ -176,8 +182,7 @@ def _indices(matrix: PairMatrix, series) -> list[int]:
 @st.cache_data(max_entries=64, show_spinner=False)
 def _series(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
             filters: tuple, judge: str, metric: str) -> pd.DataFrame:
-    matrix = _matrix(_store, path, version, dataset, target, experts)
-    mask = _mask(_store, path, version, dataset, target, experts, drop_identical, filters)
+    matrix, mask = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
     rows = matrix.long(mask, _indices(matrix, [(judge, metric)]))
     codes = rows["ext_id"].cat.codes.to_numpy()  # categories sorted: ordering codes orders the ids
     rows = rows.take(np.argsort(np.where(codes < 0, np.iinfo(codes.dtype).max, codes), kind="stable"))
@@ -191,8 +196,7 @@ def _series(_store: Store, path: str, version: int, dataset: str, target: str, e
 @st.cache_data(max_entries=64, show_spinner=False)
 def _breakdown(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                filters: tuple, facet: str, series: tuple[tuple[str, str], ...]) -> pd.DataFrame:
-    matrix = _matrix(_store, path, version, dataset, target, experts)
-    mask = _mask(_store, path, version, dataset, target, experts, drop_identical, filters)
+    matrix, mask = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
     chosen = _indices(matrix, series)
     if not chosen:
         return pd.DataFrame()
@@ -205,8 +209,7 @@ def _breakdown(_store: Store, path: str, version: int, dataset: str, target: str
 def _paired(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
             filters: tuple, a: tuple[str, str], b: tuple[str, str], stat: str, n_boot: int,
             seed: int) -> pd.DataFrame:
-    matrix = _matrix(_store, path, version, dataset, target, experts)
-    mask = _mask(_store, path, version, dataset, target, experts, drop_identical, filters)
+    matrix, mask = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
     rows = matrix.long(mask, _indices(matrix, [a, b]))
     return paired_difference(rows, a[0], b[0], a[1], b[1], n_boot=n_boot, seed=seed, stat=stat,
                              target_name=target, min_n=MIN_N)
