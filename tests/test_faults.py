@@ -259,15 +259,17 @@ sys.exit(main(["--store", sys.argv[1], "import-pairs", sys.argv[3], "--dataset",
 """
 
 
-@pytest.mark.parametrize("fault", ["full", "readonly"])
-def test_full_disk_or_read_only_store_gives_a_clear_error_and_no_damage(fault):
-    # a folder in /tmp (not pytest's 0700 tmp_path) so a process running as another user can reach it
+@pytest.fixture
+def shared_folder():
+    """A folder in /tmp (not pytest's 0700 tmp_path) that a process running as another user can reach."""
     with tempfile.TemporaryDirectory(prefix="radjudge-fault-") as tmp:
         os.chmod(tmp, 0o755)
-        _full_or_read_only(Path(tmp), fault)
+        yield Path(tmp)
 
 
-def _full_or_read_only(folder: Path, fault: str) -> None:
+@pytest.mark.parametrize("fault", ["full", "readonly"])
+def test_full_disk_or_read_only_store_gives_a_clear_error_and_no_damage(fault, shared_folder):
+    folder = shared_folder
     store = make_store(folder / "s.duckdb", 10)
     os.chmod(store.path, 0o644)
     big = folder / "big.csv"

@@ -297,8 +297,11 @@ def _check_error(e: dict, ref: str, cand: str, m: dict) -> None:
         assert not any(CUE_RE.search(s) for s in sentences(cand) if mentions(s, key))
 
 
-def check_pairs(pairs: pd.DataFrame) -> None:
+def check_pairs(pairs: pd.DataFrame) -> int:
+    """Assert, pair by pair, that the texts carry exactly the recorded findings and errors; the number checked."""
+    checked = 0
     for row in pairs.itertuples(index=False):
+        checked += 1
         m = json.loads(row.meta)
         exam = EXAM_BY_FACETS[row.modality, row.anatomy]
         assert m["identical"] == (row.candidate == row.reference)
@@ -315,14 +318,15 @@ def check_pairs(pairs: pd.DataFrame) -> None:
         _check_report_findings(row.candidate, exam, m["cand_findings"])
         for e in m["errors"]:
             _check_error(e, row.reference, row.candidate, m)
+    return checked
 
 
 def test_text_reflects_every_error(corpus):
-    check_pairs(corpus.pairs)
+    assert check_pairs(corpus.pairs) == len(corpus.pairs) > 0
 
 
 def test_text_reflects_every_error_default_corpus(default_corpus):
-    check_pairs(default_corpus.pairs)
+    assert check_pairs(default_corpus.pairs) == len(default_corpus.pairs) > 0
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -330,7 +334,7 @@ def test_text_reflects_every_error_default_corpus(default_corpus):
 def test_any_seed_gives_consistent_labels(n, seed):
     c = generate_demo(n, seed=seed)
     assert len(c.pairs) == n and len(c.annotations) == 26 * n
-    check_pairs(c.pairs)
+    assert check_pairs(c.pairs) == n
 
 
 def test_zero_error_candidates_are_paraphrases(corpus, metas):
