@@ -52,7 +52,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from core.store import Store, content_hash_for, stable_hash  # noqa: E402
+from core.store import NEXT_PAIR_NO, Store, content_hash_for, insert_metric_values, stable_hash  # noqa: E402
 from pages._shared import DETAIL_PAIRS  # noqa: E402
 
 DATASET = "bench"
@@ -118,7 +118,8 @@ def build_store(path: Path, n_pairs: int, n_runs: int, seed: int = 0) -> Store:
                      [DATASET, f"pairs={n_pairs} runs={n_runs} seed={seed}", "page benchmark corpus"])
         conn.register("p_df", pairs)
         conn.execute("INSERT INTO pairs BY NAME SELECT pair_id, dataset, ext_id, reference, candidate, group_id, "
-                     "system, modality, anatomy, split, meta, content_hash, identical FROM p_df")
+                     f"system, modality, anatomy, split, meta, content_hash, identical, {NEXT_PAIR_NO} - 1 + "
+                     "row_number() OVER (ORDER BY pair_id) AS pair_no FROM p_df")
         conn.unregister("p_df")
         conn.register("a_df", annotations)
         conn.execute("INSERT INTO annotations (pair_id, annotator, field, category, significant, value, "
@@ -151,14 +152,14 @@ def build_store(path: Path, n_pairs: int, n_runs: int, seed: int = 0) -> Store:
                          "SELECT run_id, pair_id, cache_key, raw_text, parse_status FROM o_df")
             conn.unregister("o_df")
             conn.register("v_df", values)
-            conn.execute("INSERT INTO metric_values SELECT run_id, pair_id, metric, value FROM v_df")
+            insert_metric_values(conn, "SELECT run_id, pair_id, metric, value FROM v_df")
             conn.unregister("v_df")
     return store
 
 
 def bench_store(n_pairs: int, n_runs: int, folder: Path) -> tuple[Store, float]:
     """The benchmark store, built once per (pairs, runs) and reused; returns it and its build time."""
-    key = hashlib.sha1(f"{n_pairs}-{n_runs}-v1".encode()).hexdigest()[:8]
+    key = hashlib.sha1(f"{n_pairs}-{n_runs}-v2".encode()).hexdigest()[:8]  # v2: pair_no (migration 005)
     path = folder / f"bench-page-{n_pairs}x{n_runs}-{key}.duckdb"
     if path.exists():
         return Store(path), 0.0

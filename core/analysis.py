@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from core.store import Store
+from core.store import Store, StoreError
 from core.targets import CATEGORIES, TARGETS, dataset_targets, mixed_scale_targets, target_sql
 
 FACETS = ("modality", "anatomy", "system", "split")
@@ -117,6 +117,15 @@ def nan_floats(column) -> np.ndarray:
     return column.astype(float).filled(np.nan) if np.ma.isMaskedArray(column) else np.asarray(column, dtype=float)
 
 
+def refuse_duplicates(n_values: int, n_distinct: int) -> None:
+    """Values read twice for one (pair, judge, metric) can only come from pair numbers that disagree with
+    the pair ids (migration 005; the primary key forbids it otherwise): refuse to compute on them."""
+    if n_distinct != n_values:
+        raise StoreError(f"{n_values - n_distinct} metric value(s) fall on a (pair, judge, metric) that already has "
+                         "one: the store's pair numbers (pair_no) disagree with its pair ids; run "
+                         "`python -m core check-store`")
+
+
 def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = False,
                      run_ids: list[str] | None = None, metrics: list[str] | None = None,
                      annotators: list[str] | None = None, filters: dict | None = None, order: str = "pair_id"):
@@ -146,7 +155,7 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
         runs = runs[runs["run_id"].isin(run_ids)]
     pairs = conn.execute(
         f"SELECT p.pair_id, p.ext_id, p.group_id, {', '.join('p.' + f for f in FACETS)}, "
-        f"{IDENTICAL_SQL} AS identical, t.target, t.mixed FROM pairs p JOIN ({tsql}) t USING (pair_id) "
+        f"{IDENTICAL_SQL} AS identical, t.target, t.mixed, p.pair_no FROM pairs p JOIN ({tsql}) t USING (pair_id) "
         f"WHERE {' AND '.join(where)} ORDER BY p.pair_id", tparams + wparams).df()  # DuckDB sorts as Python
     if pairs["mixed"].any():
         exact = mixed_scale_targets(conn, dataset, list(pairs.loc[pairs["mixed"], "pair_id"]), annotators)
@@ -154,6 +163,7 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
     pairs = pairs.drop(columns="mixed")
     if order != "pair_id" or not pairs["pair_id"].is_monotonic_increasing:  # a collation other than Python's
         pairs = pairs.sort_values(order, ignore_index=True, kind="stable")
+    pair_no = pairs.pop("pair_no").astype("Int64")  # NULL: a pair written without a number
     labels = sorted(runs["judge"])
     metric_list = sorted(set(metrics)) if metrics is not None else []
     values = {"pidx": np.array([], dtype=np.int64), "skey": np.array([], dtype=np.int64),
@@ -161,6 +171,7 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
     if len(runs) and len(pairs):
         rank = {label: i for i, label in enumerate(labels)}
         conn.register("cf_pairs", pd.DataFrame({"pair_id": pairs["pair_id"].to_numpy(dtype=object),
+                                                "pair_no": pair_no,
                                                 "pidx": np.arange(len(pairs), dtype=np.int32)}))
         conn.register("cf_runs", pd.DataFrame({"run_id": runs["run_id"].to_numpy(dtype=object),
                                                "ridx": np.array([rank[j] for j in runs["judge"]], dtype=np.int64)}))
@@ -170,11 +181,15 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
             ).df()["metric"])
         conn.register("cf_metrics", pd.DataFrame({"metric": pd.Series(metric_list, dtype=object),
                                                   "midx": np.arange(len(metric_list), dtype=np.int64)}))
-        # integers only come back (the strings stay in DuckDB): the series key ridx * len(metrics) + midx
-        found = conn.sql(
+        # integers only come back (the strings stay in DuckDB): the series key ridx * len(metrics) + midx.
+        # Values meet their pairs on the integer pair_no (migration 005); a value stored without one
+        # (its pair was missing when it was written) on pair_id: DuckDB skips that branch's row groups
+        # when no value lacks a number.
+        found = conn.sql(" UNION ALL ".join(
             f"SELECT cp.pidx, cr.ridx * {max(1, len(metric_list))} + cm.midx AS skey, m.value FROM metric_values m "
-            "JOIN cf_runs cr ON cr.run_id = m.run_id JOIN cf_metrics cm ON cm.metric = m.metric "
-            "JOIN cf_pairs cp ON cp.pair_id = m.pair_id").fetchnumpy()
+            f"JOIN cf_runs cr ON cr.run_id = m.run_id JOIN cf_metrics cm ON cm.metric = m.metric {join}"
+            for join in ("JOIN cf_pairs cp ON cp.pair_no = m.pair_no",
+                         "JOIN cf_pairs cp ON cp.pair_id = m.pair_id WHERE m.pair_no IS NULL"))).fetchnumpy()
         values = {"pidx": np.asarray(found["pidx"], dtype=np.int64), "skey": np.asarray(found["skey"], dtype=np.int64),
                   "value": nan_floats(found["value"])}
         for name in ("cf_pairs", "cf_runs", "cf_metrics"):
@@ -211,6 +226,7 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
     m = max(1, len(metric_list))
     key = values["skey"] * max(1, len(pairs)) + values["pidx"]
     order_ = np.argsort(key)  # keys are unique: any sort will do
+    refuse_duplicates(len(key), len(key) - int(np.count_nonzero(np.diff(key[order_]) == 0)))
     pidx, skey = values["pidx"][order_], values["skey"][order_]
     ridx, midx = skey // m, skey % m
     out = {}

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
 import pandas as pd
 
 from core.analysis import same_text_sql
-from core.store import Store, content_hash_for, pair_id_for, stable_hash
+from core.store import NEXT_PAIR_NO, Store, content_hash_for, insert_metric_values, pair_id_for, stable_hash
 
 Progress = Callable[[int, int, str], None]
 CATEGORIES = ("a", "b", "c", "d", "e", "f")
@@ -483,7 +484,8 @@ def write_pairs(conn, frame: pd.DataFrame, *, dataset: str, kind: str, source: s
             "INSERT INTO datasets (name, kind, source, license, synthetic) VALUES (?, ?, ?, ?, ?)",
             [dataset, kind, source, license, synthetic],
         )
-    conn.register("incoming_pairs", frame)
+    # _seq: the file's row order, kept by the insert (the pair browser lists pairs in import order)
+    conn.register("incoming_pairs", frame.assign(_seq=np.arange(len(frame), dtype=np.int64)))
     try:
         conflicts = conn.execute(
             "SELECT i.ext_id FROM incoming_pairs i JOIN pairs p USING (pair_id) "
@@ -497,9 +499,10 @@ def write_pairs(conn, frame: pd.DataFrame, *, dataset: str, kind: str, source: s
         before = conn.execute("SELECT count(*) FROM pairs WHERE dataset = ?", [dataset]).fetchone()[0]
         conn.execute(
             "INSERT INTO pairs (pair_id, dataset, ext_id, reference, candidate, group_id, system, "
-            "modality, anatomy, split, meta, content_hash, identical) "
+            "modality, anatomy, split, meta, content_hash, identical, pair_no) "
             "SELECT i.pair_id, i.dataset, i.ext_id, i.reference, i.candidate, i.group_id, i.system, "
-            f"i.modality, i.anatomy, i.split, i.meta, i.content_hash, {same_text_sql('i.reference', 'i.candidate')} "
+            f"i.modality, i.anatomy, i.split, i.meta, i.content_hash, {same_text_sql('i.reference', 'i.candidate')}, "
+            f"{NEXT_PAIR_NO} - 1 + row_number() OVER (ORDER BY i._seq) "
             "FROM incoming_pairs i ANTI JOIN pairs p ON p.pair_id = i.pair_id"
         )
         after = conn.execute("SELECT count(*) FROM pairs WHERE dataset = ?", [dataset]).fetchone()[0]
@@ -745,7 +748,10 @@ def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
                              (err_df[err_df["pair_id"].isin(new_ids)], "judge_errors")):
             if len(frame):
                 conn.register("incoming_rows", frame)
-                conn.execute(f"INSERT INTO {table} SELECT * FROM incoming_rows")  # table: fixed name above
+                if table == "metric_values":
+                    insert_metric_values(conn, "SELECT * FROM incoming_rows")
+                else:
+                    conn.execute(f"INSERT INTO {table} SELECT * FROM incoming_rows")  # table: fixed name above
                 conn.unregister("incoming_rows")
         conn.execute(
             "UPDATE judge_runs SET n_requested = c.n, n_ok = c.ok, n_failed = c.n - c.ok "

@@ -10,6 +10,7 @@
   their output, clinician ratings, queues and adjudications without their
   pair or dataset);
 - every stored ``identical`` flag (migration 004) agrees with its pair's texts;
+- pair numbers (migration 005) are unique, and each metric value carries its pair's;
 - every closed run's counters (``n_ok``, ``n_failed``) equal a recount of its
   outputs. A run still marked ``running`` is listed as a note: it is either
   running now or was killed, and a re-run finishes it.
@@ -193,6 +194,10 @@ def _check(conn, report: IntegrityReport) -> None:
                                       f"{same_text_sql('reference', 'candidate')}").fetchone()[0]
     if stale:
         report.problem(f"{stale} pair(s) whose stored identical flag disagrees with their texts")
+    has_no = conn.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'metric_values' "
+                          "AND column_name = 'pair_no'").fetchone()[0]  # migration 005
+    if has_no:
+        _check_pair_numbers(conn, report)
     for run_id, status, n_ok, n_failed, ok, failed in conn.execute(_COUNTERS).fetchall():
         report.problem(f"run {run_id} ({status}): counters say {n_ok} ok / {n_failed} failed, "
                        f"its outputs say {ok} / {failed}")
@@ -201,6 +206,23 @@ def _check(conn, report: IntegrityReport) -> None:
     if running:
         report.notes.append(f"{len(running)} run(s) marked running (in progress, or killed: a re-run "
                             f"finishes them): {', '.join(running[:10])}")
+
+
+def _check_pair_numbers(conn, report: IntegrityReport) -> None:
+    """Integer pair keys (migration 005): unique per pair, repeated exactly on its metric values."""
+    shared = conn.execute("SELECT count(*) FROM (SELECT pair_no FROM (SELECT pair_no FROM pairs UNION ALL "
+                          "SELECT pair_no FROM trash_pairs) WHERE pair_no IS NOT NULL GROUP BY pair_no "
+                          "HAVING count(*) > 1)").fetchone()[0]
+    if shared:
+        report.problem(f"{shared} pair number(s) (pair_no) held by more than one pair")
+    wrong = conn.execute("SELECT count(*) FROM metric_values m JOIN pairs p USING (pair_id) "
+                         "WHERE m.pair_no IS DISTINCT FROM p.pair_no").fetchone()[0]
+    if wrong:
+        report.problem(f"{wrong} metric value(s) whose pair_no is not their pair's")
+    unnumbered = conn.execute("SELECT count(*) FROM pairs WHERE pair_no IS NULL").fetchone()[0]
+    if unnumbered:
+        report.notes.append(f"{unnumbered} pair(s) without a pair_no (written outside RadJudge's importer): "
+                            "their values are read by pair_id, more slowly")
 
 
 # -- export ----------------------------------------------------------------------------------

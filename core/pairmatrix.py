@@ -24,10 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from core.analysis import FACETS, PAIR_TEXT, nan_floats, read_frame_parts
+from core.analysis import FACETS, PAIR_TEXT, nan_floats, read_frame_parts, refuse_duplicates
 from core.stats import ROW_COLUMNS, series_row
 from core.store import Store
 from core.targets import annotator_target_sql
+from core.tiedstats import dense_codes
 
 __all__ = ["PairMatrix", "pair_matrix", "read_ratings"]
 
@@ -104,8 +105,12 @@ class PairMatrix:
             if self._grouped[complete].any():  # all pairs without a group: resample pairs
                 clusters = self._clusters[complete]
         ckey = (np.packbits(rows).tobytes(), np.packbits(ok).tobytes(), clusters is not None)
-        return series_row(key, x_all[ok], y_all[ok], clusters, int((~ok).sum()), counts_cache=cache,
-                          cache_key=ckey, **kwargs)
+        y = y_all[ok]
+        codes_key = ("y codes", *ckey[:2])  # series over the same complete pairs share their targets' codes
+        if codes_key not in cache:
+            cache[codes_key] = dense_codes(y)
+        return series_row(key, x_all[ok], y, clusters, int((~ok).sum()), counts_cache=cache,
+                          cache_key=ckey, y_codes=cache[codes_key], **kwargs)
 
     def correlate(self, mask: np.ndarray, *, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
                   target_name: str = "score", clustered: bool = True, level: float = 0.95,
@@ -176,6 +181,7 @@ def pair_matrix(store: Store, dataset: str, target: str = "score", *, metrics: l
     present = np.zeros(len(keys) * n_pairs, dtype=bool)
     matrix[flat] = values["value"]
     present[flat] = True
+    refuse_duplicates(len(flat), int(np.count_nonzero(present)))
     matrix, present = matrix.reshape(len(keys), n_pairs).T, present.reshape(len(keys), n_pairs).T
     kept = pairs.loc[used].reset_index(drop=True)
     frame = {}

@@ -163,7 +163,7 @@ def _as_pairs(x, y) -> tuple[np.ndarray, np.ndarray, int]:
     return x[ok], y[ok], int((~ok).sum())
 
 
-def correlation(x, y, *, min_n: int = 3) -> dict:
+def correlation(x, y, *, min_n: int = 3, y_codes: tuple[np.ndarray, int] | None = None) -> dict:
     """Kendall tau-b, Spearman rho and Pearson r with their p-values.
 
     Parameters
@@ -173,6 +173,9 @@ def correlation(x, y, *, min_n: int = 3) -> dict:
         counted (``n_missing``).
     min_n : int
         Below this many complete pairs every statistic is NaN (``reason``).
+    y_codes : tuple, optional
+        ``core.tiedstats.dense_codes(y)``, when the caller already has them (series over the same
+        pairs share their targets); used only when no pair is dropped.
 
     Returns
     -------
@@ -203,7 +206,7 @@ def correlation(x, y, *, min_n: int = 3) -> dict:
         out["reason"] = "constant x" if np.all(x == x[0]) else "constant y"
         return out
     xc, kx = dense_codes(x)
-    yc, ky = dense_codes(y)
+    yc, ky = y_codes if y_codes is not None and n_missing == 0 and len(y_codes[0]) == n else dense_codes(y)
     tau = kendall_tau_b(xc, kx, yc, ky)  # tied data: scipy's numbers from the contingency table
     if tau is None:
         kt = sps.kendalltau(x, y, variant="b")
@@ -456,15 +459,15 @@ def _require(data: pd.DataFrame, cols: Iterable[str]) -> None:
 def series_row(row: dict, x: np.ndarray, y: np.ndarray, clusters: np.ndarray | None, n_missing: int, *,
                methods: Sequence[str] = METHODS, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
                target_name: str = "score", level: float = 0.95, counts_cache: dict | None = None,
-               cache_key=None) -> dict:
+               cache_key=None, y_codes: tuple[np.ndarray, int] | None = None) -> dict:
     """One row of :func:`correlate` from one series: ``x`` (judge values) and ``y`` (targets) complete and
     in pair order, ``clusters`` the cluster label per pair (or None), ``row`` the group's key columns.
 
     ``counts_cache`` and ``cache_key`` (identical for series over the same pairs and clusters) let series
-    share their resampling counts. Callers that hold their data in another shape
+    share their resampling counts, ``y_codes`` their targets' codes (:func:`correlation`). Callers that hold their data in another shape
     (``core.pairmatrix``) get the same rows as :func:`correlate` through here.
     """
-    point = correlation(x, y, min_n=min_n)
+    point = correlation(x, y, min_n=min_n, y_codes=y_codes)
     row = dict(row)
     row.update(target=target_name, n=point["n"], n_missing=n_missing,
                n_clusters=point["n"] if clusters is None else len(set(clusters)))

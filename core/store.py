@@ -87,6 +87,21 @@ def _migrations() -> list[tuple[int, Path]]:
     return found
 
 
+#: The first free pair number (migration 005): above every live and trashed pair, so a restored
+#: dataset never meets its numbers again. Evaluate it inside the write transaction that uses it.
+NEXT_PAIR_NO = ("(SELECT 1 + greatest((SELECT coalesce(max(pair_no), 0) FROM pairs), "
+                "(SELECT coalesce(max(pair_no), 0) FROM trash_pairs)))")
+
+
+def insert_metric_values(conn, source: str, params: Sequence | None = None) -> None:
+    """Insert the rows of ``source`` (a SELECT giving run_id, pair_id, metric, value) into
+    metric_values, each with its pair's ``pair_no`` (NULL when the pair is missing; readers then
+    match on pair_id). Every writer of metric values goes through here."""
+    conn.execute("INSERT INTO metric_values (run_id, pair_id, metric, value, pair_no) "
+                 f"SELECT s.run_id, s.pair_id, s.metric, s.value, p.pair_no FROM ({source}) s "
+                 "LEFT JOIN pairs p ON p.pair_id = s.pair_id", list(params or []))
+
+
 def latest_schema_version() -> int:
     return len(_migrations())
 
@@ -128,7 +143,9 @@ class Store:
     Parameters
     ----------
     path
-        The DuckDB file. Created (with its folder) and migrated on first use.
+        The DuckDB file. A missing file is created (with its folder) and migrated at once; an
+        existing file's schema is checked, and migrated, on the first connection this handle opens
+        (saving an extra open of a large file: the check rides on the first read).
     timeout
         Seconds to keep retrying when another process holds the file.
     """
@@ -140,7 +157,9 @@ class Store:
         with _PROCESS_LOCKS_GUARD:
             self._lock = _PROCESS_LOCKS.setdefault(key, threading.RLock())
         self._local = threading.local()  # this thread's session connection (see session())
-        self._migrate()
+        self._schema_ok = False  # set once the file's schema is known to be this RadJudge's
+        if not self.path.exists():
+            self._migrate()
 
     # -- connections -------------------------------------------------------
 
@@ -180,7 +199,19 @@ class Store:
     def _open_read(self) -> duckdb.DuckDBPyConnection:
         if not self.path.exists():
             raise StoreError(f"store {self.path} does not exist")
-        return self._connect(read_only=True)
+        conn = self._connect(read_only=True)
+        if not self._schema_ok:
+            try:
+                current = _schema_version(conn)
+            except BaseException:
+                conn.close()
+                raise
+            if current != latest_schema_version():  # older: migrate; newer: refused there
+                conn.close()
+                self._migrate()
+                conn = self._connect(read_only=True)
+            self._schema_ok = True
+        return conn
 
     @contextmanager
     def session(self) -> Iterator[None]:
@@ -217,6 +248,8 @@ class Store:
         keyed on :meth:`data_version` see every committed change.
         """
         self._release_session()
+        if not self._schema_ok:
+            self._migrate()
         with self._lock:
             conn = self._connect(read_only=False)
             try:
@@ -277,14 +310,18 @@ class Store:
         migrations = _migrations()
         latest = len(migrations)
         if self.path.exists():
-            with self.read() as conn:
+            conn = self._connect(read_only=True)
+            try:
                 current = _schema_version(conn)
+            finally:
+                conn.close()
             if current > latest:
                 raise StoreError(
                     f"store {self.path} has schema v{current}, newer than this RadJudge "
                     f"(v{latest}); upgrade RadJudge before opening it"
                 )
             if current == latest:
+                self._schema_ok = True
                 return
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -314,6 +351,7 @@ class Store:
                         raise
             finally:
                 conn.close()
+        self._schema_ok = True
 
 
 def _schema_version(conn: duckdb.DuckDBPyConnection) -> int:

@@ -23,8 +23,9 @@ import pytest
 from core.importers import PairColumns, import_pairs
 from core.integrity import check_store
 from core.judges.llm import run_llm_judge
-from core.store import Store
+from core.store import Store, latest_schema_version
 from tests.fake_openai import FakeOpenAI
+from tests.old_schema import older_copy
 
 pytestmark = pytest.mark.faults
 
@@ -73,7 +74,7 @@ def test_check_store_finds_orphans_bad_counters_and_unreadable_files(tmp_path):
     run_judge(store, dataset="d", judge="rules")  # a finished run, without litellm's start-up
     assert_intact(store.path)
     con = duckdb.connect(str(store.path))
-    con.execute("INSERT INTO metric_values VALUES ('nope', 'nope', 'green', 1.0)")
+    con.execute("INSERT INTO metric_values (run_id, pair_id, metric, value) VALUES ('nope', 'nope', 'green', 1.0)")
     con.execute("INSERT INTO annotations (pair_id, annotator, field, value) VALUES ('ghost', 'e', 'score', 1)")
     con.execute("UPDATE judge_runs SET n_ok = n_ok + 1")
     con.execute("UPDATE pairs SET identical = NOT identical WHERE pair_id = (SELECT min(pair_id) FROM pairs)")
@@ -98,16 +99,10 @@ def test_check_store_finds_orphans_bad_counters_and_unreadable_files(tmp_path):
 
 
 def test_check_store_on_an_older_schema_says_so_without_failing(tmp_path):
-    path = tmp_path / "old.duckdb"
-    Store(path)
-    con = duckdb.connect(str(path))  # as a schema-3 store: before pairs.identical (migration 004)
-    con.execute("DROP INDEX pairs_dataset")
-    con.execute("ALTER TABLE pairs DROP COLUMN identical")
-    con.execute("CREATE INDEX pairs_dataset ON pairs (dataset)")
-    con.execute("DELETE FROM schema_version WHERE version = 4")
-    con.close()
+    # a schema-3 store: before pairs.identical (migration 004) and pair numbers (005)
+    path = older_copy(Store(tmp_path / "new.duckdb").path, tmp_path / "old.duckdb", 3)
     report = check_store(path)
-    assert report.problems == ["schema v3, this RadJudge expects v4"]
+    assert report.problems == [f"schema v3, this RadJudge expects v{latest_schema_version()}"]
 
 
 # -- SIGKILL at random points, several times, then resume --------------------------------------

@@ -12,13 +12,15 @@ import pandas as pd
 import pytest
 
 from core.analysis import correlation_frame
+from core.integrity import check_store
 from core.judges import run_judge
 from core.pairmatrix import pair_matrix, read_ratings
 from core.scores import METRICS
 from core.stats import agreement_matrix, breakdown, correlate, inter_annotator
-from core.store import Store
+from core.store import Store, StoreError, latest_schema_version
 from core.targets import annotator_target_values
 from tests.conftest import copy_store
+from tests.old_schema import older_copy
 
 TARGETS = ("score", "sig_errors", "total_errors")
 
@@ -149,3 +151,55 @@ def test_an_annotator_twice_on_one_pair_is_refused(awkward_store: Store, tmp_pat
     matrix = pair_matrix(store, "demo", "score")
     with pytest.raises(ValueError, match="more than once"):
         read_ratings(store, matrix, "demo", "score")
+
+
+# -- integer pair keys (migration 005) ------------------------------------------------------------
+
+
+def _long(store: Store) -> pd.DataFrame:
+    return pair_matrix(store, "demo", "score", metrics=list(METRICS)).long()
+
+
+def test_values_meet_their_pairs_by_number_or_else_by_id(awkward_store: Store, tmp_path) -> None:
+    want = _long(awkward_store)
+    numbers = awkward_store.query_df("SELECT pair_no, count(*) AS n FROM pairs GROUP BY pair_no")
+    assert numbers["pair_no"].notna().all() and (numbers["n"] == 1).all()  # every pair numbered once
+    assert awkward_store.query_one("SELECT count(*) FROM metric_values m JOIN pairs p USING (pair_id) "
+                                   "WHERE m.pair_no IS DISTINCT FROM p.pair_no") == 0  # writers copied them
+    store = copy_store(awkward_store, tmp_path / "unnumbered.duckdb")
+    with store.write() as conn:  # values stored without a number, and pairs written without one
+        conn.execute("UPDATE metric_values SET pair_no = NULL WHERE hash(pair_id) % 3 = 0")
+        conn.execute("UPDATE pairs SET pair_no = NULL WHERE hash(pair_id) % 5 = 0")
+        conn.execute("UPDATE metric_values SET pair_no = NULL WHERE pair_id IN "
+                     "(SELECT pair_id FROM pairs WHERE pair_no IS NULL)")
+    assert store.query_one("SELECT count(*) FROM metric_values WHERE pair_no IS NULL") > len(want) // 4
+    _assert_same(_long(store), want)
+    # the join is on the number: values given another pair's number land on that pair, on top of its own
+    with store.write() as conn:
+        conn.execute("UPDATE metric_values SET pair_no = (SELECT max(pair_no) FROM pairs) WHERE pair_no = "
+                     "(SELECT min(pair_no) FROM metric_values)")
+    for read in (_long, lambda s: correlation_frame(s, "demo", "score", metrics=list(METRICS))):
+        with pytest.raises(StoreError, match=r"value\(s\) fall on a \(pair, judge, metric\) that already has one"):
+            read(store)
+    report = check_store(store.path)
+    assert any("whose pair_no is not their pair's" in p for p in report.problems)
+    assert any("without a pair_no" in n for n in report.notes)
+
+
+def test_migration_005_numbers_the_pairs_of_an_older_store(awkward_store: Store, tmp_path) -> None:
+    want = _long(awkward_store)
+    with awkward_store.write() as conn:  # a trashed dataset keeps its numbers through the migration
+        conn.execute("INSERT INTO datasets (name, kind) VALUES ('gone', 'score')")
+    from core.datasets import delete_dataset, restore_dataset
+
+    record = delete_dataset(awkward_store, "gone")
+    old = older_copy(awkward_store.path, tmp_path / "v4.duckdb", 4)
+    restore_dataset(awkward_store, record.batch_id)
+    migrated = Store(old)
+    assert migrated.schema_version() == latest_schema_version() == 5
+    _assert_same(_long(migrated), want)
+    assert migrated.query_one("SELECT count(*), count(DISTINCT pair_no), count(pair_no) FROM pairs") == \
+        (awkward_store.query_one("SELECT count(*) FROM pairs"),) * 3
+    assert migrated.query_one("SELECT count(*) FROM metric_values WHERE pair_no IS NULL") == 0
+    report = check_store(migrated.path)
+    assert report.ok, report.problems

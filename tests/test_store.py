@@ -34,8 +34,12 @@ def test_new_store_is_migrated_and_versioned(tmp_path):
 def test_store_from_the_future_is_refused(tmp_path):
     store = Store(tmp_path / "s.duckdb")
     store.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [999, "future.sql"])
+    later = Store(store.path)  # the check rides on the first connection
     with pytest.raises(StoreError, match="newer than this RadJudge"):
-        Store(store.path)
+        later.data_version()
+    with pytest.raises(StoreError, match="newer than this RadJudge"):
+        later.execute("DELETE FROM datasets")
+    assert store.query_one("SELECT max(version) FROM schema_version") == 999  # refused, not touched
 
 
 def test_failed_write_rolls_back(tmp_path):

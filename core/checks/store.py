@@ -34,7 +34,7 @@ from core.checks.rules import CHECKS_VERSION, evaluate_pair
 from core.checks.scoring import VERDICT_CODE, VERDICTS, score_case
 from core.judges.llm import RunSummary
 from core.judges.runs import RunSpec, ensure_run, finish_run
-from core.store import Store, stable_hash
+from core.store import Store, insert_metric_values, stable_hash
 
 BATCH = 500
 DIM_METRIC = {d: f"laias_{d.lower()}" for d in DIMENSIONS}
@@ -88,7 +88,7 @@ def _write(store: Store, run_id: str, outs, mets, errs) -> None:
         conn.unregister("chk_out")
         if len(met_df):
             conn.register("chk_met", met_df)
-            conn.execute("INSERT INTO metric_values SELECT * FROM chk_met")
+            insert_metric_values(conn, "SELECT * FROM chk_met")
             conn.unregister("chk_met")
         if len(err_df):
             conn.register("chk_err", err_df)

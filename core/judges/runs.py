@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from core.store import Store, stable_hash
+from core.store import Store, insert_metric_values, stable_hash
 
 # Metric name under which a prompt's overall score is stored (others store counts only).
 OVERALL_METRIC = {"vert": "vert", "rubric": "rubric"}
@@ -182,7 +182,7 @@ def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt
         conn.unregister("batch_out")
         if len(met_df):
             conn.register("batch_met", met_df)
-            conn.execute("INSERT INTO metric_values SELECT * FROM batch_met")
+            insert_metric_values(conn, "SELECT * FROM batch_met")
             conn.unregister("batch_met")
         if len(err_df):
             conn.register("batch_err", err_df)
@@ -224,8 +224,8 @@ def copy_cached_outputs(store: Store, run_id: str, prompt_id: str, hits: list[tu
         conn.execute("INSERT INTO judge_outputs (run_id, pair_id, cache_key, raw_text, parse_status, parse_reason, "
                      "latency_ms, cost_usd) SELECT ?, pair_id, cache_key, raw_text, parse_status, parse_reason, "
                      "0.0, 0.0 FROM cc_src", [run_id])
-        conn.execute("INSERT INTO metric_values SELECT ?, c.pair_id, m.metric, m.value FROM cc_src c "
-                     "JOIN metric_values m ON m.run_id = c.src_run AND m.pair_id = c.src_pair", [run_id])
+        insert_metric_values(conn, "SELECT ? AS run_id, c.pair_id, m.metric, m.value FROM cc_src c "
+                             "JOIN metric_values m ON m.run_id = c.src_run AND m.pair_id = c.src_pair", [run_id])
         conn.execute("INSERT INTO judge_errors SELECT ?, c.pair_id, e.significant, e.category, e.text FROM cc_src c "
                      "JOIN judge_errors e ON e.run_id = c.src_run AND e.pair_id = c.src_pair", [run_id])
         conn.execute("DROP TABLE cc_src")
