@@ -181,6 +181,26 @@ def test_a_session_opens_the_file_once_and_lets_it_go_at_the_end(tmp_path, monke
     assert opened == [True, True]  # outside a session every read opens the file again
 
 
+def test_an_existing_store_is_checked_on_its_first_connection_not_in_the_constructor(tmp_path, monkeypatch):
+    from tests.old_schema import older_copy
+
+    Store(tmp_path / "s.duckdb").execute("INSERT INTO datasets (name, kind) VALUES ('d', 'score')")
+    opened = []
+    real = Store._connect
+    monkeypatch.setattr(Store, "_connect", lambda self, read_only: opened.append(read_only) or real(self, read_only))
+    store = Store(tmp_path / "s.duckdb")
+    assert opened == []  # a handle costs no opening of the file
+    assert store.query_one("SELECT name FROM datasets") == "d"
+    assert opened == [True]  # the schema check rode on the read's connection
+    store.data_version()
+    assert opened == [True, True]  # and is not repeated
+    # an older store: the first read finds it old, migrates it (one write connection) and reads on
+    old = Store(older_copy(store.path, tmp_path / "v3.duckdb", 3))
+    opened.clear()
+    assert old.query_one("SELECT name FROM datasets") == "d"
+    assert opened.count(False) == 1 and opened[0] and opened[-1]
+    assert old.query_one("SELECT max(version) FROM schema_version") == latest_schema_version()
+
 def test_a_write_inside_a_session_is_seen_by_the_next_read(tmp_path):
     store = Store(tmp_path / "s.duckdb")
     with store.session():
