@@ -52,7 +52,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from core.store import NEXT_PAIR_NO, Store, content_hash_for, insert_metric_values, stable_hash  # noqa: E402
+from core.store import Store, content_hash_for, insert_metric_values, new_pair_numbers, stable_hash  # noqa: E402
 from pages._shared import DETAIL_PAIRS  # noqa: E402
 
 DATASET = "bench"
@@ -118,8 +118,8 @@ def build_store(path: Path, n_pairs: int, n_runs: int, seed: int = 0) -> Store:
                      [DATASET, f"pairs={n_pairs} runs={n_runs} seed={seed}", "page benchmark corpus"])
         conn.register("p_df", pairs)
         conn.execute("INSERT INTO pairs BY NAME SELECT pair_id, dataset, ext_id, reference, candidate, group_id, "
-                     f"system, modality, anatomy, split, meta, content_hash, identical, {NEXT_PAIR_NO} - 1 + "
-                     "row_number() OVER (ORDER BY pair_id) AS pair_no FROM p_df")
+                     f"system, modality, anatomy, split, meta, content_hash, identical, "
+                     f"{new_pair_numbers('pair_id')} AS pair_no FROM p_df")
         conn.unregister("p_df")
         conn.register("a_df", annotations)
         conn.execute("INSERT INTO annotations (pair_id, annotator, field, category, significant, value, "

@@ -26,7 +26,14 @@ import numpy as np
 import pandas as pd
 
 from core.analysis import same_text_sql
-from core.store import NEXT_PAIR_NO, Store, content_hash_for, insert_metric_values, pair_id_for, stable_hash
+from core.store import (
+    Store,
+    content_hash_for,
+    insert_metric_values,
+    new_pair_numbers,
+    pair_id_for,
+    stable_hash,
+)
 
 Progress = Callable[[int, int, str], None]
 CATEGORIES = ("a", "b", "c", "d", "e", "f")
@@ -502,7 +509,7 @@ def write_pairs(conn, frame: pd.DataFrame, *, dataset: str, kind: str, source: s
             "modality, anatomy, split, meta, content_hash, identical, pair_no) "
             "SELECT i.pair_id, i.dataset, i.ext_id, i.reference, i.candidate, i.group_id, i.system, "
             f"i.modality, i.anatomy, i.split, i.meta, i.content_hash, {same_text_sql('i.reference', 'i.candidate')}, "
-            f"{NEXT_PAIR_NO} - 1 + row_number() OVER (ORDER BY i._seq) "
+            f"{new_pair_numbers('i._seq')} "
             "FROM incoming_pairs i ANTI JOIN pairs p ON p.pair_id = i.pair_id"
         )
         after = conn.execute("SELECT count(*) FROM pairs WHERE dataset = ?", [dataset]).fetchone()[0]

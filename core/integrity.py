@@ -188,15 +188,12 @@ def _check(conn, report: IntegrityReport) -> None:
         n = conn.execute(sql).fetchone()[0]
         if n:
             report.problem(f"{n} {what}")
-    has_flag = conn.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'pairs' "
-                            "AND column_name = 'identical'").fetchone()[0]  # migration 004
-    stale = has_flag and conn.execute(f"SELECT count(*) FROM pairs WHERE identical IS NOT NULL AND identical <> "
-                                      f"{same_text_sql('reference', 'candidate')}").fetchone()[0]
+    stale = _has_column(conn, "pairs", "identical") and conn.execute(  # migration 004
+        f"SELECT count(*) FROM pairs WHERE identical IS NOT NULL AND identical <> "
+        f"{same_text_sql('reference', 'candidate')}").fetchone()[0]
     if stale:
         report.problem(f"{stale} pair(s) whose stored identical flag disagrees with their texts")
-    has_no = conn.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'metric_values' "
-                          "AND column_name = 'pair_no'").fetchone()[0]  # migration 005
-    if has_no:
+    if _has_column(conn, "metric_values", "pair_no"):  # migration 005
         _check_pair_numbers(conn, report)
     for run_id, status, n_ok, n_failed, ok, failed in conn.execute(_COUNTERS).fetchall():
         report.problem(f"run {run_id} ({status}): counters say {n_ok} ok / {n_failed} failed, "
@@ -206,6 +203,12 @@ def _check(conn, report: IntegrityReport) -> None:
     if running:
         report.notes.append(f"{len(running)} run(s) marked running (in progress, or killed: a re-run "
                             f"finishes them): {', '.join(running[:10])}")
+
+
+def _has_column(conn, table: str, column: str) -> bool:
+    """Whether the store's schema has this column yet (a store from before its migration has not)."""
+    return bool(conn.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
+                             "AND column_name = ?", [table, column]).fetchone()[0])
 
 
 def _check_pair_numbers(conn, report: IntegrityReport) -> None:

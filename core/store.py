@@ -87,10 +87,12 @@ def _migrations() -> list[tuple[int, Path]]:
     return found
 
 
-#: The first free pair number (migration 005): above every live and trashed pair, so a restored
-#: dataset never meets its numbers again. Evaluate it inside the write transaction that uses it.
-NEXT_PAIR_NO = ("(SELECT 1 + greatest((SELECT coalesce(max(pair_no), 0) FROM pairs), "
-                "(SELECT coalesce(max(pair_no), 0) FROM trash_pairs)))")
+def new_pair_numbers(order_by: str) -> str:
+    """SQL numbering the rows of an INSERT INTO pairs in ``order_by`` order from the first free pair
+    number (migration 005): above every live and trashed pair, so a restored dataset never meets its
+    numbers again. Use it inside the write transaction that inserts the pairs."""
+    return ("(SELECT greatest((SELECT coalesce(max(pair_no), 0) FROM pairs), "
+            f"(SELECT coalesce(max(pair_no), 0) FROM trash_pairs))) + row_number() OVER (ORDER BY {order_by})")
 
 
 def insert_metric_values(conn, source: str, params: Sequence | None = None) -> None:
@@ -208,7 +210,7 @@ class Store:
                 raise
             if current != latest_schema_version():  # older: migrate; newer: refused there
                 conn.close()
-                self._migrate()
+                self._migrate(current)
                 conn = self._connect(read_only=True)
             self._schema_ok = True
         return conn
@@ -306,15 +308,17 @@ class Store:
 
     # -- migrations --------------------------------------------------------
 
-    def _migrate(self) -> None:
+    def _migrate(self, current: int | None = None) -> None:
+        """Bring the file to the latest schema; ``current``: its version, when the caller has read it."""
         migrations = _migrations()
         latest = len(migrations)
         if self.path.exists():
-            conn = self._connect(read_only=True)
-            try:
-                current = _schema_version(conn)
-            finally:
-                conn.close()
+            if current is None:
+                conn = self._connect(read_only=True)
+                try:
+                    current = _schema_version(conn)
+                finally:
+                    conn.close()
             if current > latest:
                 raise StoreError(
                     f"store {self.path} has schema v{current}, newer than this RadJudge "
