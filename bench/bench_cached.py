@@ -68,7 +68,7 @@ def build(store: Store, n: int) -> None:
         records.append(OutputRecord(pair_id=row.pair_id, cache_key=cache_key(MODEL, messages, params),
                                     raw_text=green_answer(json.dumps(messages, ensure_ascii=False)),
                                     latency_ms=200.0, tokens_in=500, tokens_out=120, cost_usd=None))
-    write_outputs(store, run_id, records, "green", replace=set())
+    write_outputs(store, run_id, records, "green")
     finish_run(store, run_id, "done")
 
 

@@ -5,8 +5,10 @@ scenario the store passes ``check_store`` (core/integrity.py).
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -141,6 +143,74 @@ def test_repeated_sigkill_at_random_points_then_resume(tmp_path):
     dup = store.query_one("SELECT count(*) - count(DISTINCT (run_id, pair_id, metric)) FROM metric_values")
     assert dup == 0
     assert_intact(store.path)
+
+
+def _resume_ok(store: Store, cmd: list) -> dict:
+    """Run ``cmd`` to the end: exit 0, no traceback, and its JSON summary."""
+    proc = subprocess.run(cmd, cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    return json.loads(proc.stdout)
+
+
+def test_resume_after_a_kill_at_any_point_from_start_up_to_the_last_batch(tmp_path):
+    """A sweep of kill points over a whole run: while Python and litellm start (the run row exists, no
+    answer yet), while answers arrive, during commits, at the last batch. Each kill is followed by a
+    resume that must end with exactly one output per pair, no traceback and an intact store."""
+    n = 48
+    base = make_store(tmp_path / "base.duckdb", n)
+    with FakeOpenAI(latency=0.08) as server:
+        timed = Store(shutil.copy(base.path, tmp_path / "timed.duckdb"))
+        t0 = time.monotonic()
+        _resume_ok(timed, judge_cmd(timed, server.url, concurrency=4))
+        whole = time.monotonic() - t0  # one uninterrupted run, start-up included
+        stored_at_kill = []
+        for i, fraction in enumerate((0.03, 0.15, 0.3, 0.45, 0.6, 0.75, 0.88, 0.97)):
+            store = Store(shutil.copy(base.path, tmp_path / f"k{i}.duckdb"))
+            proc = subprocess.Popen(judge_cmd(store, server.url, concurrency=4), cwd=ROOT, env=ENV,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(fraction * whole)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+            stored_at_kill.append(store.query_one("SELECT count(*) FROM judge_outputs"))
+            assert_intact(store.path, allow_running=True)
+            before = server.requests
+            summary = _resume_ok(store, judge_cmd(store, server.url, concurrency=4))
+            assert summary["status"] == "done" and summary["ok"] == n and summary["failed"] == 0
+            # the resume sends what was not stored, never an answered pair again
+            assert server.requests - before == summary["sent"] == n - summary["skipped"] - summary["cached"]
+            counts = per_pair(store)
+            assert len(counts) == n and (counts["n"] == 1).all() and counts["error"].isna().all()
+            assert store.query_one("SELECT n_ok FROM judge_runs") == n
+            assert_intact(store.path)
+    # the sweep covered the early window (nothing stored yet) and the end of the run
+    assert stored_at_kill[0] == 0 and max(stored_at_kill) > 0, stored_at_kill
+    assert stored_at_kill == sorted(stored_at_kill), stored_at_kill
+
+
+@pytest.mark.parametrize("judge", ["rules", "llm"])
+def test_two_identical_runs_at_once_both_finish_and_store_each_pair_once(judge, tmp_path):
+    """The same run started twice at the same moment (a double click, two terminals): the second
+    writer skips what the first stored instead of dying on the run's key."""
+    n = 300 if judge == "rules" else 40
+    store = make_store(tmp_path / "s.duckdb", n)
+    with FakeOpenAI(latency=0.05) as server:
+        cmd = (judge_cmd(store, server.url, concurrency=8) if judge == "llm" else
+               [sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "d", "--judge",
+                "rules", "--json"])
+        for _ in range(3):  # three rounds: the race lands differently each time
+            procs = [subprocess.Popen(cmd, cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True) for _ in range(2)]
+            results = [p.communicate(timeout=180) for p in procs]
+            for p, (out, err) in zip(procs, results, strict=True):
+                assert p.returncode == 0 and "Traceback" not in err, err[-2000:]
+                assert json.loads(out)["status"] == "done"
+            counts = per_pair(store)
+            assert len(counts) == n and (counts["n"] == 1).all() and counts["error"].isna().all()
+            assert_intact(store.path)
+            if judge == "llm":  # answered pairs are never sent again once stored
+                assert server.requests <= 2 * n
+    run = store.query_df("SELECT status, n_ok, n_failed FROM judge_runs").iloc[0]
+    assert (run["status"], run["n_ok"], run["n_failed"]) == ("done", n, 0)
 
 
 # -- two judge runs and a dashboard session on one store at once ---------------------------------

@@ -93,7 +93,7 @@ def run_distilled_judge(store: Store, dataset: str, name: str, *, pair_ids: list
                               "score": round(float(counts.sum()), 4)})
             records.append(OutputRecord(pair_id=pid, raw_text=raw, latency_ms=ms, cost_usd=0.0,
                                         metrics=metrics_for(counts)))
-        write_outputs(store, run_id, records, None, replace=set())
+        write_outputs(store, run_id, records, None)
         summary.ok += len(records)
         if progress:
             progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})

@@ -336,9 +336,9 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     ``summary`` (status, counts, seconds).
     """
     started = time.monotonic()
-    existing = store.query_df("SELECT pair_id, error IS NULL AS ok FROM judge_outputs WHERE run_id = ?", [run_id])
-    done_here = set(existing.loc[existing["ok"], "pair_id"])
-    retrying = set(existing.loc[~existing["ok"], "pair_id"])  # recorded failures: replaced when answered
+    # what the run held when we looked; every write re-checks inside its transaction (core.judges.runs)
+    done_here = set(store.query_df("SELECT pair_id FROM judge_outputs WHERE run_id = ? AND error IS NULL",
+                                   [run_id])["pair_id"])
     todo = [w for w in work if w[0] not in done_here]
     summary.skipped = len(work) - len(todo)
     hits: dict[str, str] = {}
@@ -349,14 +349,13 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
             [[w[3] for w in todo]])
         hits = dict(zip(cached["cache_key"], cached["raw_text"], strict=True))
     if hits:  # answered by the same prompt elsewhere: copied with what was parsed from them
-        copied = copy_cached_outputs(store, run_id, prompt_id, [(w[0], w[3]) for w in todo if w[3] in hits],
-                                     replace=retrying)
+        copied = copy_cached_outputs(store, run_id, prompt_id, [(w[0], w[3]) for w in todo if w[3] in hits])
         summary.cached += len(copied)
         todo = [w for w in todo if w[0] not in copied]  # the other hits are parsed again as this prompt's
     from_cache = [OutputRecord(pair_id=w[0], cache_key=w[3], raw_text=hits[w[3]], latency_ms=0.0, cost_usd=0.0)
                   for w in todo if w[3] in hits]
     to_send = [w for w in todo if w[3] not in hits]
-    write_outputs(store, run_id, from_cache, prompt_id, replace=retrying)
+    write_outputs(store, run_id, from_cache, prompt_id)
     summary.cached += len(from_cache)
     summary.ok += summary.skipped + summary.cached
     total = len(work)
@@ -367,7 +366,7 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
         ext_of = {w[0]: w[1] for w in to_send}
         status, final = _run_on_gateway_loop(_send_all(store, run_id, prompt_id, make_caller(), to_send,
                                                        concurrency, summary, total, progress, cancel,
-                                                       flush_interval, ext_of, retrying))
+                                                       flush_interval, ext_of))
     else:
         status = "done"
         final = finish_run(store, run_id, status)
@@ -401,7 +400,7 @@ def _stats(s: RunSummary) -> dict:
 
 
 async def _send_all(store, run_id, prompt_id, caller: _Caller, to_send, concurrency, summary: RunSummary,
-                    total, progress, cancel, flush_interval, ext_of, retrying) -> str:
+                    total, progress, cancel, flush_interval, ext_of) -> str:
     sem = asyncio.Semaphore(concurrency)
     pending: list[OutputRecord] = []
     lock = asyncio.Lock()
@@ -440,14 +439,13 @@ async def _send_all(store, run_id, prompt_id, caller: _Caller, to_send, concurre
                 pending.clear()
             if batch:
                 # The write runs in a thread so answers keep arriving while it commits.
-                await asyncio.to_thread(write_outputs, store, run_id, batch, prompt_id, retrying)
+                await asyncio.to_thread(write_outputs, store, run_id, batch, prompt_id)
             if finished.is_set():
                 async with lock:
                     rest = pending[:]
                     pending.clear()
                 # the last answers and the run's totals in one transaction
-                return await asyncio.to_thread(write_outputs, store, run_id, rest, prompt_id, retrying,
-                                               outcome["status"])
+                return await asyncio.to_thread(write_outputs, store, run_id, rest, prompt_id, outcome["status"])
 
     writer = asyncio.create_task(flusher())
     tasks = [asyncio.create_task(one(w[0], w[2], w[3])) for w in to_send]

@@ -45,11 +45,11 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
         batch.append(rec)
         summary.ok += 1
         if len(batch) >= BATCH:
-            write_outputs(store, run_id, batch, spec.prompt_id, replace=set())
+            write_outputs(store, run_id, batch, spec.prompt_id)
             batch = []
             if progress:
                 progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
-    write_outputs(store, run_id, batch, spec.prompt_id, replace=set())
+    write_outputs(store, run_id, batch, spec.prompt_id)
     if progress:
         progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
     finish_run(store, run_id, status)

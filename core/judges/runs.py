@@ -2,9 +2,13 @@
 
 An output is written together with what is parsed from it (metric values and
 error texts) in one transaction, so the store never holds an output without
-its metrics or metrics without their output. ``(run_id, pair_id)`` is unique:
-writing an output for a pair that already has one replaces a recorded
-failure, and never duplicates.
+its metrics or metrics without their output. ``(run_id, pair_id)`` is unique,
+and every write reconciles with what the run already holds *inside its own
+transaction*: a pair with a stored answer keeps it (the first answer wins), a
+recorded failure is replaced, anything else is inserted. So a writer never
+relies on what it read before it took the write lock: a resume after a kill at
+any instant, or two processes running the same run at once, skip what the
+other stored instead of colliding on the key.
 """
 
 from __future__ import annotations
@@ -147,52 +151,74 @@ _OUT_COLS = ["run_id", "pair_id", "cache_key", "raw_text", "parse_status", "pars
              "tokens_in", "tokens_out", "cost_usd", "error"]
 
 
+def _dedupe(records: list[OutputRecord]) -> list[OutputRecord]:
+    """One record per pair: an answer beats a failure, else the first one."""
+    best: dict[str, OutputRecord] = {}
+    for rec in records:
+        have = best.get(rec.pair_id)
+        if have is None or (have.error is not None and rec.error is None):
+            best[rec.pair_id] = rec
+    return list(best.values())
+
+
+def _reconcile(conn, run_id: str, pair_ids: list[str]) -> tuple[set[str], list[str]]:
+    """(pairs of ``pair_ids`` already answered in the run, pairs holding a recorded failure).
+
+    Read inside the caller's write transaction, which holds the file: no other
+    process can store a row between this read and the caller's insert.
+    """
+    rows = conn.execute("SELECT pair_id, error IS NULL FROM judge_outputs WHERE run_id = ? "
+                        "AND pair_id IN (SELECT unnest(?::VARCHAR[]))", [run_id, pair_ids]).fetchall()
+    return {p for p, ok in rows if ok}, [p for p, ok in rows if not ok]
+
+
+def _delete_rows(conn, run_id: str, pair_ids: list[str]) -> None:
+    """Remove the pairs' output, metric and error rows from the run (a failure being replaced)."""
+    if pair_ids:
+        for table in ("judge_outputs", "metric_values", "judge_errors"):
+            conn.execute(f"DELETE FROM {table} WHERE run_id = ? AND pair_id IN (SELECT unnest(?::VARCHAR[]))",
+                         [run_id, pair_ids])  # table: one of three fixed names
+
+
 def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt_id: str | None = None,
-                  replace: set[str] | None = None, finish: str | None = None) -> dict | None:
+                  finish: str | None = None) -> dict | None:
     """Commit a batch of outputs with their parsed metrics and errors, atomically.
 
-    ``replace`` names the pairs that may already have a row in this run (a
-    recorded failure being retried); None means any may. Pairs outside it are
-    inserted without the delete step, which keeps the runner's commits cheap.
-    With ``finish`` (a final status) the run is closed in the same transaction
-    and its totals returned.
+    Reconciled with the run in the same transaction (see the module
+    docstring): records for pairs already answered are dropped, recorded
+    failures are replaced. With ``finish`` (a final status) the run is closed
+    in the same transaction and its totals returned.
     """
+    records = _dedupe(records)
     if not records:
         return finish_run(store, run_id, finish) if finish else None
-    outs, mets, errs = [], [], []
-    for rec in records:
-        o, m, e = _parsed_rows(run_id, rec, prompt_id)
-        outs.append(o)
-        mets.extend(m)
-        errs.extend(e)
-    out_df = pd.DataFrame(outs, columns=_OUT_COLS).astype({"latency_ms": "Float64", "cost_usd": "Float64",
-                                                           "tokens_in": "Int64", "tokens_out": "Int64"})
-    met_df = pd.DataFrame(mets, columns=["run_id", "pair_id", "metric", "value"])
-    err_df = pd.DataFrame(errs, columns=["run_id", "pair_id", "significant", "category", "text"])
+    parsed = {rec.pair_id: _parsed_rows(run_id, rec, prompt_id) for rec in records}  # outside the lock
     with store.write() as conn:
-        conn.register("batch_out", out_df)
-        # A pair gets one row per run: a new answer replaces an old failure (retry) or an old answer.
-        stale = [r.pair_id for r in records] if replace is None else [r.pair_id for r in records
-                                                                     if r.pair_id in replace]
-        if stale:
-            for table in ("judge_outputs", "metric_values", "judge_errors"):
-                conn.execute(f"DELETE FROM {table} WHERE run_id = ? AND pair_id IN (SELECT unnest(?::VARCHAR[]))",
-                             [run_id, stale])  # table: one of three fixed names
-        conn.execute(f"INSERT INTO judge_outputs ({', '.join(_OUT_COLS)}) SELECT * FROM batch_out")
-        conn.unregister("batch_out")
-        if len(met_df):
-            conn.register("batch_met", met_df)
-            insert_metric_values(conn, "SELECT * FROM batch_met")
-            conn.unregister("batch_met")
-        if len(err_df):
-            conn.register("batch_err", err_df)
-            conn.execute("INSERT INTO judge_errors SELECT * FROM batch_err")
-            conn.unregister("batch_err")
+        answered, failed = _reconcile(conn, run_id, list(parsed))
+        rows = [v for k, v in parsed.items() if k not in answered]
+        _delete_rows(conn, run_id, failed)
+        if rows:
+            out_df = pd.DataFrame([o for o, _, _ in rows], columns=_OUT_COLS).astype(
+                {"latency_ms": "Float64", "cost_usd": "Float64", "tokens_in": "Int64", "tokens_out": "Int64"})
+            met_df = pd.DataFrame([m for _, ms, _ in rows for m in ms], columns=["run_id", "pair_id", "metric",
+                                                                                 "value"])
+            err_df = pd.DataFrame([e for _, _, es in rows for e in es],
+                                  columns=["run_id", "pair_id", "significant", "category", "text"])
+            conn.register("batch_out", out_df)
+            conn.execute(f"INSERT INTO judge_outputs ({', '.join(_OUT_COLS)}) SELECT * FROM batch_out")
+            conn.unregister("batch_out")
+            if len(met_df):
+                conn.register("batch_met", met_df)
+                insert_metric_values(conn, "SELECT * FROM batch_met")
+                conn.unregister("batch_met")
+            if len(err_df):
+                conn.register("batch_err", err_df)
+                conn.execute("INSERT INTO judge_errors SELECT * FROM batch_err")
+                conn.unregister("batch_err")
         return _finish(conn, run_id, finish) if finish else None
 
 
-def copy_cached_outputs(store: Store, run_id: str, prompt_id: str, hits: list[tuple[str, str]],
-                        replace: set[str] | None = None) -> set[str]:
+def copy_cached_outputs(store: Store, run_id: str, prompt_id: str, hits: list[tuple[str, str]]) -> set[str]:
     """Answer pairs from stored answers with the same cache key, copying what was parsed from them.
 
     ``hits`` holds ``(pair_id, cache_key)``. A stored answer qualifies when it
@@ -200,7 +226,9 @@ def copy_cached_outputs(store: Store, run_id: str, prompt_id: str, hits: list[tu
     is parsed as); its output row, metric values and error texts are copied
     under ``run_id`` in one transaction (latency and cost 0: no call was made),
     so a cache hit costs a few SQL statements instead of parsing every answer
-    again. Returns the pairs answered; the caller handles the rest.
+    again. Reconciled with the run like :func:`write_outputs`. Returns the
+    pairs of ``hits`` that hold an answer in the run afterwards (copied now, or
+    stored meanwhile by another writer); the caller handles the rest.
     """
     if not hits:
         return set()
@@ -211,16 +239,14 @@ def copy_cached_outputs(store: Store, run_id: str, prompt_id: str, hits: list[tu
                "WHERE o.error IS NULL AND r.prompt_id = ? AND o.cache_key IN (SELECT cache_key FROM cc_hits) "
                "ORDER BY o.cache_key, o.run_id, o.pair_id")
     with store.write() as conn:
+        answered, failed = _reconcile(conn, run_id, list(frame["pair_id"]))
+        frame = frame[~frame["pair_id"].isin(answered)]
         conn.register("cc_hits", frame)
         conn.execute(f"CREATE TEMP TABLE cc_src AS SELECT h.pair_id, s.* FROM cc_hits h JOIN ({src_sql}) s "
                      "USING (cache_key)", [prompt_id])
         conn.unregister("cc_hits")
-        answered = set(conn.execute("SELECT pair_id FROM cc_src").df()["pair_id"])
-        stale = [p for p in answered if replace is None or p in replace]
-        if stale:
-            for table in ("judge_outputs", "metric_values", "judge_errors"):
-                conn.execute(f"DELETE FROM {table} WHERE run_id = ? AND pair_id IN (SELECT unnest(?::VARCHAR[]))",
-                             [run_id, stale])  # table: one of three fixed names
+        copied = set(conn.execute("SELECT pair_id FROM cc_src").df()["pair_id"])
+        _delete_rows(conn, run_id, [p for p in failed if p in copied])
         conn.execute("INSERT INTO judge_outputs (run_id, pair_id, cache_key, raw_text, parse_status, parse_reason, "
                      "latency_ms, cost_usd) SELECT ?, pair_id, cache_key, raw_text, parse_status, parse_reason, "
                      "0.0, 0.0 FROM cc_src", [run_id])
@@ -229,7 +255,7 @@ def copy_cached_outputs(store: Store, run_id: str, prompt_id: str, hits: list[tu
         conn.execute("INSERT INTO judge_errors SELECT ?, c.pair_id, e.significant, e.category, e.text FROM cc_src c "
                      "JOIN judge_errors e ON e.run_id = c.src_run AND e.pair_id = c.src_pair", [run_id])
         conn.execute("DROP TABLE cc_src")
-    return answered
+    return copied | answered
 
 
 _FINISH_SQL = (
