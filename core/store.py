@@ -14,6 +14,7 @@ user input (the only dynamic identifiers are the fixed column names below).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import random
@@ -23,6 +24,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import pandas as pd
@@ -75,16 +77,34 @@ def content_hash_for(reference: str, candidate: str) -> str:
     return stable_hash("content", reference, candidate, length=16)
 
 
-def _migrations() -> list[tuple[int, Path]]:
-    found = []
-    for path in sorted(MIGRATIONS_DIR.glob("*.sql")):
-        m = re.match(r"(\d+)_", path.name)
-        if m:
-            found.append((int(m.group(1)), path))
-    numbers = [n for n, _ in found]
-    if numbers != list(range(1, len(numbers) + 1)):
-        raise StoreError(f"migrations must be numbered 1..n without gaps, found {numbers}")
-    return found
+class Migration(NamedTuple):
+    number: int
+    name: str
+    sql: str
+
+
+@functools.lru_cache(maxsize=1)
+def _migrations() -> tuple[Migration, ...]:
+    """The numbered migrations shipped with this RadJudge, read once per process.
+
+    Read once and kept, so a process that has started (and, say, dropped its privileges, or whose
+    checkout has become unreachable) no longer needs the install's files to open a store. An
+    unreadable install is a one-line :class:`StoreError`, not a traceback.
+    """
+    try:
+        names = sorted(os.listdir(MIGRATIONS_DIR))
+        found = []
+        for name in names:
+            m = re.match(r"(\d+)_.*\.sql$", name)
+            if m:
+                found.append(Migration(int(m.group(1)), name, (MIGRATIONS_DIR / name).read_text(encoding="utf-8")))
+    except OSError as exc:
+        raise StoreError(f"cannot read RadJudge's schema migrations in {MIGRATIONS_DIR}: "
+                         f"{exc.strerror or exc}; check that this user can read the installation") from exc
+    numbers = [m.number for m in found]
+    if not numbers or numbers != list(range(1, len(numbers) + 1)):
+        raise StoreError(f"migrations in {MIGRATIONS_DIR} must be numbered 1..n without gaps, found {numbers}")
+    return tuple(found)
 
 
 def new_pair_numbers(order_by: str) -> str:
@@ -333,7 +353,7 @@ class Store:
             conn = self._connect(read_only=False)
             try:
                 current = _schema_version(conn)  # re-check: another process may have won
-                for number, path in migrations:
+                for number, name, sql in migrations:
                     if number <= current:
                         continue
                     conn.execute("BEGIN TRANSACTION")
@@ -343,12 +363,9 @@ class Store:
                             "version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
                             "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
                         )
-                        for statement in _split_sql(path.read_text(encoding="utf-8")):
+                        for statement in _split_sql(sql):
                             conn.execute(statement)
-                        conn.execute(
-                            "INSERT INTO schema_version (version, name) VALUES (?, ?)",
-                            [number, path.name],
-                        )
+                        conn.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [number, name])
                         conn.execute("COMMIT")
                     except BaseException:
                         conn.execute("ROLLBACK")

@@ -20,10 +20,10 @@ def older_copy(source: Path, dest: Path, version: int) -> Path:
     try:
         con.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
                     "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)")
-        for number, path in _migrations()[:version]:
-            for statement in _split_sql(path.read_text(encoding="utf-8")):
+        for number, name, sql in _migrations()[:version]:
+            for statement in _split_sql(sql):
                 con.execute(statement)
-            con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [number, path.name])
+            con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [number, name])
         con.execute("DELETE FROM store_meta")
         con.execute(f"ATTACH '{source}' AS src (READ_ONLY)")
         tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = "

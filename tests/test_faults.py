@@ -310,15 +310,19 @@ _WRITER = """
 import os, resource, signal, sys
 from core.cli import build_parser, main
 from core.importers import read_table
+from core.store import MIGRATIONS_DIR, latest_schema_version
 read_table(sys.argv[3]); build_parser()  # load every module now: another user may not reach the venv
+if sys.argv[2] != "install":
+    latest_schema_version()  # the migrations are read once per process, here while still readable
 if sys.argv[2] == "full":   # the file system refuses to grow any file past 200 kB: a full disk
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
-else:                       # read-only: the file belongs to someone else (root ignores chmod)
-    if os.geteuid() == 0:
-        os.setgid(65534); os.setuid(65534)
-    else:
-        os.chmod(sys.argv[1], 0o444)
+elif os.geteuid() == 0:     # read-only store / unreadable install: run on as someone else
+    os.setgid(65534); os.setuid(65534)
+elif sys.argv[2] == "readonly":  # (root ignores chmod)
+    os.chmod(sys.argv[1], 0o444)
+else:
+    os.chmod(MIGRATIONS_DIR, 0)
 sys.exit(main(["--store", sys.argv[1], "import-pairs", sys.argv[3], "--dataset", "big",
                "--id-col", "id", "--reference-col", "r", "--candidate-col", "c"]))
 """
@@ -332,19 +336,34 @@ def shared_folder():
         yield Path(tmp)
 
 
-@pytest.mark.parametrize("fault", ["full", "readonly"])
-def test_full_disk_or_read_only_store_gives_a_clear_error_and_no_damage(fault, shared_folder):
-    folder = shared_folder
-    store = make_store(folder / "s.duckdb", 10)
-    os.chmod(store.path, 0o644)
+@pytest.fixture
+def private_install():
+    """A copy of the code in a folder only its owner can enter, as a clone under ``mktemp -d`` is:
+    the writer below runs from it, so these tests behave the same wherever the checkout lives."""
+    with tempfile.TemporaryDirectory(prefix="radjudge-install-") as tmp:
+        os.chmod(tmp, 0o700)
+        shutil.copytree(ROOT / "core", Path(tmp) / "core", ignore=shutil.ignore_patterns("__pycache__"))
+        yield Path(tmp)
+        os.chmod(Path(tmp) / "core" / "migrations", 0o755)
+
+
+def _write_big(folder: Path, store: Store, fault: str, install: Path, n: int) -> subprocess.CompletedProcess:
     big = folder / "big.csv"
-    n = 1500
     pd.DataFrame({"id": [f"x{i}" for i in range(n)], "r": ["reference text " * 150] * n,
                   "c": [f"candidate {i} " * 80 for i in range(n)]}).to_csv(big, index=False)
     os.chmod(big, 0o644)
+    os.chmod(store.path, 0o644)
+    return subprocess.run([sys.executable, "-c", _WRITER, str(store.path), fault, str(big)], cwd=install,
+                          env=dict(ENV, PYTHONPATH=str(install)), capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("fault", ["full", "readonly"])
+def test_full_disk_or_read_only_store_gives_a_clear_error_and_no_damage(fault, shared_folder, private_install):
+    folder = shared_folder
+    store = make_store(folder / "s.duckdb", 10)
+    big, n = folder / "big.csv", 1500
     version = store.data_version()
-    proc = subprocess.run([sys.executable, "-c", _WRITER, str(store.path), fault, str(big)], cwd=ROOT, env=ENV,
-                          capture_output=True, text=True, timeout=120)
+    proc = _write_big(folder, store, fault, private_install, n)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     line = proc.stderr.strip().splitlines()[-1]
     if fault == "full":
@@ -359,4 +378,16 @@ def test_full_disk_or_read_only_store_gives_a_clear_error_and_no_damage(fault, s
     # the store still takes writes once the disk has room again
     import_pairs(after, big, dataset="big", columns=PairColumns("id", "r", "c"))
     assert after.query_one("SELECT count(*) FROM pairs") == 10 + n
+    assert_intact(store.path)
+
+
+def test_an_unreadable_install_is_a_one_line_error_and_changes_nothing(shared_folder, private_install):
+    store = make_store(shared_folder / "s.duckdb", 10)
+    version = store.data_version()
+    proc = _write_big(shared_folder, store, "install", private_install, 20)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot read RadJudge's schema migrations in ")
+    assert "Permission denied" in lines[0] and "check that this user can read the installation" in lines[0]
+    assert Store(store.path).data_version() == version
     assert_intact(store.path)
