@@ -117,7 +117,23 @@ def cmd_import_preset(args) -> int:
     return 0
 
 
+def _api_key(args) -> str | None:
+    """The key named by ``--api-key-env`` (for a custom endpoint), read from the environment."""
+    name = getattr(args, "api_key_env", None)
+    if not name:
+        return None
+    value = os.environ.get(name, "").strip()
+    if not value:
+        raise ValueError(f"--api-key-env {name}: the environment variable {name} is not set")
+    return value
+
+
 def cmd_judge(args) -> int:
+    offline = args.judge in ("rules", "lexical") or args.judge.startswith("distilled:")
+    if not offline:  # litellm's seconds of import overlap the store work below
+        from core.judges.llm import preload_litellm
+
+        preload_litellm()
     from core.judges import run_judge
     from core.judges.llm import GenParams
 
@@ -138,8 +154,9 @@ def cmd_judge(args) -> int:
 
         kwargs["shots"] = ShotSource(dataset=args.shots_dataset, split=args.shots_split, k=args.shots_k,
                                      seed=args.shots_seed)
-    if args.judge not in ("rules", "lexical"):
-        kwargs.update(api_base=args.api_base, concurrency=args.concurrency, timeout=args.timeout,
+    if not offline:
+        kwargs.update(api_base=args.api_base, api_key=_api_key(args), concurrency=args.concurrency,
+                      timeout=args.timeout,
                       max_retries=args.max_retries, local_only=True if args.local_only else None,
                       params=GenParams(temperature=args.temperature, max_tokens=args.max_tokens,
                                        reasoning_effort=args.reasoning_effort))
@@ -153,7 +170,17 @@ def cmd_judge(args) -> int:
             print(f"{k}: {out[k]}")
         for f in out["failures"][:10]:
             print(f"failed {f['ext_id']}: {f['error']}")
-    return 0 if summary.status == "done" else 3
+    if summary.status != "done":
+        return 3
+    if summary.failed_total and not args.allow_failures:
+        from core.judges.errors import explain_error
+
+        first = out["failures"][0]["error"] if out["failures"] else ""
+        print(f"error: {summary.failed_total} of {summary.requested} pairs failed and are recorded"
+              + (f" ({explain_error(first)})" if first else "")
+              + "; run the same command again to retry them, or pass --allow-failures to exit 0", file=sys.stderr)
+        return 4
+    return 0
 
 
 def cmd_inject(args) -> int:
@@ -161,7 +188,8 @@ def cmd_inject(args) -> int:
 
     report = inject_dataset(_store(args), source_dataset=args.dataset, target_dataset=args.target,
                             model=args.judge, kind=args.kind, ks=tuple(args.k), limit=args.limit, seed=args.seed,
-                            api_base=args.api_base, concurrency=args.concurrency, validate=not args.no_validate,
+                            api_base=args.api_base, api_key=_api_key(args), concurrency=args.concurrency,
+                            validate=not args.no_validate,
                             local_only=True if args.local_only else None)
     _print(report.to_json(), args.json)
     return 0
@@ -355,6 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prompt", default="green", help="prompt template id (green, vert, formula, rubric, ...)")
     p.add_argument("--api-base", default=os.environ.get("RADJUDGE_API_BASE"),
                    help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp); default $RADJUDGE_API_BASE")
+    p.add_argument("--api-key-env", metavar="NAME", help=_KEY_HELP)
+    p.add_argument("--allow-failures", action="store_true",
+                   help="exit 0 even when pairs failed (they are recorded either way; by default exit 4)")
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--limit", type=int, help="only the first N pairs (by id)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per call")
@@ -377,6 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--api-base", default=os.environ.get("RADJUDGE_API_BASE"))
+    p.add_argument("--api-key-env", metavar="NAME", help=_KEY_HELP)
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--no-validate", action="store_true", help="skip the plausibility check (F.3)")
     p.add_argument("--local-only", action="store_true")
@@ -428,6 +460,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_KEY_HELP = ("environment variable holding the key for --api-base; without it a custom endpoint gets no key "
+             "(a provider key such as OPENAI_API_KEY goes only to that provider's own API)")
+
+
 def main(argv: list[str] | None = None) -> int:
     from core.importers import ImportValidationError
 
@@ -442,6 +478,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except (StoreError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except PermissionError as exc:  # an unreadable install, store folder or input file: say which
+        print(f"error: {exc.strerror or exc}: {exc.filename or ''}; check this user's permissions", file=sys.stderr)
         return 1
     except BrokenPipeError:  # output piped into head & co: not an error
         sys.stderr.close()

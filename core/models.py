@@ -7,7 +7,8 @@ Models come from configuration, never from the store:
 | RADJUDGE_MODELS | comma-separated litellm model names, e.g. ``openai/gpt-4o-mini,anthropic/claude-3-5-haiku-20241022``; an entry ``name=URL`` gives that model its own OpenAI-compatible endpoint |
 | RADJUDGE_API_BASE | endpoint of an OpenAI-compatible server (vLLM, Ollama, llama.cpp), used by the OpenAI-style entries that name no URL of their own |
 | RADJUDGE_LOCAL_ONLY | "true": only loopback/private endpoints may receive report text |
-| OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ... | provider keys: only their *presence* is reported here |
+| OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ... | provider keys, sent only to the provider's own API: only their *presence* is reported here |
+| ``[endpoint_keys]`` (secrets table) | ``"URL" = "key"``: the key for one custom endpoint; a custom endpoint gets no other key |
 
 The environment wins over secrets for the same name. Nothing here returns a
 key's value except :func:`secret_api_key`, which hands a key from Streamlit
@@ -24,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.judges.llm import GenParams, cache_key, is_private_endpoint, safe_api_base
+from core.judges.llm import GenParams, cache_key, environment_key_allowed, is_private_endpoint, safe_api_base
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
 from core.settings import apply_offline_defaults
 from core.store import Store
@@ -150,9 +151,12 @@ def configured_models(env: Mapping[str, str] | None = None, secrets: Mapping | N
             api_base = LOCAL_PROVIDERS[provider]
         local = _is_local(api_base) if api_base else False
         key_names = PROVIDER_KEYS.get(provider, ())
-        key_present = any(settings.get(k, "").strip() for k in key_names)
-        # An OpenAI-style entry pointed at a local/private server needs no real key.
-        needs_key = bool(key_names) and not (local and provider in OPENAI_COMPATIBLE)
+        own = environment_key_allowed(provider, api_base)  # the provider's own API: its key may go there
+        key_present = (any(settings.get(k, "").strip() for k in key_names) if own else
+                       bool(_endpoint_key(secrets, safe_api_base(api_base))))
+        # An OpenAI-style entry pointed at a local/private server needs no real key; any other
+        # endpoint gets only a key named for it ([endpoint_keys]), so we cannot tell if it needs one.
+        needs_key = bool(key_names) and own and not (local and provider in OPENAI_COMPATIBLE)
         if provider == "unknown":
             needs_key = False  # litellm will say what it wants; nothing to check here
         models.append(ModelConfig(name=name, api_base=safe_api_base(api_base), provider=provider, local=local,
@@ -160,11 +164,23 @@ def configured_models(env: Mapping[str, str] | None = None, secrets: Mapping | N
     return models
 
 
-def secret_api_key(model: ModelConfig, secrets: Mapping | None) -> str | None:
-    """The provider key for ``model`` from Streamlit secrets (None: litellm reads the environment).
+def _endpoint_key(secrets: Mapping | None, api_base: str | None) -> str | None:
+    """The key named for one endpoint in secrets: ``[endpoint_keys]`` ``"URL" = "key"``."""
+    table = (secrets or {}).get("endpoint_keys")
+    value = table.get(api_base) if api_base and isinstance(table, Mapping) else None
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
-    Passed to a run as ``api_key=``; never stored, shown or logged.
+
+def secret_api_key(model: ModelConfig, secrets: Mapping | None) -> str | None:
+    """The key for ``model`` from Streamlit secrets (None: litellm reads the environment, or for a custom
+    endpoint the gateway sends none).
+
+    A custom endpoint (not the provider's own API) gets only the key named for it in
+    ``[endpoint_keys]``; the provider keys go to the provider's own endpoint only. Passed to a run as
+    ``api_key=``; never stored, shown or logged.
     """
+    if not environment_key_allowed(model.provider, model.api_base):
+        return _endpoint_key(secrets, model.api_base)
     for k in PROVIDER_KEYS.get(model.provider, ()):
         value = (secrets or {}).get(k)
         if isinstance(value, str) and value.strip():

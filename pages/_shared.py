@@ -65,12 +65,14 @@ def get_store() -> Store:
 
 
 def streamlit_secrets() -> dict:
-    """Root-level Streamlit secrets as a plain dict ({} without a secrets file).
+    """Root-level Streamlit secrets as a plain dict ({} without a secrets file), plus the
+    ``[endpoint_keys]`` table.
 
     Provider keys and model settings for core.models; the values are passed on, never shown.
     """
     try:
-        return {k: v for k, v in st.secrets.to_dict().items() if not isinstance(v, dict)}
+        return {k: v for k, v in st.secrets.to_dict().items()
+                if not isinstance(v, dict) or k == "endpoint_keys"}  # keys named per custom endpoint
     except (FileNotFoundError, OSError, ValueError):
         return {}
 

@@ -21,6 +21,7 @@ from core.judges.live import LIVE_PROMPTS, LiveCallFailed, highlight_html, score
 from core.judges.llm import EndpointRefused, GenParams
 from core.models import configured_models, local_only, secret_api_key
 from core.queries import CATEGORY_NAMES
+from pages._errors import show_error
 from pages._shared import (
     ensure_router,
     escape_md,
@@ -240,7 +241,7 @@ for i, key in enumerate(model_keys, start=1):
     with answers[i]:
         if "error" in res:
             st.markdown(f"**{escape_md(key[1])}**")
-            st.error(res["error"])
+            show_error("", res["error"])
         else:
             draw_answer(f"m{i}", f"{key[1]} · {key[2]}", res["parsed"], res["raw"], res["latency"], res["cost"])
 

@@ -29,11 +29,13 @@ from streamlit.errors import StreamlitAPIException
 from core import analysis
 from core.export import to_safe_csv
 from core.judges import run_judge
-from core.judges.llm import REASONING_EFFORTS, GenParams, redact
+from core.judges.errors import explain_error
+from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model, redact
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
 from core.models import OFFLINE_JUDGES, configured_models, local_only, plan_run, secret_api_key
 from core.prompts import ALLOWED_K, list_prompts
 from core.queries import FACETS
+from pages._errors import show_error
 from pages._shared import (
     VERSION_KEY,
     ensure_router,
@@ -223,6 +225,16 @@ def job_panel() -> None:
 
 
 # -- cached loaders ---------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _model_problem(model: str, api_base: str | None) -> str:
+    """Why litellm cannot route ``model`` (its own provider lookup), or "" when it can."""
+    try:
+        check_model(model, api_base)
+    except ModelNotUsable as exc:
+        return str(exc)
+    return ""
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -475,7 +487,7 @@ def draw_results(store, job: Job, models, secrets, restricted: bool, concurrency
         st.success("Finished: " + summary)
     for r in job.results:
         if r.get("status") in ("refused", "error"):
-            st.error(f"{escape_md(r['judge'])}: {escape_md(r['error'])}")
+            show_error(f"{r['judge']}: ", r["error"])
     st.dataframe(table, hide_index=True, key="run_results",
                  column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")})
     st.download_button("Runs (CSV)", to_safe_csv(table), file_name="runs.csv", mime="text/csv",
@@ -483,7 +495,11 @@ def draw_results(store, job: Job, models, secrets, restricted: bool, concurrency
     if job.failures:
         st.markdown("**Failures**")
         failures = pd.DataFrame(job.failures)
-        st.dataframe(failures, hide_index=True, key="run_failures")
+        failures.insert(len(failures.columns) - 1, "reason", failures["error"].map(explain_error))
+        for reason, count in failures["reason"].value_counts().items():
+            st.caption(f"{count:,} pair(s): {escape_md(reason)}")
+        st.dataframe(failures, hide_index=True, key="run_failures",
+                     column_config={"error": st.column_config.TextColumn("raw error")})
         st.download_button("Failures (CSV)", to_safe_csv(failures), file_name="failures.csv", mime="text/csv",
                            key="run_failures_csv")
     retry = [t for t, r in zip(job.tasks, job.results, strict=False)
@@ -518,7 +534,10 @@ tasks, shots, concurrency = choose_tasks(models, datasets["name"].tolist(), data
 by_name = {m.name: m for m in models}
 for name in dict.fromkeys(t.judge for t in tasks if not t.offline):
     m = by_name[name]
-    if restricted and not m.local:
+    problem = _model_problem(name, m.api_base)
+    if problem:
+        st.error(f"{escape_md(name)}: {escape_md(problem)}")
+    elif restricted and not m.local:
         st.error(f"local_only is on: {escape_md(name)} ({escape_md(m.api_base or 'provider default endpoint')}) "
                  "is not a loopback or private endpoint; its runs will be refused.")
     elif not m.usable:

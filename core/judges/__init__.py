@@ -13,6 +13,12 @@ def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kw
     """Run ``judge`` on ``dataset``; returns a RunSummary (see core.judges.llm)."""
     from core.review.data import REVIEW_KIND, dataset_kind
 
+    if judge not in OFFLINE_JUDGES and not judge.startswith("distilled:"):
+        if not judge or judge.strip() != judge:
+            raise ValueError(f"judge name {judge!r} is not valid; use rules, lexical, distilled:NAME or a model")
+        from core.judges.llm import check_model
+
+        check_model(judge, kwargs.get("api_base"))  # before anything is stored or sent
     if dataset_kind(store, dataset) == REVIEW_KIND:  # edit review (RADAR): its own prompt and baseline
         from core.review.judge import run_review_judge
 
@@ -32,8 +38,6 @@ def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kw
         from core.distill.judge import run_distilled_judge
 
         return run_distilled_judge(store, dataset, judge.split(":", 1)[1], **_offline_kwargs(kwargs))
-    if not judge or judge.strip() != judge:
-        raise ValueError(f"judge name {judge!r} is not valid; use rules, lexical, distilled:NAME or a model")
     if prompt_id == "laias_judge":  # LAIas Bench adversarial phase: its own messages (core/checks/adversarial.py)
         from core.checks.adversarial import run_laias_judge
 

@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from core.judges.llm import GenParams, _Caller, _run_on_gateway_loop, check_endpoint
+from core.judges.llm import GenParams, _Caller, _run_on_gateway_loop, check_endpoint, check_model
 from core.parse import ParseResult, parse_output
 from core.settings import local_only as local_only_setting
 
@@ -78,14 +78,16 @@ def score_live(reference: str, candidate: str, model: str, prompt_id: str = "gre
                timeout: float = 120.0, max_retries: int = 2) -> tuple[str, ParseResult, float, float | None]:
     """One call of ``model`` on one pair: ``(raw_text, parsed, latency_ms, cost_usd or None)``.
 
-    Raises ``EndpointRefused`` (local_only), ``ValueError`` (unknown prompt)
-    before any request, and :class:`LiveCallFailed` when the call fails.
+    Raises ``EndpointRefused`` (local_only), ``ModelNotUsable`` (no provider for the model name),
+    ``ValueError`` (unknown prompt) before any request, and :class:`LiveCallFailed` when the call
+    fails.
     """
     from core.prompts import render_messages
 
     if prompt_id not in LIVE_PROMPTS:
         raise ValueError(f"live scoring uses a zero-shot GREEN-format prompt: {', '.join(LIVE_PROMPTS)}")
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
+    check_model(model, api_base)
     messages = render_messages(prompt_id, reference, candidate)
     caller = _Caller(model, params or GenParams(), api_base, api_key, timeout, max_retries, backoff=0.5)
     rec = _run_on_gateway_loop(caller.call(messages))

@@ -203,20 +203,91 @@ def _short_error(exc: Exception, api_key: str | None) -> str:
     return redact(text, [api_key] if api_key else None)[:500]
 
 
+# -- litellm, loaded once, early ---------------------------------------------------
+
+_PRELOAD: threading.Thread | None = None
+_PRELOAD_GUARD = threading.Lock()
+
+
+def preload_litellm() -> None:
+    """Start importing litellm in a background thread (seconds of start-up), once per process.
+
+    Called where a model call is likely soon (a CLI judge run, the dashboard's start), so the
+    import overlaps the store work instead of sitting inside the run; :func:`litellm_module`
+    then waits only for what is left of it.
+    """
+    global _PRELOAD
+    with _PRELOAD_GUARD:
+        if _PRELOAD is None:
+            _PRELOAD = threading.Thread(target=litellm_module, name="litellm-import", daemon=True)
+            _PRELOAD.start()
+
+
+def litellm_module():
+    """litellm, imported after the offline defaults (no price-map download), quiet."""
+    apply_offline_defaults()
+    import litellm  # the import lock makes a second caller wait for a preload in flight
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+class ModelNotUsable(ValueError):
+    """litellm cannot tell which provider serves a model name: nothing is sent."""
+
+
+def check_model(model: str, api_base: str | None = None) -> str:
+    """The model's provider by litellm's own lookup; :class:`ModelNotUsable` with a hint otherwise.
+
+    Run before anything is sent or stored, so a bare name such as ``my-local-model`` fails at
+    once instead of being recorded as a failure on every pair.
+    """
+    try:
+        return litellm_module().get_llm_provider(model=model, api_base=api_base)[1]
+    except Exception:  # litellm raises BadRequestError ("LLM Provider NOT provided")
+        name = model.split("/", 1)[-1] or model
+        hint = (f"for an OpenAI-compatible server use openai/{name}" if api_base else
+                f"prefix its provider, e.g. openai/{name}, anthropic/{name} or ollama/{name} "
+                "(litellm's providers: https://docs.litellm.ai/docs/providers)")
+        raise ModelNotUsable(f"model '{model}': litellm cannot tell which provider serves it, so nothing "
+                             f"was sent; {hint}") from None
+
+
+# A provider's own API hosts: a key from the environment goes to these only.
+PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
+    "openai": ("api.openai.com",), "anthropic": ("api.anthropic.com",),
+    "gemini": ("generativelanguage.googleapis.com",), "mistral": ("api.mistral.ai",),
+    "groq": ("api.groq.com",), "together_ai": ("api.together.xyz",), "openrouter": ("openrouter.ai",),
+    "deepseek": ("api.deepseek.com",), "cohere": ("api.cohere.ai", "api.cohere.com"),
+    "fireworks_ai": ("api.fireworks.ai",), "xai": ("api.x.ai",),
+}
+NO_KEY = "no-key-needed"  # what a custom endpoint receives when the user named no key for it
+
+
+def environment_key_allowed(provider: str, api_base: str | None) -> bool:
+    """May litellm take ``provider``'s key from the environment for a call to ``api_base``?
+
+    Only for the provider's own endpoint (no ``api_base``, or one on its own API host). Any other
+    endpoint is someone else's server: it gets a key only when the user names one for it
+    (``--api-key-env NAME`` on the CLI, ``[endpoint_keys]`` in Streamlit secrets).
+    """
+    if not api_base:
+        return True
+    host = (urlsplit(api_base).hostname or "").lower()
+    return host in PROVIDER_HOSTS.get(provider, ())
+
+
 class _Caller:
     def __init__(self, model: str, params: GenParams, api_base: str | None, api_key: str | None,
                  timeout: float, max_retries: int, backoff: float):
-        apply_offline_defaults()
-        import litellm  # imported late: start-up cost, and after the offline defaults
-
-        litellm.suppress_debug_info = True
+        litellm = litellm_module()
         self.litellm = litellm
         self.model = model
         self.params = params
         self.api_base = api_base
         self.api_key = api_key
-        if api_base and not api_key and model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
-            self.api_key = "no-key-needed"  # local OpenAI-compatible servers ignore it
+        if api_base and not api_key and not environment_key_allowed(check_model(model, api_base), api_base):
+            self.api_key = NO_KEY  # an explicit key: litellm never reaches for the environment's
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
@@ -294,6 +365,7 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
+    check_model(model, api_base)  # a name litellm cannot route fails here, before the run exists
     pairs = load_pairs(store, dataset, pair_ids, limit)
     shot_list, run_params = None, params.as_dict()
     if prompt_id in FEWSHOT_PROMPTS or shots is not None:
