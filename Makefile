@@ -43,7 +43,7 @@ $(STORE): | $(VENV)/.runtime-ok
 demo: $(STORE)
 
 run: setup $(STORE)
-	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
+	$(PY) -m core.serve --server.address 127.0.0.1 --server.port $(PORT)
 
 # Debian's chromium for the real-browser test (Playwright's own download cannot work here).
 browser:

@@ -13,6 +13,8 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 import streamlit as st  # noqa: E402
 
+from core.judges.llm import preload_litellm  # noqa: E402
+from core.serve import models_configured  # noqa: E402
 from core.store import StoreError  # noqa: E402
 from pages._shared import (  # noqa: E402
     DATASET_KEY,
@@ -26,6 +28,9 @@ from pages._shared import (  # noqa: E402
 )
 
 st.set_page_config(page_title="RadJudge", layout="wide")
+
+if models_configured():  # litellm's seconds of import, off the first scoring (once per process)
+    preload_litellm()
 
 # Explicit entries (this also turns off the automatic scan of pages/). No icons: Streamlit
 # fetches ":material/...:" navigation icons from a font CDN, and the dashboard must not

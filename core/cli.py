@@ -129,11 +129,9 @@ def _api_key(args) -> str | None:
 
 
 def cmd_judge(args) -> int:
+    # No background import of litellm here: measured (bench/bench_cli_run.py), it gained nothing, since
+    # the store work it could overlap takes ~0.2 s and the import holds the GIL (docs/PERFORMANCE.md).
     offline = args.judge in ("rules", "lexical") or args.judge.startswith("distilled:")
-    if not offline:  # litellm's seconds of import overlap the store work below
-        from core.judges.llm import preload_litellm
-
-        preload_litellm()
     from core.judges import run_judge
     from core.judges.llm import GenParams
 

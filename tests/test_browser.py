@@ -1,4 +1,4 @@
-"""One real-browser pass: `streamlit run app.py` + headless Debian Chromium via Playwright.
+"""One real-browser pass: `python -m core.serve` (streamlit run app.py) + headless Debian Chromium via Playwright.
 
 Playwright's own browser download cannot work here, so the test drives the
 Debian package at /usr/bin/chromium and is skipped (with that reason) only
@@ -74,7 +74,7 @@ def server(demo_store: Store, tmp_path: Path):
     log = tmp_path / "streamlit.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py",
+            [sys.executable, "-m", "core.serve",  # `streamlit run app.py` as `make run` starts it
              "--server.headless", "true", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,

@@ -13,13 +13,15 @@ def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kw
     """Run ``judge`` on ``dataset``; returns a RunSummary (see core.judges.llm)."""
     from core.review.data import REVIEW_KIND, dataset_kind
 
-    if judge not in OFFLINE_JUDGES and not judge.startswith("distilled:"):
-        if not judge or judge.strip() != judge:
-            raise ValueError(f"judge name {judge!r} is not valid; use rules, lexical, distilled:NAME or a model")
+    model = judge not in OFFLINE_JUDGES and not judge.startswith("distilled:")
+    if model and (not judge or judge.strip() != judge):
+        raise ValueError(f"judge name {judge!r} is not valid; use rules, lexical, distilled:NAME or a model")
+    review = dataset_kind(store, dataset) == REVIEW_KIND
+    if model and (prompt_id == "laias_judge" or review):
         from core.judges.llm import check_model
 
-        check_model(judge, kwargs.get("api_base"))  # before anything is stored or sent
-    if dataset_kind(store, dataset) == REVIEW_KIND:  # edit review (RADAR): its own prompt and baseline
+        check_model(judge, kwargs.get("api_base"))  # before anything is stored or sent (run_llm_judge: its own)
+    if review:  # edit review (RADAR): its own prompt and baseline
         from core.review.judge import run_review_judge
 
         return run_review_judge(store, dataset=dataset, judge=judge, prompt_id=prompt_id, **kwargs)

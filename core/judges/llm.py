@@ -365,7 +365,6 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
-    check_model(model, api_base)  # a name litellm cannot route fails here, before the run exists
     pairs = load_pairs(store, dataset, pair_ids, limit)
     shot_list, run_params = None, params.as_dict()
     if prompt_id in FEWSHOT_PROMPTS or shots is not None:
@@ -378,6 +377,9 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     p_hash = prompt_hash(prompt_id)  # unknown prompt ids fail here, before any work
     if api_base:
         run_params["api_base"] = safe_api_base(api_base)
+    # a name litellm cannot route fails here, before the run exists (after the reads above, which
+    # overlap litellm's import when preload_litellm() started it)
+    check_model(model, api_base)
     spec = RunSpec("llm", model, dataset, model=model, prompt_id=prompt_id, prompt_hash=p_hash,
                    params=run_params)
     run_id = ensure_run(store, spec, len(pairs))

@@ -1,0 +1,150 @@
+"""Whole processes: ``python -m core judge`` vs a script's sequential litellm loop, start-up included.
+
+A user's run is a process: Python starts, litellm is imported (seconds), the
+store is read, the calls go out. This benchmark times exactly that, in the same
+command, against the same loopback server (its own process, fixed latency):
+
+- baseline: ``python -c`` importing litellm and calling ``litellm.completion``
+  in a for-loop over the same rendered messages (what a script would do);
+- ``python -m core judge``, the same calls at ``--concurrency``;
+- the floor no client can beat: the loop's own start-up (Python + litellm's
+  import) plus ceil(n / concurrency) waves of the server's latency.
+
+Each judge pass runs on a fresh dataset (new texts: no cache hits). For
+``--pairs`` above ``--baseline-max`` the loop is timed on that many calls and
+extrapolated (its import time + n x its per-call time); the table says so.
+
+    .venv/bin/python bench/bench_cli_run.py --pairs 100 --latency 0.2 --concurrency 32 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import pandas as pd  # noqa: E402
+
+from bench.perfdoc import write_section  # noqa: E402
+from core.importers import PairColumns, import_pairs  # noqa: E402
+from core.prompts import render_messages  # noqa: E402
+from core.store import Store  # noqa: E402
+
+MODEL = "openai/bench-judge"
+ENV = dict(os.environ, PYTHONPATH=str(ROOT), LITELLM_LOCAL_MODEL_COST_MAP="True")
+
+_LOOP = """
+import json, sys, time
+t0 = time.perf_counter()
+import litellm
+litellm.suppress_debug_info = True
+imported = time.perf_counter() - t0
+url, path, model = sys.argv[1], sys.argv[2], sys.argv[3]
+calls = json.load(open(path))
+t1 = time.perf_counter()
+for messages in calls:
+    litellm.completion(model=model, messages=messages, api_base=url, api_key="x", temperature=0.0, max_tokens=2048)
+print(json.dumps({"import": imported, "loop": time.perf_counter() - t1, "calls": len(calls)}))
+"""
+
+def _pairs(n: int, tag: str) -> pd.DataFrame:
+    return pd.DataFrame({"id": [f"b{i:05d}" for i in range(n)],
+                         "ref": [f"Reference {i} ({tag}): small left pleural effusion, no pneumothorax."
+                                 for i in range(n)],
+                         "cand": [f"Candidate {i} ({tag}): left effusion, tiny pneumothorax." for i in range(n)]})
+
+
+def _judge(store: Store, dataset: str, url: str, concurrency: int) -> float:
+    cmd = [sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", dataset, "--judge", MODEL,
+           "--api-base", url, "--concurrency", str(concurrency), "--json"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=1800)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"judge failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    out = json.loads(proc.stdout)
+    assert out["sent"] == out["requested"] and out["failed"] == 0, out  # every pair really sent
+    return wall
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=100)
+    ap.add_argument("--latency", type=float, default=0.2)
+    ap.add_argument("--concurrency", type=int, default=32)
+    ap.add_argument("--repeat", type=int, default=3, help="passes of the judge command")
+    ap.add_argument("--baseline-max", type=int, default=100, help="loop calls timed at most; more: extrapolated")
+    ap.add_argument("--write", action="store_true", help="replace this benchmark's section of docs/PERFORMANCE.md")
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp())
+    store = Store(tmp / "bench.duckdb")
+    n = args.pairs
+    for r in range(args.repeat):
+        import_pairs(store, _pairs(n, f"pass {r}"), dataset=f"bench{r}", columns=PairColumns("id", "ref", "cand"),
+                     name=f"bench{r}.csv")
+    sample = _pairs(min(n, args.baseline_max), "loop")
+    calls = [render_messages("green", row.ref, row.cand) for row in sample.itertuples(index=False)]
+    calls_file = tmp / "calls.json"
+    calls_file.write_text(json.dumps(calls))
+
+    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_openai.py"), "--port", "0",
+                               "--latency", str(args.latency)], stdout=subprocess.PIPE, text=True)
+    url = server.stdout.readline().split()[-1]
+    load_before = os.getloadavg()[0]
+    try:
+        t0 = time.perf_counter()
+        loop = subprocess.run([sys.executable, "-c", _LOOP, url, str(calls_file), MODEL], cwd=ROOT, env=ENV,
+                              capture_output=True, text=True, timeout=3600, check=True)
+        loop_wall = time.perf_counter() - t0
+        timing = json.loads(loop.stdout)
+        per_call = timing["loop"] / timing["calls"]
+        startup = loop_wall - timing["loop"]  # Python + litellm import + exit
+        baseline = loop_wall if n <= args.baseline_max else startup + n * per_call
+        shipped = [_judge(store, f"bench{r}", url, args.concurrency) for r in range(args.repeat)]
+    finally:
+        server.terminate()
+        server.wait()
+    load_after = os.getloadavg()[0]
+
+    med_s = statistics.median(shipped)
+    floor = startup + math.ceil(n / args.concurrency) * args.latency
+    how = "measured" if n <= args.baseline_max else (
+        f"extrapolated: start-up {startup:.2f} s + {n} x {per_call * 1000:.0f} ms per call, timed on "
+        f"{timing['calls']} calls")
+    rows = [
+        (f"sequential litellm.completion loop, whole process ({how})", baseline, 1.0),
+        (f"`python -m core judge`, concurrency {args.concurrency}, whole process (median of {args.repeat})",
+         med_s, baseline / med_s),
+        ("... slowest pass", max(shipped), baseline / max(shipped)),
+        (f"floor: start-up {startup:.2f} s + {math.ceil(n / args.concurrency)} waves of "
+         f"{args.latency * 1000:.0f} ms, zero CPU per call", floor, baseline / floor),
+    ]
+    cmd = (f".venv/bin/python bench/bench_cli_run.py --pairs {n} --latency {args.latency} "
+           f"--concurrency {args.concurrency} --repeat {args.repeat}")
+    lines = [f"### Whole process: judge command vs sequential loop ({n} pairs, {args.latency * 1000:.0f} ms "
+             "server latency)", "",
+             f"Command: `{cmd}` (load average {load_before:.2f} before, {load_after:.2f} after)", "",
+             "| what | seconds | speed-up vs baseline |", "| --- | ---: | ---: |"]
+    lines += [f"| {name} | {sec:.2f} | {ratio:.1f}x |" for name, sec, ratio in rows]
+    lines += ["", f"The loop's process spent {timing['import']:.2f} s importing litellm and "
+              f"{per_call * 1000:.0f} ms per call. Passes: " + ", ".join(f"{s:.2f}" for s in shipped) + "."]
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        write_section(f"### Whole process: judge command vs sequential loop ({n} pairs", text)
+
+
+if __name__ == "__main__":
+    main()
