@@ -27,10 +27,12 @@ def judge_runs(store: Store, dataset: str) -> pd.DataFrame:
 
 
 def _judge_runs(conn, dataset: str) -> pd.DataFrame:
+    # n_unparsed: answers (counted in n_ok) that could not be read as the prompt's format
     runs = conn.execute(
-        "SELECT run_id, judge_kind, judge_name, model, prompt_id, prompt_hash, params, status, n_ok, n_failed, "
-        "cost_usd, started_at, finished_at FROM judge_runs WHERE dataset = ? ORDER BY started_at, run_id",
-        [dataset]).df()
+        "SELECT r.run_id, judge_kind, judge_name, model, prompt_id, prompt_hash, params, status, n_ok, n_failed, "
+        "coalesce(u.n, 0) AS n_unparsed, cost_usd, started_at, finished_at FROM judge_runs r LEFT JOIN "
+        "(SELECT run_id, count(*) AS n FROM judge_outputs WHERE error IS NULL AND parse_status = 'failed' "
+        " GROUP BY run_id) u USING (run_id) WHERE dataset = ? ORDER BY started_at, r.run_id", [dataset]).df()
     if runs.empty:
         return runs.assign(judge=pd.Series(dtype=str))
 

@@ -163,22 +163,37 @@ def cmd_judge(args) -> int:
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
-        for k in ("run_id", "requested", "cached", "skipped", "sent", "ok", "failed", "cost_usd", "seconds",
-                  "status"):
+        for k in ("run_id", "requested", "cached", "skipped", "sent", "ok", "failed", "unparsed_total", "cost_usd",
+                  "seconds", "status"):
             print(f"{k}: {out[k]}")
         for f in out["failures"][:10]:
             print(f"failed {f['ext_id']}: {f['error']}")
     if summary.status != "done":
         return 3
-    if summary.failed_total and not args.allow_failures:
-        from core.judges.errors import explain_error
+    return _judge_exit(summary, out, args.allow_failures)
 
+
+def _judge_exit(summary, out: dict, allow_failures: bool) -> int:
+    """0, or 4 with a line on stderr: pairs failed or answers could not be parsed (unless allowed), or the
+    run holds no usable answer at all (always)."""
+    from core.judges.errors import explain_error
+
+    useful = summary.ok - summary.unparsed_total  # answered pairs whose answer could be read
+    problems = []
+    if summary.failed_total:
         first = out["failures"][0]["error"] if out["failures"] else ""
-        print(f"error: {summary.failed_total} of {summary.requested} pairs failed and are recorded"
-              + (f" ({explain_error(first)})" if first else "")
-              + "; run the same command again to retry them, or pass --allow-failures to exit 0", file=sys.stderr)
-        return 4
-    return 0
+        problems.append(f"{summary.failed_total} of {summary.requested} pairs failed and are recorded"
+                        + (f" ({explain_error(first)})" if first else ""))
+    if summary.unparsed_total:
+        problems.append(f"{summary.unparsed_total} answers could not be read as the prompt's answer format "
+                        "(stored with parse_status 'failed'; `python -m core parse` shows why)")
+    if not problems or (allow_failures and useful > 0):
+        return 0
+    if useful <= 0 and summary.requested:
+        problems.append("no usable answer: nothing to analyse")
+    print("error: " + "; ".join(problems) + ("" if useful <= 0 else
+          "; run the same command again to retry failures, or pass --allow-failures to exit 0"), file=sys.stderr)
+    return 4
 
 
 def cmd_inject(args) -> int:
@@ -190,6 +205,11 @@ def cmd_inject(args) -> int:
                             validate=not args.no_validate,
                             local_only=True if args.local_only else None)
     _print(report.to_json(), args.json)
+    if report.added == 0 and report.skipped < report.requested:  # nothing new, and not because it was done
+        reasons = sorted({str(r) for x in report.excluded for r in (x.get("reasons") or [])[-1:]})[:3]
+        print(f"error: no report was injected into '{args.target}' ({len(report.excluded)} excluded"
+              + (f"; e.g. {'; '.join(reasons)}" if reasons else "") + ")", file=sys.stderr)
+        return 4
     return 0
 
 
@@ -383,7 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp); default $RADJUDGE_API_BASE")
     p.add_argument("--api-key-env", metavar="NAME", help=_KEY_HELP)
     p.add_argument("--allow-failures", action="store_true",
-                   help="exit 0 even when pairs failed (they are recorded either way; by default exit 4)")
+                   help="exit 0 even when pairs failed or answers could not be parsed (they are recorded "
+                        "either way; by default exit 4); a run with no usable answer still exits 4")
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--limit", type=int, help="only the first N pairs (by id)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per call")

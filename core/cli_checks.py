@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 
@@ -30,18 +31,19 @@ def checks_report(store, dataset: str, locale: str, *, llm_run: str | None = Non
     from core.checks.store import (
         case_results,
         checks_spec,
+        default_llm_phase,
         dimension_summary,
         failing_checks,
-        llm_phase_runs,
         verdict_counts,
     )
 
     run_id = checks_spec(dataset, locale).run_id()
+    choice = "given"
     if llm_run is None and use_llm:
-        runs = llm_phase_runs(store, dataset, locale)
-        llm_run = runs["run_id"].iloc[0] if len(runs) else None
+        llm_run, choice = default_llm_phase(store, dataset, locale)
     cases = case_results(store, dataset, run_id, llm_run if use_llm else None)
     return {"dataset": dataset, "locale": locale, "checks_run": run_id, "llm_run": llm_run if use_llm else None,
+            "llm_run_choice": choice if use_llm else "--no-llm",
             "n": len(cases), "n_degraded": int(cases["degraded"].sum()),
             "dimensions": _records(dimension_summary(cases)), "verdicts": _records(verdict_counts(cases)),
             "failing_checks": _records(failing_checks(store, run_id))}
@@ -52,6 +54,7 @@ def cmd_checks(args) -> int:
 
     store = _store(args)
     started = time.monotonic()
+    failed_phase = False
     summary = run_checks(store, args.dataset, args.locale)
     llm_run = args.llm_run
     if args.judge:
@@ -63,15 +66,20 @@ def cmd_checks(args) -> int:
                                 local_only=True if args.local_only else None,
                                 params=GenParams(temperature=args.temperature, max_tokens=args.max_tokens))
         llm_run = phase.run_id
+        if phase.ok - phase.unparsed_total <= 0:  # every call failed or was unreadable: not a phase to use
+            print(f"error: the LLM phase with {args.judge} (run {phase.run_id}) produced no usable answer "
+                  f"({phase.failed_total} failed, {phase.unparsed_total} unreadable); the newest earlier phase "
+                  "with answers is used instead, if any", file=sys.stderr)
+            llm_run, failed_phase = None, True
     out = checks_report(store, args.dataset, args.locale, llm_run=llm_run, use_llm=not args.no_llm)
     out.update(checked_now=summary.requested - summary.skipped, seconds=round(time.monotonic() - started, 3))
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
-        return 0
+        return 4 if failed_phase else 0
     print(f"checks of '{args.dataset}' ({args.locale}), run {out['checks_run']}: {out['n']} pairs "
           f"({out['checked_now']} checked now)")
-    print(f"LLM phase: {out['llm_run']}" if out["llm_run"] else
-          "LLM phase: none -> every result is degraded (PARTIAL at best)")
+    print(f"LLM phase: {out['llm_run']} ({out['llm_run_choice']})" if out["llm_run"] else
+          f"LLM phase: none ({out['llm_run_choice']}) -> every result is degraded (PARTIAL at best)")
     print(f"{'dimension':<10}{'mean':>7}{'n':>6}{'unscored':>10}")
     for d in out["dimensions"]:
         mean = "-" if d["mean_score"] is None else f"{d['mean_score']:.2f}"
@@ -82,7 +90,7 @@ def cmd_checks(args) -> int:
     for c in out["failing_checks"] or [{"check_id": "-", "severity": "", "message": "none", "n_pairs": 0,
                                          "n_failures": 0}]:
         print(f"  {c['check_id']:<4} {c['severity']:<9} {c['n_pairs']:>5} pairs  {c['message']}")
-    return 0
+    return 4 if failed_phase else 0
 
 
 def cmd_leaderboard(args) -> int:

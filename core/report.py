@@ -271,7 +271,7 @@ def provenance_tables(store: Store, dataset: str | None = None) -> dict[str, pd.
 
     ``datasets``: name, origin (synthetic / imported), kind, source, version, pairs, annotators, runs,
     created_at. ``judges``: judge, kind, model, prompt_id, prompt_hash, seeds_and_shots, params, status,
-    n_ok, n_failed, cost_usd, started_at, finished_at.
+    n_ok, n_failed, n_unparsed (answers that could not be read), cost_usd, started_at, finished_at.
     """
     from core.analysis import judge_runs
     from core.queries import list_datasets
@@ -287,7 +287,7 @@ def provenance_tables(store: Store, dataset: str | None = None) -> dict[str, pd.
 
 
 _JUDGE_COLUMNS = ["judge", "kind", "model", "prompt_id", "prompt_hash", "seeds_and_shots", "params", "status",
-                  "n_ok", "n_failed", "cost_usd", "started_at", "finished_at"]
+                  "n_ok", "n_failed", "n_unparsed", "cost_usd", "started_at", "finished_at"]
 
 
 def _judges_frame(runs: pd.DataFrame) -> pd.DataFrame:
@@ -531,7 +531,8 @@ def _judges_table(judges: pd.DataFrame) -> str:
         return "<p class='empty'>No judge runs.</p>"
     titles = {"judge": "Judge", "kind": "Kind", "model": "Model", "prompt_id": "Prompt", "prompt_hash": "Prompt hash",
               "seeds_and_shots": "Seeds / shots", "params": "Params (JSON)", "status": "Status", "n_ok": "OK",
-              "n_failed": "Failed", "started_at": "Started", "finished_at": "Finished"}
+              "n_failed": "Failed", "n_unparsed": "Unreadable answers", "started_at": "Started",
+              "finished_at": "Finished"}
     head = "".join(f"<th scope='col'>{e(t)}</th>" for t in titles.values())
     rows = []
     for rec in judges.to_dict("records"):

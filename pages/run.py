@@ -162,7 +162,8 @@ def execute(store, job: Job, endpoints: dict[str, tuple[str | None, str | None]]
         else:
             d = summary.to_json()
             row.update(status=d["status"], requested=d["requested"], ok=d["ok"], cached=d["cached"] + d["skipped"],
-                       sent=d["sent"], failed=d["failed"], failed_total=d["failed_total"], cost_usd=d["cost_usd"],
+                       sent=d["sent"], failed=d["failed"], failed_total=d["failed_total"],
+                       unreadable=d["unparsed_total"], cost_usd=d["cost_usd"],
                        seconds=d["seconds"], run_id=d["run_id"], error="")
             with job.lock:
                 job.ok, job.failed = base_ok + summary.ok, base_failed + summary.failed
@@ -476,12 +477,13 @@ def draw_results(store, job: Job, models, secrets, restricted: bool, concurrency
     table = pd.DataFrame(job.results)
     ok = int(table["ok"].fillna(0).sum()) if "ok" in table else 0
     failed = int(table["failed_total"].fillna(0).sum()) if "failed_total" in table else 0
+    unreadable = int(table["unreadable"].fillna(0).sum()) if "unreadable" in table else 0
     cancelled = job.cancel.is_set()
-    summary = (f"{ok:,} ok, {failed:,} failed over {len(job.tasks)} run(s) on {job.selection} "
-               f"(dataset {escape_md(job.dataset)}).")
+    summary = (f"{ok:,} answered ({unreadable:,} of them unreadable as the prompt's format), {failed:,} failed "
+               f"over {len(job.tasks)} run(s) on {job.selection} (dataset {escape_md(job.dataset)}).")
     if cancelled:
         st.warning("Cancelled: " + summary + " Answers received before the cancel are kept.")
-    elif failed:
+    elif failed or unreadable:
         st.warning("Finished: " + summary)
     else:
         st.success("Finished: " + summary)

@@ -10,7 +10,8 @@ Behaviours: ``"ok"``, ``"429"`` (with Retry-After), ``"500"``, ``"drop"``
 (close the connection without answering), ``"slow"`` (sleep ``slow_seconds``
 before answering), ``"truncate"`` (half the answer, finish_reason "length"),
 ``"400"`` (a non-retryable error), ``"echo401"`` (an auth error that repeats the
-Authorization header back, as careless providers do).
+Authorization header back, as careless providers do), ``"prose"`` (a 200 answer in
+no format any prompt asks for).
 
 Run standalone: ``python tests/fake_openai.py --port 8765 --latency 0.2``.
 """
@@ -198,6 +199,8 @@ class FakeOpenAI:
                 finish = "stop"
                 if behaviour == "truncate":
                     answer, finish = answer[: len(answer) // 2], "length"
+                elif behaviour == "prose":  # an answer in no format the prompt asked for
+                    answer = "I have reviewed both reports and they look broadly similar to me."
                 self._send(200, {
                     "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                     "model": payload.get("model", "fake-judge"),

@@ -128,3 +128,21 @@ def test_checks_cli_json_and_leaderboard(tmp_store, laias_server, capsys):
     assert text.count("== group ") == 2 and "prompt laias_checks_en-US@" in text and "nan" not in text
     assert main(["--store", str(store.path), "checks", "--dataset", "nope"]) == 1
     assert "not found" in capsys.readouterr().err
+
+
+def test_an_llm_phase_without_one_usable_answer_exits_4_and_is_passed_over(tmp_store, laias_server, capsys,
+                                                                           monkeypatch):
+    store = make_store(tmp_store)
+    base = ["--store", str(store.path), "checks", "--dataset", "d", "--json"]
+    assert main(base + ["--judge", MODEL, "--api-base", laias_server.url]) == 0
+    good = json.loads(capsys.readouterr().out)["llm_run"]
+    monkeypatch.setattr(fake_openai, "task_answer", lambda messages: "Sorry, no JSON today.")
+    assert main(base + ["--judge", "openai/other-judge", "--api-base", laias_server.url]) == 4
+    captured = capsys.readouterr()
+    assert "produced no usable answer" in captured.err and "4 unreadable" in captured.err
+    out = json.loads(captured.out)
+    assert out["llm_run"] == good and "1 newer run(s) without answers passed over" in out["llm_run_choice"]
+    assert out["n_degraded"] == 1  # as with the good phase (p3), not 4
+    assert main(base) == 0  # a later plain `checks` uses the good phase too, and says why
+    later = json.loads(capsys.readouterr().out)
+    assert later["llm_run"] == good and later["n_degraded"] == 1

@@ -177,3 +177,24 @@ def test_dashboard_secrets_give_a_custom_endpoint_only_the_key_named_for_it():
     named = dict(secrets, endpoint_keys={url: "endpoint-secret-value"})
     custom = configured_models({}, named)[1]
     assert secret_api_key(custom, named) == "endpoint-secret-value" and custom.key_present
+
+
+def test_unreadable_answers_are_counted_and_a_run_without_one_usable_answer_exits_4(tmp_path):
+    n = 4
+    store = make_store(tmp_path / "s.duckdb", n, {i: "MPROSE" for i in range(n)})
+    with FakeOpenAI(plan={"MPROSE": ["prose"] * 10}) as server:
+        proc = judge(store, "--judge", "openai/fake", "--api-base", server.url, "--allow-failures")
+        out = json.loads(proc.stdout)
+        # every call answered (ok 4, failed 0) but no answer could be read: counted, and not "fine"
+        assert (out["ok"], out["failed"], out["unparsed_total"]) == (n, 0, n)
+        assert proc.returncode == 4 and "4 answers could not be read" in proc.stderr
+        assert "no usable answer" in proc.stderr  # even with --allow-failures
+        half = make_store(tmp_path / "h.duckdb", n, {0: "MPROSE"})
+        mixed = subprocess.run([sys.executable, "-m", "core", "--store", str(half.path), "judge", "--dataset", "d",
+                                "--judge", "openai/fake", "--api-base", server.url, "--json"], cwd=ROOT, env=ENV,
+                               capture_output=True, text=True, timeout=120)
+        assert mixed.returncode == 4 and "1 answers could not be read" in mixed.stderr
+        assert json.loads(mixed.stdout)["unparsed_total"] == 1
+    from core.analysis import judge_runs
+
+    assert judge_runs(store, "d")["n_unparsed"].tolist() == [n]  # what the pages and the report show

@@ -151,3 +151,26 @@ def test_injected_dataset_feeds_the_fig3_calibration(store):
     table = injected_calibration(judge_counts(store, "d-ff"), injected, n_boot=50, seed=0)
     assert set(table["x"]) == set(injected["k"])
     assert table.groupby("x")["n"].sum().sum() == 12 and (table["identity"] == table["x"]).all()
+
+
+def test_inject_cli_exits_4_when_it_added_nothing(store, capsys):
+    from core.cli import main
+
+    store.execute("UPDATE pairs SET reference = reference || ' BADJSON' WHERE ext_id IN ('p00', 'p01')")
+    with FakeOpenAI() as server:
+        args = ["--store", str(store.path), "inject", "--dataset", "d", "--target", "d-none", "--judge", MODEL,
+                "--kind", "omission", "--limit", "2", "--api-base", server.url, "--json"]
+        assert main(args) == 4
+        captured = capsys.readouterr()
+        assert json.loads(captured.out)["added"] == 0
+        assert "no report was injected into 'd-none' (2 excluded" in captured.err and "JSON" in captured.err
+        ok = ["--store", str(store.path), "inject", "--dataset", "d", "--target", "d-some", "--judge", MODEL,
+              "--kind", "omission", "--limit", "4", "--api-base", server.url, "--json"]
+        assert main(ok) == 0  # p02, p03 go in: something was added
+        assert json.loads(capsys.readouterr().out)["added"] == 2
+        assert main(ok) == 4  # a re-run adds nothing: p00 and p01 fail again
+        capsys.readouterr()
+        store.execute("UPDATE pairs SET reference = replace(reference, ' BADJSON', '')")
+        assert main(args) == 0 and json.loads(capsys.readouterr().out)["added"] == 2
+        assert main(args) == 0  # everything asked for is in already: nothing to add is not a failure
+        assert json.loads(capsys.readouterr().out)["skipped"] == 2

@@ -85,7 +85,8 @@ def test_rules_run_lands_in_store_and_second_estimate_is_all_cached(app_test, de
     stored = set(store.query_df("SELECT pair_id FROM judge_outputs WHERE run_id = ?",
                                 [runs["run_id"].iloc[0]])["pair_id"])
     assert stored == _expected_sample(store, 12, 5)
-    assert any(s.value.startswith("Finished: 12 ok, 0 failed") for s in at.success)
+    assert any(s.value.startswith("Finished: 12 answered (0 of them unreadable as the prompt's format), 0 failed")
+               for s in at.success)
     assert [b for b in at.button if b.key == "run_to_correlations"]  # the way on to the results
     results = _table(at, "run_id", "status")
     assert results[["judge", "ok", "failed_total"]].values.tolist() == [["rules", 12, 0]]
@@ -174,7 +175,8 @@ def test_model_run_in_background_then_retry_failed_and_all_cached(app_test, demo
         job = _wait_for_job(at)
         assert server.requests == sent_before + 1  # only the failure is sent again
         assert store.query_df("SELECT n_ok, n_failed FROM judge_runs").values.tolist() == [[5, 0]]
-        assert any(s.value.startswith("Finished: 5 ok, 0 failed") for s in at.success)
+        assert any(s.value.startswith("Finished: 5 answered (0 of them unreadable as the prompt's format), 0 failed")
+                   for s in at.success)
         assert _metric(at, "Cache hits") == "5"
         assert set(store.query_df("SELECT pair_id FROM judge_outputs")["pair_id"]) == ids
 

@@ -17,6 +17,7 @@ from core.checks.registry import DIMENSION_NAMES
 from core.checks.store import (
     case_results,
     checks_runs,
+    default_llm_phase,
     dimension_summary,
     failing_checks,
     llm_phase_runs,
@@ -62,12 +63,13 @@ def checks_section(store: Store, dataset: str) -> str:
     board = systems_leaderboard(store, dataset)
     for run in runs.drop_duplicates("locale").itertuples(index=False):
         llm = llm_phase_runs(store, dataset, run.locale)
-        llm_run = llm["run_id"].iloc[0] if len(llm) else None
+        llm_run, note = default_llm_phase(store, dataset, run.locale)
         cases = case_results(store, dataset, run.run_id, llm_run)
         dims = dimension_summary(cases)
         dims["name"] = dims["dimension"].map(lambda d: DIMENSION_NAMES.get(d, "weighted overall"))
-        phase = (f"LLM phase: run {llm_run} ({llm['model'].iloc[0]})" if llm_run else
-                 "No LLM phase: every result is degraded.")
+        model = llm.loc[llm["run_id"] == llm_run, "model"].iloc[0] if llm_run else None
+        phase = (f"LLM phase: run {llm_run} ({model}; {note})." if llm_run else
+                 f"No LLM phase ({note}): every result is degraded.")
         parts.append(f"<h3>Locale {_e(run.locale)}</h3><p class='note'>Checks run {_e(run.run_id)} over "
                      f"{len(cases):,} pairs. {_e(phase)}</p>")
         parts.append(_table(dims, {"dimension": "Dimension", "name": "Meaning", "mean_score": "Mean score (1-5)",

@@ -149,12 +149,28 @@ def checks_runs(store: Store, dataset: str) -> pd.DataFrame:
 
 
 def llm_phase_runs(store: Store, dataset: str, locale: str | None = None) -> pd.DataFrame:
-    """LLM runs of the LAIas judge prompt on the dataset (adversarial phase), newest first."""
-    runs = store.query_df("SELECT run_id, model, prompt_id, prompt_hash, params, status, n_ok, n_failed, started_at "
-                          "FROM judge_runs WHERE dataset = ? AND judge_kind = 'llm' AND prompt_id = 'laias_judge' "
-                          "ORDER BY started_at DESC, run_id", [dataset])
+    """LLM runs of the LAIas judge prompt on the dataset (adversarial phase), newest first; ``n_unparsed``
+    counts the answers (in ``n_ok``) that could not be read."""
+    runs = store.query_df("SELECT r.run_id, model, prompt_id, prompt_hash, params, status, n_ok, n_failed, "
+                          "coalesce(u.n, 0) AS n_unparsed, started_at FROM judge_runs r LEFT JOIN "
+                          "(SELECT run_id, count(*) AS n FROM judge_outputs WHERE error IS NULL "
+                          " AND parse_status = 'failed' GROUP BY run_id) u USING (run_id) "
+                          "WHERE dataset = ? AND judge_kind = 'llm' AND prompt_id = 'laias_judge' "
+                          "ORDER BY started_at DESC, r.run_id", [dataset])
     runs["locale"] = [json.loads(p or "{}").get("locale") for p in runs["params"]]
     return runs if locale is None else runs[runs["locale"] == locale].reset_index(drop=True)
+
+
+def default_llm_phase(store: Store, dataset: str, locale: str) -> tuple[str | None, str]:
+    """The LLM phase used when none is named: the newest one that has answers, and a note saying so
+    (a newer phase whose every call failed is passed over, not silently used)."""
+    runs = llm_phase_runs(store, dataset, locale)
+    good = runs[runs["n_ok"].fillna(0) - runs["n_unparsed"] > 0]  # some answer that could be read
+    if good.empty:
+        return None, "no LLM phase with answers" + (f" ({len(runs)} without)" if len(runs) else "")
+    newer = int((runs["started_at"] > good["started_at"].iloc[0]).sum())
+    note = "newest LLM phase with answers" + (f"; {newer} newer run(s) without answers passed over" if newer else "")
+    return good["run_id"].iloc[0], note
 
 
 def _wide(store: Store, run_id: str | None, metrics: list[str]) -> pd.DataFrame:

@@ -82,6 +82,7 @@ class RunSummary:
     seconds: float = 0.0
     status: str = "done"
     failed_total: int = 0  # failures recorded for the run, this invocation's and earlier ones
+    unparsed_total: int = 0  # answers of the run (counted in ok) that could not be read as the prompt's format
     failures: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -447,6 +448,7 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     summary.status = status
     summary.seconds = round(summary.seconds + time.monotonic() - started, 3)
     summary.failed_total = final["failed_total"]
+    summary.unparsed_total = final["unparsed_total"]
     return summary
 
 

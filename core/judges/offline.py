@@ -52,7 +52,8 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
     write_outputs(store, run_id, batch, spec.prompt_id)
     if progress:
         progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
-    finish_run(store, run_id, status)
+    final = finish_run(store, run_id, status)
+    summary.failed_total, summary.unparsed_total = final["failed_total"], final["unparsed_total"]
     summary.status = status
     summary.seconds = round(time.monotonic() - started, 3)
     return summary

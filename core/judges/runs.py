@@ -273,7 +273,12 @@ _FINISH_SQL = (
 def _finish(conn, run_id: str, status: str) -> dict:
     conn.execute(_FINISH_SQL, [status, run_id, run_id])
     row = conn.execute("SELECT n_ok, n_failed, cost_usd FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
-    return {"ok_total": row[0], "failed_total": row[1], "cost_total": row[2]}
+    unparsed = conn.execute(UNPARSED_SQL, [run_id]).fetchone()[0]
+    return {"ok_total": row[0], "failed_total": row[1], "cost_total": row[2], "unparsed_total": unparsed}
+
+
+# Answers that came back but could not be read as the prompt's format (stored, counted apart from n_ok).
+UNPARSED_SQL = "SELECT count(*) FROM judge_outputs WHERE run_id = ? AND error IS NULL AND parse_status = 'failed'"
 
 
 def finish_run(store: Store, run_id: str, status: str) -> dict:
