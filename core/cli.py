@@ -151,7 +151,7 @@ def cmd_judge(args) -> int:
         from core.judges.shots import ShotSource
 
         kwargs["shots"] = ShotSource(dataset=args.shots_dataset, split=args.shots_split, k=args.shots_k,
-                                     seed=args.shots_seed)
+                                     seed=args.shots_seed, run=args.shots_run)
     if not offline:
         kwargs.update(api_base=args.api_base, api_key=_api_key(args), concurrency=args.concurrency,
                       timeout=args.timeout,
@@ -344,8 +344,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", help="DuckDB store file (default: $RADJUDGE_STORE or data/radjudge.duckdb)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(name, func, help_):
-        p = sub.add_parser(name, help=help_, description=help_)
+    def add(name, func, help_, epilog=None):
+        p = sub.add_parser(name, help=help_, description=help_, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter if epilog else argparse.HelpFormatter)
         p.set_defaults(func=func)
         p.add_argument("--json", action="store_true", help="print machine-readable JSON")
         return p
@@ -395,7 +396,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--dataset", required=True)
 
-    p = add("judge", cmd_judge, "run a judge (rules, lexical or any litellm model) on a dataset's pairs")
+    p = add("judge", cmd_judge, "run a judge (rules, lexical or any litellm model) on a dataset's pairs",
+            epilog=_fewshot_epilog())
     p.add_argument("--dataset", required=True)
     p.add_argument("--judge", required=True, help="rules | lexical | distilled:NAME | a litellm model name")
     p.add_argument("--prompt", default="green", help="prompt template id (green, vert, formula, rubric, ...)")
@@ -417,6 +419,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shots-split", help="few-shot prompts: only this split of the shots dataset (e.g. train)")
     p.add_argument("--shots-k", type=int, default=3, choices=[3, 5, 10], help="random few-shot: number of shots")
     p.add_argument("--shots-seed", type=int, default=0, help="few-shot sampling seed (recorded with the run)")
+    p.add_argument("--shots-run", metavar="RUN_ID",
+                   help="vert_rate_err_10 (D.9): the run on the shots dataset whose answers are the shots")
 
     p = add("inject", cmd_inject, "build a dataset by injecting k errors per report (VERT App. F) with a model")
     p.add_argument("--dataset", required=True, help="source dataset (its reference reports are modified)")
@@ -477,6 +481,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
     p.add_argument("file", nargs="?", default="-")
     return parser
+
+
+def _fewshot_epilog() -> str:
+    from core.judges.shots import POOL_NEEDS
+
+    return "few-shot prompts and the shots pool each needs:\n" + "\n".join(
+        f"  {prompt}: {need}" for prompt, need in POOL_NEEDS.items())
 
 
 _KEY_HELP = ("environment variable holding the key for --api-base; without it a custom endpoint gets no key "

@@ -31,7 +31,7 @@ from core.export import to_safe_csv
 from core.judges import run_judge
 from core.judges.errors import explain_error
 from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model, redact
-from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
+from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS, ShotSource, runs_with_assessments
 from core.models import OFFLINE_JUDGES, configured_models, local_only, plan_run, secret_api_key
 from core.prompts import ALLOWED_K, list_prompts
 from core.queries import FACETS
@@ -398,7 +398,21 @@ def choose_tasks(models, datasets: list[str], dataset: str, store) -> tuple[list
         split = b.selectbox("Split", ["(any)", *splits], key="run_shot_split")
         k = c.selectbox("k (vert_random)", list(ALLOWED_K), key="run_shot_k")
         seed = d.number_input("Shot seed", min_value=0, value=0, step=1, key="run_shot_seed")
-        shots = ShotSource(shot_ds, None if split == "(any)" else split, int(k), int(seed))
+        for p in chosen:
+            if p in POOL_NEEDS:
+                st.caption(f"**{p}** — {escape_md(POOL_NEEDS[p])}")
+        run = None
+        if "vert_rate_err_10" in chosen:
+            runs = runs_with_assessments(store, shot_ds)
+            if runs.empty:
+                st.info(f"vert_rate_err_10 (D.9) shows a judge's own VERT answers as its shots, and "
+                        f"'{escape_md(shot_ds)}' has no such run yet: run a model with the vert prompt on it first.")
+            else:
+                labels = {r.run_id: f"{r.model} · {r.prompt_id} · {r.n_ok} answers · {r.run_id[-8:]}"
+                          for r in runs.itertuples()}
+                run = st.selectbox("D.9 assessments from run", list(labels), format_func=labels.get,
+                                   key="run_shot_run")
+        shots = ShotSource(shot_ds, None if split == "(any)" else split, int(k), int(seed), run)
 
     a, b, c, d = st.columns(4)
     st.session_state.setdefault("run_temps", [0.0])
@@ -425,7 +439,7 @@ def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], s
     for t in tasks:
         p = t.params()
         params = (p.temperature, p.max_tokens, p.reasoning_effort) if p else None
-        shot_key = (shots.dataset, shots.split, shots.k, shots.seed) if shots and t.prompt_id in FEWSHOT_PROMPTS \
+        shot_key = (shots.dataset, shots.split, shots.k, shots.seed, shots.run) if shots and t.prompt_id in FEWSHOT_PROMPTS \
             else None
         plan = _plan(store, str(store.path), version, dataset, t.judge, t.prompt_id, params, digest, pair_ids,
                      shot_key)

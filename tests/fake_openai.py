@@ -88,7 +88,12 @@ def task_answer(messages: list[dict]) -> str:
         return json.dumps({"lines": [{"line": 1, "needs_correction": True, "correction": "fixed",
                                       "severity": "Urgent", "category": "c", "comment": "side"}],
                            "missing": []})
-    return green_answer(json.dumps(messages, ensure_ascii=False))
+    answer = green_answer(json.dumps(messages, ensure_ascii=False))
+    if "[Overall Accuracy Score]:" in system + user:  # VERT (D.2): the score the prompt asks for, from the counts
+        sig = sum(int(n) for n in re.findall(r"^\([a-f]\) [^:]+: (\d)\.", answer.split("[Clinically Insignificant")[0],
+                                                re.M))
+        answer += f"\n\n[Overall Accuracy Score]:\n{max(0.0, 1 - 0.15 * sig):.2f}"
+    return answer
 
 
 class FakeOpenAI:

@@ -174,3 +174,40 @@ def test_inject_cli_exits_4_when_it_added_nothing(store, capsys):
         assert main(args) == 0 and json.loads(capsys.readouterr().out)["added"] == 2
         assert main(args) == 0  # everything asked for is in already: nothing to add is not a failure
         assert json.loads(capsys.readouterr().out)["skipped"] == 2
+
+
+def test_d7_and_d9_work_end_to_end_from_the_products_own_commands(store, capsys):
+    """D.7 from two `inject` runs into one pool, D.9 from a stored VERT run on that pool: the commands the
+    help text names, then the few-shot runs; the shots come from the pool and are recorded."""
+    from core.cli import main
+
+    base = ["--store", str(store.path)]
+    with FakeOpenAI() as server:
+        url = ["--api-base", server.url, "--json"]
+        for kind in ("false_finding", "omission"):
+            assert main(base + ["inject", "--dataset", "d", "--target", "pool", "--judge", MODEL, "--kind", kind,
+                                "--k", "1", "--limit", "8", *url]) == 0
+        assert json.loads(capsys.readouterr().out.splitlines()[-1])["added"] == 8
+        judge = base + ["judge", "--dataset", "d", "--judge", MODEL, "--limit", "3", "--shots-dataset", "pool"]
+        assert main(judge + ["--prompt", "vert_rate_err", *url]) == 0  # D.7
+        d7 = json.loads(capsys.readouterr().out)
+        assert d7["ok"] == 3 and d7["unparsed_total"] == 0
+
+        assert main(judge + ["--prompt", "vert_rate_err_10", *url]) == 1  # D.9 without its run: says how
+        err = capsys.readouterr().err
+        assert "--shots-run" in err and "--prompt vert" in err and "has no such run yet" in err
+        assert main(base + ["judge", "--dataset", "pool", "--judge", MODEL, "--prompt", "vert", *url]) == 0
+        pool_run = json.loads(capsys.readouterr().out)["run_id"]
+        assert main(judge + ["--prompt", "vert_rate_err_10", *url]) == 1  # now the error names the run to use
+        assert pool_run in capsys.readouterr().err
+        assert main(judge + ["--prompt", "vert_rate_err_10", "--shots-run", pool_run, *url]) == 0  # D.9
+        d9 = json.loads(capsys.readouterr().out)
+        assert d9["ok"] == 3 and d9["unparsed_total"] == 0
+
+    pool_ids = set(store.query_df("SELECT ext_id FROM pairs WHERE dataset = 'pool'")["ext_id"])
+    params = {r.prompt_id: json.loads(r.params)["shots"] for r in store.query_df(
+        "SELECT prompt_id, params FROM judge_runs WHERE prompt_id LIKE 'vert_rate%'").itertuples()}
+    d7_ids, d9_ids = params["vert_rate_err"]["ext_ids"], params["vert_rate_err_10"]["ext_ids"]
+    assert len(d7_ids) == 4 and set(d7_ids) <= pool_ids
+    assert {i.split(":")[1] for i in d7_ids} == {"false_finding", "omission"}  # two of (a), two of (b)
+    assert len(d9_ids) == 10 and set(d9_ids) <= pool_ids and params["vert_rate_err_10"]["shot_run"] == pool_run

@@ -221,3 +221,36 @@ def test_cancel_stops_a_background_run_and_keeps_its_answers(app_test, demo_stor
     assert kept < 30 and server.requests < 30  # stopped early
     assert store.query_one("SELECT status FROM judge_runs") == "cancelled"
     assert kept == store.query_one("SELECT n_ok FROM judge_runs")
+
+
+def test_few_shot_pools_are_explained_and_d9_takes_its_run_on_the_page(app_test, demo_store_copy: Store,
+                                                                        monkeypatch):
+    from core.judges.llm import run_llm_judge
+
+    store = demo_store_copy
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("RADJUDGE_MODELS", MODEL)
+        monkeypatch.setenv("RADJUDGE_API_BASE", server.url)
+        monkeypatch.delenv("RADJUDGE_LOCAL_ONLY", raising=False)
+        at = _open(app_test, store)
+        _sample(at, 3, 0)
+        at.multiselect(key="run_judges").set_value([MODEL]).run()
+        at.multiselect(key="run_prompts").set_value(["vert_rate_err", "vert_rate_err_10"]).run()
+        _assert_ok(at)
+        captions = " ".join(c.value for c in at.caption).replace("\\", "")  # as rendered
+        assert "python -m core inject" in captions and "--kind omission" in captions  # how to make D.7's pool
+        assert any("no such run yet" in i.value for i in at.info)  # D.9: what is missing, and how to make it
+        errors = [e.value.replace("\\", "") for e in at.error]
+        assert any("vert_rate_err_10" in e and "needs the run" in e for e in errors), errors
+
+        pairs = store.query_df("SELECT pair_id FROM pairs WHERE dataset = 'demo' ORDER BY ext_id LIMIT 14")
+        vert = run_llm_judge(store, dataset="demo", model=MODEL, prompt_id="vert", api_base=server.url,
+                             pair_ids=list(pairs["pair_id"]))
+        at = _open(app_test, store)
+        _sample(at, 3, 0)
+        at.multiselect(key="run_judges").set_value([MODEL]).run()
+        at.multiselect(key="run_prompts").set_value(["vert_rate_err_10"]).run()
+        _assert_ok(at)
+        assert at.selectbox(key="run_shot_run").value == vert.run_id
+        assert not [e for e in at.error if "rate" in e.value]  # the plan has its shots now
+        assert _metric(at, "Calls") == "3"
