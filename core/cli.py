@@ -164,7 +164,7 @@ def cmd_judge(args) -> int:
         print(json.dumps(out, ensure_ascii=False))
     else:
         for k in ("run_id", "requested", "cached", "skipped", "sent", "ok", "failed", "unparsed_total", "cost_usd",
-                  "seconds", "status"):
+                  "cost_total", "seconds", "status"):
             print(f"{k}: {out[k]}")
         for f in out["failures"][:10]:
             print(f"failed {f['ext_id']}: {f['error']}")

@@ -95,6 +95,7 @@ def cmd_checks(args) -> int:
 
 def cmd_leaderboard(args) -> int:
     from core.leaderboard import judges_leaderboard, systems_leaderboard
+    from core.runcost import cost_text
 
     store = _store(args)
     if args.kind == "systems":
@@ -104,7 +105,10 @@ def cmd_leaderboard(args) -> int:
     else:
         table = judges_leaderboard(store, args.dataset, target=args.target, split=args.split, n_boot=args.n_boot,
                                    seed=args.seed)
-        show = ["group", "rank", "judge", "metric", "n", "tau_oriented", "ci_low", "ci_high", "p", "too_few"]
+        show = ["group", "rank", "judge", "metric", "n", "tau_oriented", "ci_low", "ci_high", "p", "too_few",
+                "ms_per_pair", "calls", "cost"]
+        table = table.assign(cost=[cost_text(c, k) for c, k in zip(table["cost_usd"], table["cost_known"],
+                                                                    strict=True)])
     if table.empty:
         raise ValueError(f"no {args.kind} to rank on '{args.dataset}': run a judge (and import expert annotations "
                          "for the judges board) first")

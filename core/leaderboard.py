@@ -149,7 +149,8 @@ def judges_leaderboard(store: Store, dataset: str, *, target: str = "score", spl
     ``laias_adv_overall``)
     take part. Columns: the key, group, rank, group_size, run_id, judge,
     metric, n, tau, tau_oriented, ci_low, ci_high (the CI of tau_oriented), p, sign_ok,
-    too_few, seed, n_boot.
+    too_few, seed, n_boot, and the run's time and cost (core.runcost): ms_per_pair, calls,
+    tokens_in, tokens_out, cost_usd (None when unknown), cost_known.
     """
     from core.stats import correlate
 
@@ -158,7 +159,8 @@ def judges_leaderboard(store: Store, dataset: str, *, target: str = "score", spl
     frame = correlation_frame(store, dataset, target, metrics=[*METRICS, "laias_overall", "laias_adv_overall"],
                               filters={"split": [split]} if split else None)
     if frame.empty:
-        return pd.DataFrame(columns=cols)
+        return pd.DataFrame(columns=[*cols, "ms_per_pair", "calls", "tokens_in", "tokens_out", "cost_usd",
+                                     "cost_known"])
     table = correlate(frame, by=("run_id", "judge", "metric"), n_boot=n_boot, seed=seed, min_n=min_n,
                       target_name=target)
     sets = {k: stable_hash("pairs", *sorted(g["pair_id"]), length=12)
@@ -171,4 +173,8 @@ def judges_leaderboard(store: Store, dataset: str, *, target: str = "score", spl
     table["split"] = split or "all"
     table["target"] = target
     ranked = _rank(table, JUDGE_KEY, ["too_few", "tau_oriented", "n"], [True, False, False])
-    return ranked[cols]
+    from core.runcost import run_costs
+
+    costs = run_costs(store, dataset)[["run_id", "ms_per_pair", "calls", "tokens_in", "tokens_out", "cost_usd",
+                                        "cost_known"]]
+    return ranked[cols].merge(costs, on="run_id", how="left")  # what each judge's tau cost, beside it

@@ -127,6 +127,7 @@ class ReportData:
     min_n: int
     store_info: dict = field(default_factory=dict)
     experts: str = "all annotators"  # which annotators are the expert target (e.g. clinician ratings)
+    costs: pd.DataFrame = field(default_factory=pd.DataFrame)  # core.runcost.run_costs
 
 
 def _best_row(corr: pd.DataFrame, min_n: int) -> dict | None:
@@ -240,9 +241,12 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
             excerpts = {r["pair_id"]: r for r in rows.to_dict("records")}
     store_info = {"file": store.path.name, "schema_version": store.schema_version(),
                   "data_version": store.data_version()}
+    from core.runcost import run_costs
+
     return ReportData(dataset=info, runs=runs, targets=targets, calibration=calibration, f1=f1, summary=summary,
                       summary_note=note, excerpts=excerpts, n_boot=n_boot, seed=seed, min_n=min_n,
-                      store_info=store_info, experts=experts or "all annotators")
+                      store_info=store_info, experts=experts or "all annotators", costs=run_costs(store, dataset))
+
 
 
 def _seeds_and_shots(params: object) -> str:
@@ -526,12 +530,41 @@ def _kv_table(rows: list[tuple[str, object]]) -> str:
     return f"<table class='plain kv'><tbody>{body}</tbody></table>"
 
 
+def _cost_html(data: ReportData) -> str:
+    """Time and cost per run beside the tau it bought (against the first expert target)."""
+    if data.costs.empty:
+        return "<p class='empty'>No judge runs.</p>"
+    from core.runcost import cost_and_tau, cost_text
+
+    corr = data.targets[0].corr if data.targets else pd.DataFrame()
+    target = data.targets[0].target if data.targets else None
+    table = cost_and_tau(data.costs, corr, data.min_n)
+    head = ["Judge", "Pairs answered", "Calls", "Failed", "Median ms / pair", "90th pct ms", "Tokens in / out",
+            "Cost", "Cost per 1,000 pairs", f"Best |τ| vs {target or 'experts'} (metric, n)"]
+    rows = []
+    for r in table.to_dict("records"):
+        tokens = ("—" if pd.isna(r["tokens_in"]) and pd.isna(r["tokens_out"]) else
+                  f"{0 if pd.isna(r['tokens_in']) else int(r['tokens_in']):,} / "
+                  f"{0 if pd.isna(r['tokens_out']) else int(r['tokens_out']):,}")
+        tau = ("—" if pd.isna(r.get("tau_oriented")) else
+               f"{float(r['tau_oriented']):.3f} ({_metric_label(str(r['metric']))}, n={int(r['n']):,})")
+        cells = [r["judge"], f"{r['pairs']:,}", f"{r['calls']:,}", f"{r['failed']:,}", _fmt(r["ms_per_pair"], 1),
+                 _fmt(r["ms_p90"], 1), tokens, cost_text(r["cost_usd"], r["cost_known"]),
+                 cost_text(r["usd_per_1k_pairs"], r["cost_known"]), tau]
+        rows.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
+    return ("<p>From each answer's recorded call time (an offline judge: its compute time per pair), not from "
+            "timestamps; answers copied from the cache made no call and are not counted as calls. A cost is "
+            "<em>unknown</em> when any answered call's price was missing from litellm's table, never shown as 0."
+            "</p><table class='plain'><thead><tr>" + "".join(f"<th scope='col'>{e(h)}</th>" for h in head)
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
 def _judges_table(judges: pd.DataFrame) -> str:
     if judges.empty:
         return "<p class='empty'>No judge runs.</p>"
     titles = {"judge": "Judge", "kind": "Kind", "model": "Model", "prompt_id": "Prompt", "prompt_hash": "Prompt hash",
               "seeds_and_shots": "Seeds / shots", "params": "Params (JSON)", "status": "Status", "n_ok": "OK",
-              "n_failed": "Failed", "n_unparsed": "Unreadable answers", "started_at": "Started",
+              "n_failed": "Failed", "n_unparsed": "Unreadable answers", "cost_usd": "Cost", "started_at": "Started",
               "finished_at": "Finished"}
     head = "".join(f"<th scope='col'>{e(t)}</th>" for t in titles.values())
     rows = []
@@ -539,7 +572,10 @@ def _judges_table(judges: pd.DataFrame) -> str:
         cells = []
         for col in titles:
             value = rec[col]
-            if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT:
+            if col == "cost_usd":  # NULL: a price litellm does not know, never 0
+                known = not (value is None or (isinstance(value, float) and math.isnan(value)))
+                cells.append(f"<td>{e(f'${float(value):,.4f}' if known else 'unknown')}</td>")
+            elif value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT:
                 cells.append("<td>—</td>")
             elif col == "params":
                 cells.append(f"<td><code class='wrap'>{e(value)}</code></td>")
@@ -697,6 +733,7 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
 {corr_html}</section>
 <section id="calibration"><h2>Calibration of error counts</h2>{calib_html}</section>
 <section id="f1"><h2>Error types: F1 per category</h2>{f1_html}</section>
+<section id="cost"><h2>Time and cost per judge</h2>{_cost_html(data)}</section>
 <section id="green-summary"><h2>What the judge found: error summary with examples</h2>{_summary_section(data)}
 </section>
 <section id="methods"><h2>Methods and provenance</h2>

@@ -35,6 +35,7 @@ from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS, ShotSource, runs_with
 from core.models import OFFLINE_JUDGES, configured_models, local_only, plan_run, secret_api_key
 from core.prompts import ALLOWED_K, list_prompts
 from core.queries import FACETS
+from core.runcost import cost_table, cost_text
 from pages._errors import show_error
 from pages._shared import (
     VERSION_KEY,
@@ -164,6 +165,7 @@ def execute(store, job: Job, endpoints: dict[str, tuple[str | None, str | None]]
             row.update(status=d["status"], requested=d["requested"], ok=d["ok"], cached=d["cached"] + d["skipped"],
                        sent=d["sent"], failed=d["failed"], failed_total=d["failed_total"],
                        unreadable=d["unparsed_total"], cost_usd=d["cost_usd"],
+                       run_cost=cost_text(d["cost_total"], d["cost_total"] is not None),
                        seconds=d["seconds"], run_id=d["run_id"], error="")
             with job.lock:
                 job.ok, job.failed = base_ok + summary.ok, base_failed + summary.failed
@@ -526,6 +528,33 @@ def draw_results(store, job: Job, models, secrets, restricted: bool, concurrency
     _correlations_link()
 
 
+def draw_costs(store, dataset: str) -> None:
+    """Every run of the dataset: time and cost from its recorded calls, beside the tau it bought."""
+    table, target = _cost_table(store, str(store.path), st.session_state[VERSION_KEY], dataset)
+    if table.empty:
+        return
+    st.markdown("#### Time and cost per judge")
+    st.caption("From each answer's recorded call time (offline judges: compute time per pair), not from "
+               "timestamps; answers copied from the cache made no call. A cost is unknown when a price is missing "
+               "from litellm's table, never shown as 0."
+               + (f" τ: the best oriented Kendall τ of the run's metrics against the experts' {target}, no CI."
+                  if target else " No expert annotations yet: no τ."))
+    show = pd.DataFrame({
+        "judge": table["judge"], "pairs answered": table["pairs"], "calls": table["calls"],
+        "failed": table["failed"], "median ms / pair": table["ms_per_pair"].round(1),
+        "tokens in": table["tokens_in"].astype("Int64"), "tokens out": table["tokens_out"].astype("Int64"),
+        "cost": [cost_text(c, k) for c, k in zip(table["cost_usd"], table["cost_known"], strict=True)],
+        "per 1,000 pairs": [cost_text(c, k) for c, k in zip(table["usd_per_1k_pairs"], table["cost_known"],
+                                                           strict=True)],
+        "τ": table["tau_oriented"].round(3), "metric": table["metric"], "n": table["n"].astype("Int64")})
+    st.dataframe(show, hide_index=True, key="run_costs")
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _cost_table(_store, path: str, version: int, dataset: str):
+    return cost_table(_store, dataset)
+
+
 # -- the page ------------------------------------------------------------------------------
 
 ensure_router()
@@ -576,3 +605,5 @@ if running is not None:
 last: Job | None = st.session_state.get(LAST_KEY)
 if last is not None and running is None:
     draw_results(store, last, models, secrets, restricted, concurrency)
+if running is None:
+    draw_costs(store, dataset)

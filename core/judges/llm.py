@@ -83,6 +83,7 @@ class RunSummary:
     status: str = "done"
     failed_total: int = 0  # failures recorded for the run, this invocation's and earlier ones
     unparsed_total: int = 0  # answers of the run (counted in ok) that could not be read as the prompt's format
+    cost_total: float | None = None  # the whole run's cost so far (None: a price is unknown); cost_usd is this call's
     failures: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -449,6 +450,7 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     summary.seconds = round(summary.seconds + time.monotonic() - started, 3)
     summary.failed_total = final["failed_total"]
     summary.unparsed_total = final["unparsed_total"]
+    summary.cost_total = final["cost_total"]
     return summary
 
 

@@ -67,7 +67,8 @@ def ensure_run(store: Store, spec: RunSpec, n_requested: int) -> str:
                 [run_id, spec.judge_kind, spec.judge_name, spec.model, spec.prompt_id, spec.prompt_hash,
                  json.dumps(spec.params, sort_keys=True, default=str), spec.dataset, n_requested])
         else:
-            conn.execute("UPDATE judge_runs SET status = 'running', finished_at = NULL, "
+            # finished_at stays: it moves only when this invocation stores something (see _FINISH_SQL)
+            conn.execute("UPDATE judge_runs SET status = 'running', "
                          "n_requested = greatest(n_requested, ?) WHERE run_id = ?", [n_requested, run_id])
     return run_id
 
@@ -258,10 +259,13 @@ def copy_cached_outputs(store: Store, run_id: str, prompt_id: str, hits: list[tu
     return copied | answered
 
 
+# finished_at: the last time the run stored something, so a re-run that sends nothing leaves it alone
 _FINISH_SQL = (
-    "UPDATE judge_runs SET status = ?, finished_at = current_timestamp, "
+    "UPDATE judge_runs SET status = ?, "
+    "finished_at = CASE WHEN judge_runs.finished_at IS NULL OR c.last > judge_runs.finished_at "
+    "                   THEN current_timestamp ELSE judge_runs.finished_at END, "
     "n_ok = c.ok, n_failed = c.failed, cost_usd = c.cost "
-    "FROM (SELECT count(*) FILTER (WHERE error IS NULL) AS ok, "
+    "FROM (SELECT max(created_at) AS last, count(*) FILTER (WHERE error IS NULL) AS ok, "
     "             count(*) FILTER (WHERE error IS NOT NULL) AS failed, "
     # one answer with an unknown price makes the run's cost unknown, never an undercount
     "             CASE WHEN count(*) FILTER (WHERE error IS NULL AND cost_usd IS NULL) > 0 THEN NULL "
