@@ -253,8 +253,10 @@ def cmd_correlate(args) -> int:
 def cmd_report(args) -> int:
     import shlex
 
+    from core.outfiles import check_out_file
     from core.report import write_report
 
+    check_out_file(args.out, store=args.store or default_store_path(), force=args.force)
     parts = ["python", "-m", "core"] + (["--store", str(args.store)] if args.store else []) + [
         "report", "--dataset", args.dataset, "--out", str(args.out), "--n-boot", str(args.n_boot),
         "--seed", str(args.seed), "--min-n", str(args.min_n)] + (["--no-excerpts"] if args.no_excerpts else [])
@@ -296,6 +298,16 @@ def cmd_trash(args) -> int:
 
     store = _store(args)
     if args.purge:
+        what = "every batch in the trash" if args.purge == "all" else f"trash batch {args.purge}"
+        if not args.yes:
+            if not sys.stdin.isatty():
+                print(f"error: refusing to delete {what} for good without --yes (no terminal to confirm on)",
+                      file=sys.stderr)
+                return 2
+            typed = input(f"This deletes {what} for good (no undo). Type 'purge' to go on: ")
+            if typed.strip() != "purge":
+                print("error: not confirmed; nothing was deleted", file=sys.stderr)
+                return 2
         purged = purge_trash(store, None if args.purge == "all" else args.purge)
         _print({"purged": purged}, args.json)
         return 0
@@ -323,6 +335,17 @@ def cmd_parse(args) -> int:
         for k, v in result.items():
             print(f"{k}: {v}")
     return 0
+
+
+# Only these commands may make a new store (and say so); any other command on a store path
+# that does not exist is a typo until proven otherwise, and gets an error instead of an empty store.
+CREATES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review"})
+NO_STORE = frozenset({"parse", "simulate", "check-store"})
+
+
+def _missing_store(args) -> Path | None:
+    path = Path(args.store) if args.store else default_store_path()
+    return None if path.exists() or args.command in NO_STORE else path
 
 
 # One line per feature module holding CLI subcommands (see build_parser).
@@ -456,6 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("report", cmd_report, "write a self-contained HTML report of a dataset (opens offline)")
     p.add_argument("--dataset", required=True)
     p.add_argument("--out", required=True, help="the .html file to write")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists (never the store)")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap and clustering seed (recorded in the report)")
     p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
@@ -470,7 +494,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("batch", help="the trash batch id (see `trash`)")
 
     p = add("trash", cmd_trash, "list deleted datasets; --purge BATCH|all deletes them for good")
-    p.add_argument("--purge", metavar="BATCH", help="a batch id, or `all`")
+    p.add_argument("--purge", metavar="BATCH", help="a batch id, or `all` (asks first: there is no undo)")
+    p.add_argument("--yes", action="store_true", help="purge without asking")
 
     # Feature modules register their own subcommands: each has add_commands(add).
     import importlib
@@ -498,8 +523,16 @@ def main(argv: list[str] | None = None) -> int:
     from core.importers import ImportValidationError
 
     args = build_parser().parse_args(argv)
+    missing = _missing_store(args)
+    if missing is not None and args.command not in CREATES_STORE:
+        print(f"error: store {missing} does not exist; check --store or $RADJUDGE_STORE (only "
+              f"{', '.join(sorted(CREATES_STORE))} create one)", file=sys.stderr)
+        return 1
     try:
-        return args.func(args)
+        code = args.func(args)
+        if missing is not None and missing.exists():
+            print(f"note: created a new store at {missing}", file=sys.stderr)
+        return code
     except ImportValidationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if len(exc.problems) > 5:

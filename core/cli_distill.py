@@ -69,7 +69,7 @@ def cmd_distill(args) -> int:
 def cmd_export_finetune(args) -> int:
     from core.distill.export import export_finetune
 
-    out = export_finetune(_store(args), args.dataset, args.out, seed=args.seed)
+    out = export_finetune(_store(args), args.dataset, args.out, seed=args.seed, force=args.force)
     _print(out, args.json)
     return 0
 
@@ -93,7 +93,9 @@ def add_commands(add) -> None:
     p.add_argument("--replace", action="store_true", help="replace an existing model of that name")
 
     p = add("export-finetune", cmd_export_finetune,
-            "write VERT 4.1.4 chat-template JSONL (90/10 train/validation) from a dataset's expert scores")
+            "write VERT 4.1.4 chat-template JSONL (train/validation; never a test-split pair) from expert scores")
     p.add_argument("--dataset", required=True)
-    p.add_argument("--out", required=True, help="FILE.jsonl (train); validation goes to FILE.val.jsonl")
+    p.add_argument("--out", required=True,
+                   help="FILE.jsonl (train; validation goes to FILE.val.jsonl) or a FOLDER/ (train.jsonl, val.jsonl)")
+    p.add_argument("--force", action="store_true", help="replace the files if they exist (never a DuckDB file)")
     p.add_argument("--seed", type=int, default=0, help="split seed (recorded)")

@@ -103,9 +103,12 @@ def cmd_ratings_report(args) -> int:
     """The HTML report with the clinician ratings (or only the imported annotations) as the expert target."""
     import shlex
 
+    from core.outfiles import check_out_file
     from core.ratings import expert_annotators
     from core.report import write_report
+    from core.store import default_store_path
 
+    check_out_file(args.out, store=args.store or default_store_path(), force=args.force)
     store = _store(args)
     groups = expert_annotators(store, args.dataset)
     if not groups[args.experts]:
@@ -127,7 +130,8 @@ def add_report_command(add) -> None:
     p = add("ratings-report", cmd_ratings_report,
             "the HTML report with the clinician ratings (or only the imported annotations) as expert target")
     p.add_argument("--dataset", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the .html file to write")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists (never the store)")
     p.add_argument("--experts", choices=list(EXPERTS), default="clinicians")
     p.add_argument("--n-boot", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)

@@ -37,6 +37,9 @@ from core.store import (
 
 Progress = Callable[[int, int, str], None]
 CATEGORIES = ("a", "b", "c", "d", "e", "f")
+# No report has a thousand errors of one kind and significance: a larger count is a typo or a
+# column mix-up (an id, a timestamp), and would dominate every mean and plot it entered.
+MAX_ERROR_COUNT = 1000
 DATASET_KINDS = ("score", "error_counts", "preference", "edit_review")
 MAX_PROBLEMS_SHOWN = 50
 _CHUNK = 20_000  # rows per progress tick when writing large files
@@ -167,6 +170,9 @@ def read_table(source: str | os.PathLike | bytes | BinaryIO | pd.DataFrame, name
     return _clean_frame(df)
 
 
+_TOO_DEEP = "JSON nested too deeply to read (a record is one flat object of fields)"
+
+
 def _read_jsonl(text: str, name: str) -> pd.DataFrame:
     stripped = text.lstrip()
     if stripped.startswith("["):  # a JSON array of records is accepted too
@@ -174,6 +180,8 @@ def _read_jsonl(text: str, name: str) -> pd.DataFrame:
             records = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise ImportValidationError([f"'{name}': invalid JSON: {exc}"]) from exc
+        except RecursionError as exc:
+            raise ImportValidationError([f"'{name}': {_TOO_DEEP}"]) from exc
         if not isinstance(records, list):
             raise ImportValidationError([f"'{name}': expected a JSON array of objects"])
         wrong = [f"record {i}: expected a JSON object, got {type(r).__name__}"
@@ -190,6 +198,9 @@ def _read_jsonl(text: str, name: str) -> pd.DataFrame:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
                 problems.append(f"line {lineno}: invalid JSON ({exc.msg})")
+                continue
+            except RecursionError:
+                problems.append(f"line {lineno}: {_TOO_DEEP}")
                 continue
             if not isinstance(rec, dict):
                 problems.append(f"line {lineno}: expected a JSON object, got {type(rec).__name__}")
@@ -606,6 +617,9 @@ def prepare_annotations(df: pd.DataFrame, dataset: str, lookup: dict[str, str], 
             v = values[i - 1]
             if v is None or math.isnan(v) or math.isinf(v) or v < 0 or not float(v).is_integer():
                 problems.append(f"row {i}: count {df[count_col].iloc[i - 1]!r} is not a whole number >= 0")
+            elif v > MAX_ERROR_COUNT:
+                problems.append(f"row {i}: count {df[count_col].iloc[i - 1]!r} is above {MAX_ERROR_COUNT}, the "
+                                "most errors of one kind RadJudge accepts for one report pair")
         fields = ["error_count"] * len(df)
         scales = [None] * len(df)
 

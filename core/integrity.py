@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -248,16 +249,18 @@ def export_store(store: Store, out: str | os.PathLike) -> dict:
 
     One read-only connection: the files are one consistent snapshot (a writer
     cannot commit while it is open). ``out`` must not exist or be empty; the
-    files are written to ``OUT.partial`` and renamed when all are complete,
-    so an interrupted export leaves no half folder under the final name.
+    files are written to a new uniquely named hidden folder beside ``OUT``
+    (``.OUT.XXXX.partial``, made by ``tempfile.mkdtemp``, so it can never be a
+    folder the user already has) and renamed when all are complete: an
+    interrupted export leaves no half folder under the final name, and only
+    the folder this call made is ever removed.
     Returns the manifest.
     """
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise StoreError(f"{out} exists and is not an empty folder; choose a new folder")
-    partial = out.with_name(out.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     tables: dict[str, dict] = {}
     try:
         with store.read() as conn:

@@ -766,10 +766,13 @@ def build_report(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 
 
 
 def write_report(store: Store, dataset: str, out: str | Path, **kwargs) -> dict:
-    """Write the report to ``out`` (folders created); returns path, bytes and dataset."""
+    """Write the report to ``out`` (folders created, written whole or not at all); returns path, bytes, dataset.
+
+    The caller decides whether ``out`` may be replaced (core.outfiles.check_out_file).
+    """
+    from core.outfiles import write_atomic
+
     text = build_report(store, dataset, **kwargs)
     path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8")
-    path.write_bytes(data)
-    return {"path": str(path), "bytes": len(data), "dataset": dataset}
+    size = write_atomic(path, [text])
+    return {"path": str(path), "bytes": size, "dataset": dataset}

@@ -73,7 +73,10 @@ def test_import_same_file_twice_keeps_the_count(tmp_path):
 
 
 def test_missing_file_and_unknown_dataset_are_one_line_errors(tmp_path):
+    from core.store import Store
+
     store = tmp_path / "s.duckdb"
+    Store(store).execute("SELECT 1")  # an existing, empty store
     done = cli("import-annotations", str(tmp_path / "nope.csv"), "--dataset", "x", "--id-col", "id",
                "--score-col", "s", store=store)
     assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1

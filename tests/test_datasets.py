@@ -200,6 +200,9 @@ def test_cli_round_trip(store: Store):
 
     gone = cli(store, "delete-dataset", "other", "--yes")
     assert gone.returncode == 0 and "undo with: python -m core --store" in gone.stdout
-    purged = cli(store, "trash", "--purge", "all", "--json")
+    refused = cli(store, "trash", "--purge", "all")  # no terminal, no --yes: permanent deletion refused
+    assert refused.returncode == 2 and "without --yes" in refused.stderr
+    assert len(list_trash(store)) == 1
+    purged = cli(store, "trash", "--purge", "all", "--yes", "--json")
     assert purged.returncode == 0 and len(json.loads(purged.stdout)["purged"]) == 1
     assert list_trash(store).empty and list_datasets(store)["name"].tolist() == ["demo"]

@@ -11,12 +11,19 @@ only 1 decimal."
   Report:"; the paper does not print the exact glue, this is our choice);
 - assistant turn: the expert score normalised to 0-1 (core.targets: per
   annotator value / scale, mean over annotators), one decimal, half up;
-- a seeded 90/10 train/validation split by group (a study never straddles).
+- the dataset's own split is respected: a pair of a group that has any
+  ``test`` pair is never exported (an exported file is for training, and the
+  test pairs are how the tuned judge will be judged); pairs marked ``val`` /
+  ``validation`` / ``dev`` form the validation file; without such pairs a
+  seeded 10% of the training groups does (a study never straddles);
+- ``--out`` is a file (``ft.jsonl`` + ``ft.val.jsonl``) or a folder (an
+  existing one, or a path ending in ``/``: ``train.jsonl`` + ``val.jsonl``).
 
 One JSON object per line, ``{"messages": [{"role": "user", ...}, {"role":
 "assistant", ...}]}``: the chat format that Hugging Face TRL/axolotl/Unsloth
 and OpenAI-style fine-tuning read, and that a chat template turns into
-model-specific text. Files are written to a temporary name and renamed.
+model-specific text. Files are written to unique temporary names and renamed;
+an existing file is replaced only with ``force`` (never a DuckDB file).
 """
 
 from __future__ import annotations
@@ -50,21 +57,52 @@ def val_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}.val{out.suffix or '.jsonl'}")
 
 
-def _write_atomic(path: Path, lines: list[str]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for line in lines:
-            fh.write(line + "\n")
-    os.replace(tmp, path)
+TEST_SPLITS = {"test"}
+VAL_SPLITS = {"val", "validation", "dev"}
 
 
-def export_finetune(store: Store, dataset: str, out: str | Path, *, seed: int = 0, val_frac: float = 0.1) -> dict:
-    """Write ``out`` (90% of the scored pairs) and ``<out stem>.val.jsonl`` (10%)."""
-    out = Path(out)
-    if not out.parent.is_dir():
-        raise ValueError(f"folder '{out.parent}' does not exist")
-    pairs = store.query_df("SELECT pair_id, ext_id, group_id, reference, candidate FROM pairs WHERE dataset = ? "
-                           "ORDER BY ext_id", [dataset])
+def out_files(out: str | os.PathLike) -> tuple[Path, Path]:
+    """The (train, validation) files for ``--out``: a folder gets train.jsonl and val.jsonl."""
+    text = os.fspath(out)
+    path = Path(text)
+    if path.is_dir() or text.endswith(("/", os.sep)):
+        return path / "train.jsonl", path / "val.jsonl"
+    return path, val_path(path)
+
+
+def assign_splits(frame, seed: int, val_frac: float) -> tuple[list[str], str]:
+    """train / val / excluded per row of ``frame`` (columns group, split), by whole groups; and where val came from."""
+    import pandas as pd
+
+    own = frame["split"].fillna("").astype(str).str.strip().str.lower()
+    groups = frame["group"]
+    test_groups = set(groups[own.isin(TEST_SPLITS)])
+    val_groups = set(groups[own.isin(VAL_SPLITS)]) - test_groups
+    usable = ~groups.isin(test_groups)
+    source = "the dataset's own val split"
+    if not val_groups:
+        source = f"a seeded {val_frac:.0%} of the training groups"
+        rest = groups[usable]
+        if rest.nunique() < 3:
+            raise ValueError("need at least 3 groups of scored non-test pairs for a train/validation split")
+        # group_split's "test" share is the validation set here; its "val" share is empty.
+        drawn = pd.Series(group_split(rest.reset_index(drop=True), seed, val_frac=0.0, test_frac=val_frac))
+        val_groups = set(rest.reset_index(drop=True)[drawn == "test"])
+    return ["excluded" if g in test_groups else "val" if g in val_groups else "train" for g in groups], source
+
+
+def export_finetune(store: Store, dataset: str, out: str | Path, *, seed: int = 0, val_frac: float = 0.1,
+                    force: bool = False) -> dict:
+    """Write the training file (~90% of the scored non-test pairs) and the validation file."""
+    from core.outfiles import check_out_file, write_atomic
+
+    train_path, val_file = out_files(out)
+    if not train_path.parent.is_dir() and not os.fspath(out).endswith(("/", os.sep)):
+        raise ValueError(f"folder '{train_path.parent}' does not exist")
+    for path in (train_path, val_file):
+        check_out_file(path, store=store.path, force=force, example="train.jsonl")
+    pairs = store.query_df("SELECT pair_id, ext_id, group_id, split, reference, candidate FROM pairs "
+                           "WHERE dataset = ? ORDER BY ext_id", [dataset])
     if pairs.empty:
         if store.query_one("SELECT count(*) FROM datasets WHERE name = ?", [dataset]) == 0:
             raise ValueError(f"dataset '{dataset}' not found")
@@ -74,18 +112,23 @@ def export_finetune(store: Store, dataset: str, out: str | Path, *, seed: int = 
     frame = pairs.merge(scores, on="pair_id")
     if frame.empty:
         raise ValueError(f"dataset '{dataset}' has no expert scores to export (import scores first)")
-    groups = frame["group_id"].fillna(frame["pair_id"]).astype(str)
-    # group_split's "test" share is the validation set here; its "val" share is empty.
-    split = group_split(groups, seed, val_frac=0.0, test_frac=val_frac) if groups.nunique() >= 3 else None
-    if split is None:
-        raise ValueError("need at least 3 groups of scored pairs for a train/validation split")
-    lines = {"train": [], "val": []}
+    frame["group"] = frame["group_id"].fillna(frame["pair_id"]).astype(str)
+    split, source = assign_splits(frame, seed, val_frac)
+    lines: dict[str, list[str]] = {"train": [], "val": [], "excluded": []}
     for row, s in zip(frame.itertuples(index=False), split, strict=True):
         record = {"messages": [{"role": "user", "content": user_turn(row.reference, row.candidate)},
                                {"role": "assistant", "content": one_decimal(row.value)}]}
-        lines["val" if s == "test" else "train"].append(json.dumps(record, ensure_ascii=False))
-    _write_atomic(out, lines["train"])
-    _write_atomic(val_path(out), lines["val"])
-    return {"dataset": dataset, "train_file": str(out), "val_file": str(val_path(out)),
+        lines[s].append(json.dumps(record, ensure_ascii=False))
+    if not lines["train"]:
+        raise ValueError(f"dataset '{dataset}' has no scored pairs outside its test split to train on")
+    train_path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(train_path, (line + "\n" for line in lines["train"]))
+    try:
+        write_atomic(val_file, (line + "\n" for line in lines["val"]))
+    except BaseException:
+        train_path.unlink(missing_ok=True)  # written by this call a moment ago: no half export
+        raise
+    return {"dataset": dataset, "train_file": str(train_path), "val_file": str(val_file),
             "n_train": len(lines["train"]), "n_val": len(lines["val"]), "seed": seed,
-            "n_unscored": len(pairs) - len(frame)}
+            "n_test_excluded": len(lines["excluded"]), "n_unscored": len(pairs) - len(frame),
+            "validation_from": source}
