@@ -77,6 +77,15 @@ def test_deeply_nested_json_is_a_one_line_error(tmp_path, capsys):
     assert "Traceback" not in err and "RecursionError" not in err
     array = tmp_path / "deep.json"
     array.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    # The import wizard reads uploads with the same function: a list of problems, not an exception page.
+    from core.importers import ImportValidationError, read_table
+
+    try:
+        read_table(deep.read_bytes(), name="deep.jsonl")
+    except ImportValidationError as exc:
+        assert exc.problems == ["line 1: JSON nested too deeply to read (a record is one flat object of fields)"]
+    else:
+        raise AssertionError("nested JSON was accepted")
     code, err = _run(capsys, store, "import-pairs", str(array), "--dataset", "d", "--id-col", "id", "--reference-col", "reference", "--candidate-col", "candidate")
     assert code == 2 and "nested too deeply" in err
 
