@@ -403,10 +403,14 @@ def _pair_lookup(store: Store, dataset: str) -> dict[str, str]:
 
 def _match_ids(ids: list[str | None], lookup: dict[str, str], dataset: str, problems: list[str]) -> list:
     missing = [(i, v) for i, v in enumerate(ids, start=1) if v is not None and v not in lookup]
-    for i, v in missing[:20]:
-        problems.append(f"row {i}: id '{v}' is not a pair of dataset '{dataset}'")
-    if len(missing) > 20:
-        problems.append(f"... {len(missing) - 20} more ids not in dataset '{dataset}'")
+    if missing:
+        file_examples = list(dict.fromkeys(v for _, v in missing))[:3]
+        stored = sorted(lookup)[:3]
+        given = ", ".join(repr(v) for v in file_examples)
+        problems.append(
+            f"{len(missing):,} of {len(ids):,} ids are not pairs of dataset '{dataset}': the file's ids look like "
+            f"{given}; the dataset's look like {', '.join(repr(v) for v in stored) or '(it has no pairs)'}")
+        problems.extend(f"row {i}: id '{v}' is not a pair of dataset '{dataset}'" for i, v in missing[:4])
     return [lookup.get(v) if v is not None else None for v in ids]
 
 

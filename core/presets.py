@@ -7,14 +7,20 @@ layouts follow the datasets' documentation and are described in the README
 ("Import presets"). Column names are matched case-insensitively and the first
 of several documented spellings found is used.
 
-- ``rexval-pairs``: ReXVal's pairs file, one row per study with the reference
-  (``gt_report``) and one column per candidate generator (``radgraph``,
-  ``bertscore``, ``s_emb``, ``bleu``). Each (study, generator) becomes a pair
-  with ext_id ``"{study}:{generator}"``, group = study, system = generator.
-- ``rexval-errors``: ReXVal's per-rater long error file (``study_number``,
-  ``candidate_type``, ``rater_index``, ``error_category`` 1-6,
-  ``clinically_significant``, ``num_errors``) -> error_count annotations of the
-  pairs above, annotator ``rater_{index}``.
+- ``rexval-pairs``: ReXVal's pairs file as released (PhysioNet, 50 rows:
+  ``study_id,gt_report,radgraph,bertscore,s_emb,bleu``): one row per study
+  with the reference (``gt_report``) and one column per candidate generator.
+  The released errors file refers to a study by its 0-based row number in
+  this file (``study_number``), not by ``study_id`` (the MIMIC-CXR study
+  number, e.g. 53780576), so each (row, generator) becomes a pair with
+  ext_id ``"{row}:{generator}"``; ``study_id`` is the group (the four
+  candidates of a study share its reference), so the MIMIC number stays visible.
+  A file that carries its own ``study_number`` column is keyed by it.
+- ``rexval-errors``: ReXVal's per-rater long error file as released (14,400
+  rows: ``study_number,candidate_type,error_category,rater_index,
+  clinically_significant,num_errors``; categories 1-6, significance
+  True/False, raters 0-5) -> error_count annotations of the pairs above,
+  annotator ``rater_{index}``.
 - ``rate-eval``: RaTE-Eval paragraph level: reference, candidate and an expert
   score on a 0-5 scale (stored with scale_max 5; analyses normalise to 0-1).
 - ``radeval-counts``: RadEval-style wide counts: id, reference, candidate,
@@ -77,22 +83,27 @@ REXVAL_GENERATORS = ("radgraph", "bertscore", "s_emb", "bleu")
 def _rexval_pairs(store: Store, data, *, dataset: str, name: str | None, progress: Progress | None):
     df = read_table(data, name)
     _tick(progress, 1, 3, "validating")
-    study = _col(df, "study_number", "study_id", "study")
+    number = _col(df, "study_number", required=False)
+    label = _col(df, "study_id", "study", required=False)
     ref = _col(df, "gt_report", "ground_truth", "reference")
-    systems = [c for c in df.columns if c not in (study, ref)]
+    systems = [c for c in df.columns if c not in (number, label, ref)]
     known = [c for c in systems if str(c).lower() in REXVAL_GENERATORS]
     systems = known or systems
     if not systems:
         raise ImportValidationError(["no candidate columns found next to the study and reference columns"])
-    long = df.melt(id_vars=[study, ref], value_vars=systems, var_name="system", value_name="candidate")
-    long["ext_id"] = [f"{_text(s)}:{g}" for s, g in zip(long[study], long["system"], strict=True)]
-    long["group"] = [_text(s) for s in long[study]]
+    # The errors file's study_number is the 0-based row of this file (unless the file numbers its rows).
+    df = df.assign(_key=[_text(v) for v in df[number]] if number else [str(i) for i in range(len(df))])
+    df["_study"] = [_text(v) for v in df[label]] if label else df["_key"]
+    long = df.melt(id_vars=["_key", "_study", ref], value_vars=systems, var_name="system", value_name="candidate")
+    long["ext_id"] = [f"{k}:{g}" for k, g in zip(long["_key"], long["system"], strict=True)]
     long["modality"] = "XR"
     long["anatomy"] = "chest"
-    cols = PairColumns(id="ext_id", reference=ref, candidate="candidate", group="group", system="system",
+    long = long.rename(columns={"_study": "study_id"}) if label else long.drop(columns="_study")
+    group = "study_id" if label else "_key"
+    cols = PairColumns(id="ext_id", reference=ref, candidate="candidate", group=group, system="system",
                        modality="modality", anatomy="anatomy")
-    frame = prepare_pairs(long[["ext_id", ref, "candidate", "group", "system", "modality", "anatomy"]],
-                          dataset, cols)
+    keep = ["ext_id", ref, "candidate", "system", "modality", "anatomy"] + (["study_id"] if label else ["_key"])
+    frame = prepare_pairs(long[keep], dataset, cols)
     _tick(progress, 2, 3, "writing")
     with store.write() as conn:
         added = write_pairs(conn, frame, dataset=dataset, kind="error_counts",
