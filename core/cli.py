@@ -217,8 +217,11 @@ def cmd_correlate(args) -> int:
     from core.analysis import correlation_frame
     from core.scores import METRICS
     from core.stats import correlate
+    from core.targets import resolve_target
 
-    frame = correlation_frame(_store(args), args.dataset, args.target, drop_identical=args.drop_identical)
+    store = _store(args)
+    args.target = resolve_target(store, args.dataset, args.target)
+    frame = correlation_frame(store, args.dataset, args.target, drop_identical=args.drop_identical)
     if not args.all_metrics:  # per-category counts (sig_a, ...) only on request
         frame = frame[frame["metric"].isin(list(METRICS))]
     if frame.empty:
@@ -237,6 +240,7 @@ def cmd_correlate(args) -> int:
         from core.stats import judge_metric_table
 
         shaped = judge_metric_table(table)
+        print(f"Expert target: {args.target}\n")
         print(shaped.to_markdown())
         print(f"\n{shaped.legend} n and 95% CIs: --json.")
         return 0
@@ -246,6 +250,7 @@ def cmd_correlate(args) -> int:
         cols = [c for c in (args.breakdown, "judge", "metric", "n", "tau", "p", "ci_low", "ci_high", "rho", "r",
                             "sign_ok", "dagger")
                 if c in table.columns]
+        print(f"Expert target: {args.target}")
         print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 
@@ -461,8 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("correlate", cmd_correlate, "correlations of every judge metric with the expert target")
     p.add_argument("--dataset", required=True)
-    p.add_argument("--target", default="score",
-                   help="score | sig_errors | total_errors | sig_a..sig_f | total_a..total_f (default score)")
+    p.add_argument("--target", help="score | sig_errors | total_errors | sig_a..sig_f | total_a..total_f "
+                                    "(default: what the dataset has, score first, else sig_errors)")
     p.add_argument("--drop-identical", action="store_true",
                    help="leave out pairs whose candidate equals the reference (ReXVal*-style check)")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")

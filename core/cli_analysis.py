@@ -18,8 +18,8 @@ def _emit(table: pd.DataFrame, as_json: bool, title: str | None = None) -> None:
         print(f"== {title}")
     if table.empty:
         print("(no rows)")
-    else:
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    else:  # an empty cell (a bin without reports, an undefined statistic) reads "-", never "NaN"
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
 
 
 def _store(args):
@@ -31,10 +31,13 @@ def _store(args):
 def cmd_compare(args) -> int:
     from core.analysis import correlation_frame
     from core.stats import paired_difference
+    from core.targets import resolve_target
 
     judge_a, metric_a = args.a.rsplit(":", 1)
     judge_b, metric_b = args.b.rsplit(":", 1)
-    frame = correlation_frame(_store(args), args.dataset, args.target, drop_identical=args.drop_identical)
+    store = _store(args)
+    args.target = resolve_target(store, args.dataset, args.target)
+    frame = correlation_frame(store, args.dataset, args.target, drop_identical=args.drop_identical)
     known = sorted(set(frame["judge"]))
     for judge in (judge_a, judge_b):
         if judge not in known:
@@ -47,12 +50,15 @@ def cmd_compare(args) -> int:
 
 def cmd_agreement(args) -> int:
     from core.stats import inter_annotator
-    from core.targets import annotator_values, load_annotations
+    from core.targets import annotator_values, load_annotations, resolve_target
 
-    values = annotator_values(load_annotations(_store(args), args.dataset))
+    store = _store(args)
+    args.target = resolve_target(store, args.dataset, args.target)
+    values = annotator_values(load_annotations(store, args.dataset))
     values = values[values["target"] == args.target]
     if values["annotator"].nunique() < 2:
-        raise ValueError(f"dataset '{args.dataset}' has fewer than two annotators for '{args.target}'")
+        raise ValueError(f"dataset '{args.dataset}' has {values['annotator'].nunique()} annotator(s) for "
+                         f"'{args.target}'; agreement needs two or more")
     result = inter_annotator(values[["pair_id", "annotator", "value"]],
                              method="interval" if args.target == "score" else "ratio")
     if args.json:
@@ -128,9 +134,11 @@ def cmd_calibrate(args) -> int:
 def cmd_ensemble(args) -> int:
     from core.analysis import feature_frame
     from core.ensemble import ensemble_table, feature_sets_by_metric
-    from core.targets import HIGHER_IS_BETTER
+    from core.targets import HIGHER_IS_BETTER, resolve_target
 
-    features = feature_frame(_store(args), args.dataset, args.target)
+    store = _store(args)
+    args.target = resolve_target(store, args.dataset, args.target)
+    features = feature_frame(store, args.dataset, args.target)
     columns = [c for c in features.columns if ":" in c]
     if len(columns) < 2:
         raise ValueError(f"ensembles need at least two judge metrics on '{args.dataset}'")
@@ -181,18 +189,20 @@ def cmd_simulate(args) -> int:
 
 def add_commands(add) -> None:
     """Register the analysis subcommands with the CLI's ``add(name, func, help)``."""
+    from core.targets import TARGET_HELP
+
     p = add("compare", cmd_compare, "paired bootstrap: is judge A's tau with the experts higher than judge B's?")
     p.add_argument("--dataset", required=True)
     p.add_argument("--a", required=True, help="JUDGE:METRIC, e.g. rules:ec_sig")
     p.add_argument("--b", required=True, help="JUDGE:METRIC, e.g. lexical:bleu4")
-    p.add_argument("--target", default="score")
+    p.add_argument("--target", help=TARGET_HELP)
     p.add_argument("--drop-identical", action="store_true")
     p.add_argument("--n-boot", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
 
     p = add("agreement", cmd_agreement, "inter-annotator agreement (pairwise tau, Krippendorff's alpha): the ceiling")
     p.add_argument("--dataset", required=True)
-    p.add_argument("--target", default="score")
+    p.add_argument("--target", help=TARGET_HELP)
 
     p = add("errortypes", cmd_errortypes, "F1, MAE and accuracy per error category for every judge")
     p.add_argument("--dataset", required=True)
@@ -208,7 +218,7 @@ def add_commands(add) -> None:
 
     p = add("ensemble", cmd_ensemble, "average and regression ensembles, fitted on train pairs, tau on held-out pairs")
     p.add_argument("--dataset", required=True)
-    p.add_argument("--target", default="score")
+    p.add_argument("--target", help=TARGET_HELP)
     p.add_argument("--train-size", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--n-boot", type=int, default=1000)

@@ -103,6 +103,9 @@ def cmd_leaderboard(args) -> int:
         show = ["group", "rank", "judge", "metric", "system", "n", "score", "strict_pass_rate", "relaxed_pass_rate",
                 "cost_usd", "latency_ms_mean"]
     else:
+        from core.targets import resolve_target
+
+        args.target = resolve_target(store, args.dataset, args.target)
         table = judges_leaderboard(store, args.dataset, target=args.target, split=args.split, n_boot=args.n_boot,
                                    seed=args.seed)
         show = ["group", "rank", "judge", "metric", "n", "tau_oriented", "ci_low", "ci_high", "p", "too_few",
@@ -147,7 +150,8 @@ def add_commands(add) -> None:
     p.add_argument("--dataset", required=True)
     p.add_argument("--kind", default="judges", choices=["judges", "systems"])
     p.add_argument("--split", help="only pairs of this split (part of the comparable key)")
-    p.add_argument("--target", default="score", help="judges: expert target (default score)")
+    p.add_argument("--target", help="judges: expert target (default: what the dataset has, score first, "
+                                    "else sig_errors)")
     p.add_argument("--metric", help="systems: rank by this metric (default: each run's primary metric)")
     p.add_argument("--n-boot", type=int, default=1000, help="judges: bootstrap resamples for the CIs")
     p.add_argument("--seed", type=int, default=0, help="judges: bootstrap seed (recorded)")

@@ -599,7 +599,8 @@ def mark_best(table: pd.DataFrame, column: str = "abs_tau", within: str | Sequen
     DataFrame
         A copy with boolean ``best`` and ``second``. Ties are all marked; the
         second best is the next distinct value below the best (dense ranking).
-        NaN is never marked.
+        NaN is never marked, nor a group with fewer than two values (nothing
+        to compare: a table with one judge per metric marks nothing).
     """
     out = table.copy()
     vals = out[column].astype(float)
@@ -607,11 +608,14 @@ def mark_best(table: pd.DataFrame, column: str = "abs_tau", within: str | Sequen
         vals = vals.round(decimals)
     if within is None:
         rank = vals.rank(method="dense", ascending=False)
+        compared = pd.Series(vals.notna().sum() >= 2, index=vals.index)
     else:
         keys = [within] if isinstance(within, str) else list(within)
-        rank = vals.groupby([out[k] for k in keys], dropna=False).rank(method="dense", ascending=False)
-    out["best"] = (rank == 1).to_numpy()
-    out["second"] = (rank == 2).to_numpy()
+        grouped = vals.groupby([out[k] for k in keys], dropna=False)
+        rank = grouped.rank(method="dense", ascending=False)
+        compared = grouped.transform("count") >= 2
+    out["best"] = ((rank == 1) & compared).to_numpy()
+    out["second"] = ((rank == 2) & compared).to_numpy()
     return out
 
 

@@ -124,6 +124,37 @@ def load_annotations(store, dataset: str) -> pd.DataFrame:
         "FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ?", [dataset])
 
 
+def targets_present(store, dataset: str) -> list[str]:
+    """The targets a dataset's annotations support, main ones first: score, sig_errors, total_errors, ..."""
+    fields = set(store.query_df(
+        "SELECT DISTINCT a.field FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ?",
+        [dataset])["field"])
+    return (["score"] if "score" in fields else []) + (
+        ["sig_errors", "total_errors", *CATEGORY_TARGETS] if "error_count" in fields else [])
+
+
+def resolve_target(store, dataset: str, target: str | None) -> str:
+    """``target`` if the dataset has it, else a clear error; ``None``: what the dataset has (score first)."""
+    present = targets_present(store, dataset)
+    if not present:
+        if store.query_one("SELECT count(*) FROM datasets WHERE name = ?", [dataset]) == 0:
+            raise ValueError(f"dataset '{dataset}' not found")
+        raise ValueError(f"dataset '{dataset}' has no expert annotations yet; import scores or error counts "
+                         "(import-annotations) first")
+    if target is None:
+        return present[0]
+    if target not in TARGETS:
+        raise ValueError(f"'{target}' is not a target; targets: {', '.join(TARGETS)}")
+    if target not in present:
+        main = [t for t in present if t in MAIN_TARGETS]
+        raise ValueError(f"dataset '{dataset}' has no '{target}' target; its targets are {', '.join(main)}"
+                         + (" and the per-category counts (sig_a ... total_f)" if len(present) > len(main) else ""))
+    return target
+
+
+TARGET_HELP = "expert target (default: what the dataset has, score first, else sig_errors)"
+
+
 def dataset_targets(store, dataset: str, annotators: list[str] | None = None) -> pd.DataFrame:
     """:func:`expert_targets` for one dataset of the store."""
     return expert_targets(load_annotations(store, dataset), annotators)

@@ -124,3 +124,28 @@ def test_a_pairs_file_with_its_own_study_number_is_keyed_by_it(tmp_path, with_nu
     import_preset(store, "rexval-pairs", path, dataset="x")
     ids = store.query_df("SELECT ext_id FROM pairs WHERE system = 'bleu' ORDER BY ext_id")["ext_id"].tolist()
     assert ids == (["5:bleu", "6:bleu"] if with_number else ["0:bleu", "1:bleu"])
+
+
+def test_analyses_default_to_the_target_an_error_count_dataset_has(tmp_path):
+    pairs, errors = write_rexval(tmp_path)
+    store = tmp_path / "s.duckdb"
+    for preset, path in (("rexval-pairs", pairs), ("rexval-errors", errors)):
+        assert _cli(store, "import-preset", preset, str(path), "--dataset", "rexval").returncode == 0
+    assert _cli(store, "judge", "--dataset", "rexval", "--judge", "rules").returncode == 0
+    corr = _cli(store, "correlate", "--dataset", "rexval", "--n-boot", "50", "--json")
+    assert corr.returncode == 0, corr.stderr
+    rows = json.loads(corr.stdout)
+    assert {r["target"] for r in rows} == {"sig_errors"} and {r["n"] for r in rows} == {48}
+    text = _cli(store, "correlate", "--dataset", "rexval", "--n-boot", "50", "--table")
+    assert text.returncode == 0 and text.stdout.startswith("Expert target: sig_errors")
+    assert "**" not in text.stdout  # one judge per metric: nothing to mark best
+    agree = _cli(store, "agreement", "--dataset", "rexval", "--json")
+    assert agree.returncode == 0 and json.loads(agree.stdout)["n_annotators"] == 6
+    board = _cli(store, "leaderboard", "--dataset", "rexval", "--n-boot", "50", "--json")
+    assert board.returncode == 0, board.stderr
+    wrong = _cli(store, "correlate", "--dataset", "rexval", "--target", "score")
+    assert wrong.returncode == 1
+    assert wrong.stderr.strip() == ("error: dataset 'rexval' has no 'score' target; its targets are sig_errors, "
+                                    "total_errors and the per-category counts (sig_a ... total_f)")
+    calib = _cli(store, "calibrate", "--dataset", "rexval", "--n-boot", "20")
+    assert calib.returncode == 0 and "NaN" not in calib.stdout and "nan" not in calib.stdout

@@ -274,6 +274,10 @@ def test_mark_best_with_ties():
     close = pd.DataFrame({"judge": ["a", "b", "c"], "metric": "m", "abs_tau": [0.71249, 0.7121, 0.6]})
     assert mark_best(close, decimals=3)["best"].tolist() == [True, True, False]
     assert mark_best(close)["best"].tolist() == [True, False, False]
+    # one value per metric (or one real value beside NaN): nothing is compared, nothing is marked
+    alone = pd.DataFrame({"judge": ["a", "a", "b"], "metric": ["m", "k", "k"], "abs_tau": [0.5, 0.4, np.nan]})
+    assert not mark_best(alone)["best"].any() and not mark_best(alone)["second"].any()
+    assert not mark_best(alone.iloc[:1], within=None)["best"].any()
 
 
 def test_judge_metric_table_shape_order_and_markdown():
