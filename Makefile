@@ -33,12 +33,13 @@ setup: $(VENV)/.runtime-ok
 setup-dev: $(VENV)/.dev-ok
 setup-ml: $(VENV)/.ml-ok
 
-# The demo store comes with the two offline judges already run, so the dashboard opens on
+# The demo store comes with the three offline judges already run, so the dashboard opens on
 # Correlations with results (no key, no network).
 $(STORE): | $(VENV)/.runtime-ok
 	$(PY) -m core --store $(STORE) demo
 	$(PY) -m core --store $(STORE) judge --dataset demo --judge rules
 	$(PY) -m core --store $(STORE) judge --dataset demo --judge lexical
+	$(PY) -m core --store $(STORE) judge --dataset demo --judge length
 
 demo: $(STORE)
 

@@ -131,8 +131,9 @@ def _api_key(args) -> str | None:
 def cmd_judge(args) -> int:
     # No background import of litellm here: measured (bench/bench_cli_run.py), it gained nothing, since
     # the store work it could overlap takes ~0.2 s and the import holds the GIL (docs/PERFORMANCE.md).
-    offline = args.judge in ("rules", "lexical") or args.judge.startswith("distilled:")
-    from core.judges import run_judge
+    from core.judges import OFFLINE_JUDGES, run_judge
+
+    offline = args.judge in OFFLINE_JUDGES or args.judge.startswith("distilled:")
     from core.judges.llm import GenParams
 
     state = {"last": 0.0}
@@ -424,10 +425,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--dataset", required=True)
 
-    p = add("judge", cmd_judge, "run a judge (rules, lexical or any litellm model) on a dataset's pairs",
+    p = add("judge", cmd_judge, "run a judge (rules, lexical, length or any litellm model) on a dataset's pairs",
             epilog=_fewshot_epilog())
     p.add_argument("--dataset", required=True)
-    p.add_argument("--judge", required=True, help="rules | lexical | distilled:NAME | a litellm model name")
+    p.add_argument("--judge", required=True, help="rules | lexical | length | distilled:NAME | a litellm model name")
     p.add_argument("--prompt", default="green", help="prompt template id (green, vert, formula, rubric, ...)")
     p.add_argument("--api-base", default=os.environ.get("RADJUDGE_API_BASE"),
                    help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp); default $RADJUDGE_API_BASE")

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.judges import OFFLINE_JUDGES  # one list: core.judges.OFFLINE_MODULES
 from core.judges.llm import GenParams, cache_key, environment_key_allowed, is_private_endpoint, safe_api_base
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
 from core.settings import apply_offline_defaults
@@ -37,7 +38,6 @@ __all__ = ["MODELS_VAR", "API_BASE_VAR", "LOCAL_ONLY_VAR", "PROVIDER_KEYS", "Mod
 MODELS_VAR = "RADJUDGE_MODELS"
 API_BASE_VAR = "RADJUDGE_API_BASE"
 LOCAL_ONLY_VAR = "RADJUDGE_LOCAL_ONLY"
-OFFLINE_JUDGES = ("rules", "lexical")
 
 # provider -> the environment variables that hold its credentials (any one suffices).
 PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
@@ -241,9 +241,9 @@ def _rendered(store: Store, dataset: str, prompt_id: str, pair_ids: list[str] | 
 
 
 def _offline_done(store: Store, dataset: str, judge: str, pair_ids: list[str] | None) -> int:
-    from core.judges import lexical, rules
+    from core.judges import offline_module
 
-    spec = (rules if judge == "rules" else lexical).spec_for(dataset)
+    spec = offline_module(judge).spec_for(dataset)
     sql = "SELECT count(*) FROM judge_outputs WHERE run_id = ? AND error IS NULL"
     params: list = [spec.run_id()]
     if pair_ids is not None:

@@ -168,6 +168,26 @@ METRICS: dict[str, MetricSpec] = {
             "Longest-common-subsequence F-measure with the reference.",
             "Lin 2004; baseline in GREEN Sec. 2",
         ),
+        MetricSpec(
+            "bleu2", "BLEU-2 (ReXVal)", True, (0.0, 1.0),
+            "Unigram and bigram overlap with the reference, computed as ReXVal's BLEU column was.",
+            "CXR-Report-Metric (Yu et al. 2023) BLEU-2; core/judges/lexical.py",
+        ),
+        MetricSpec(
+            "words_candidate", "Candidate words", False, (0.0, math.inf),
+            "Number of words in the candidate report (longer reports have more room for errors).",
+            "Word-count baseline; core/judges/length.py",
+        ),
+        MetricSpec(
+            "words_reference", "Reference words", False, (0.0, math.inf),
+            "Number of words in the reference report.",
+            "Word-count baseline; core/judges/length.py",
+        ),
+        MetricSpec(
+            "words_diff", "Word-count difference", False, (0.0, math.inf),
+            "Absolute difference between the candidate's and the reference's word counts.",
+            "Word-count baseline; core/judges/length.py",
+        ),
     )
 }
 

@@ -102,7 +102,8 @@ METHODS: tuple[str, ...] = ("kendall", "spearman", "pearson")
 
 #: Column order of judge x metric tables (VERT Tables 2-3, then baselines).
 METRIC_ORDER: tuple[str, ...] = ("green", "ec_sig", "ec_total", "green_f1", "formula", "vert", "rubric",
-                                 "radfact", "fineradscore", "bleu4", "rouge_l")
+                                 "radfact", "fineradscore", "bleu4", "bleu2", "rouge_l", "words_diff",
+                                 "words_candidate", "words_reference")
 
 TABLE_LEGEND = ("|tau| (Kendall tau-b). † p >= 0.01 (not significant at 0.01); ⚠ correlation has the wrong "
                 "sign for the metric's orientation; bold = best, underline = second best per metric.")

@@ -2,7 +2,7 @@
 
 Before a run the page shows how many calls it means, how many the store
 already answers (cache hits) and the estimated cost (unknown prices shown as
-unknown). Runs of the offline judges (rules, lexical) happen inline with a
+unknown). Runs of the offline judges (rules, lexical, length) happen inline with a
 progress bar; runs with a model happen in a background thread with a cancel
 ``threading.Event``, and a fragment polls their progress every second.
 A re-run of the same judge resumes its run: answered pairs are skipped and
@@ -349,7 +349,7 @@ def draw_models(models, restricted: bool) -> None:
         st.caption("RADJUDGE_LOCAL_ONLY is on: a model whose endpoint is not loopback or private is refused.")
     if not models:
         st.info(
-            "**No model is configured**, so only the offline judges (rules, lexical) can run. To add models, set "
+            "**No model is configured**, so only the offline judges (rules, lexical, length) can run. To add models, set "
             "`RADJUDGE_MODELS` to comma-separated litellm names (e.g. `openai/gpt-4o-mini`), the provider's key "
             "(`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, ...) and, for a local OpenAI-compatible "
             "server (vLLM, Ollama, llama.cpp), `RADJUDGE_API_BASE` - in the environment or in "
@@ -380,7 +380,7 @@ def choose_tasks(models, datasets: list[str], dataset: str, store) -> tuple[list
     judge_options = [*OFFLINE_JUDGES, *(m.name for m in models)]
     _seed_list("run_judges", "judge", judge_options, ["rules"])
     judges = st.multiselect("Judges", judge_options, key="run_judges",
-                            help="rules and lexical need no network; models come from configuration")
+                            help="rules, lexical and length need no network; models come from configuration")
     set_url("judge", judges)
     model_names = [j for j in judges if j not in OFFLINE_JUDGES]
     if not model_names:

@@ -158,7 +158,7 @@ def test_analysis_commands_run_on_the_demo(judged_store):
     cal = run("calibrate", "--dataset", "demo", "--n-boot", "100")
     assert {"counts", "reliability"} <= set(cal) and cal["counts"][0]["x"] == 1
     ens = run("ensemble", "--dataset", "demo", "--n-boot", "100")
-    assert {r["feature_set"] for r in ens} == {"bleu4", "rouge_l", "green", "green_f1", "formula", "ec_sig",
+    assert {r["feature_set"] for r in ens} == {"bleu4", "bleu2", "rouge_l", "green", "green_f1", "formula", "ec_sig",
                                                "ec_total", "All"}
     assert all(r["n_train"] > 0 and r["n_test"] > 0 and r["status"] == "ok" for r in ens)
     summ = run("summary", "--dataset", "demo", "--judge", "rules")

@@ -110,7 +110,7 @@ def test_without_models_offline_judges_work_and_the_page_says_how_to_configure(a
     at = _open(app_test, demo_store)
     message = " ".join(i.value for i in at.info)
     assert "RADJUDGE_MODELS" in message and ".streamlit/secrets.toml.example" in message
-    assert at.multiselect(key="run_judges").options == ["rules", "lexical"]
+    assert at.multiselect(key="run_judges").options == ["rules", "lexical", "length"]
     at.multiselect(key="run_judges").set_value(["rules", "lexical"]).run()
     _assert_ok(at)
     assert _metric(at, "Calls") == "240"  # 120 pairs x 2 judges

@@ -1,4 +1,4 @@
-"""Judges by name: ``rules``, ``lexical``, ``distilled:NAME``, or any litellm model.
+"""Judges by name: ``rules``, ``lexical``, ``length``, ``distilled:NAME``, or any litellm model.
 
 A registry rather than an if-chain: each entry says how to run the judge;
 unknown special names get the list of valid ones.
@@ -6,7 +6,15 @@ unknown special names get the list of valid ones.
 
 from __future__ import annotations
 
-OFFLINE_JUDGES = ("rules", "lexical")
+from importlib import import_module
+
+#: Offline judges (no key, no network): name -> module with ``spec_for(dataset)`` and ``score_pair``.
+OFFLINE_MODULES = {"rules": "core.judges.rules", "lexical": "core.judges.lexical", "length": "core.judges.length"}
+OFFLINE_JUDGES = tuple(OFFLINE_MODULES)
+
+
+def offline_module(judge: str):
+    return import_module(OFFLINE_MODULES[judge])
 
 
 def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kwargs):
@@ -15,7 +23,8 @@ def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kw
 
     model = judge not in OFFLINE_JUDGES and not judge.startswith("distilled:")
     if model and (not judge or judge.strip() != judge):
-        raise ValueError(f"judge name {judge!r} is not valid; use rules, lexical, distilled:NAME or a model")
+        raise ValueError(f"judge name {judge!r} is not valid; use {', '.join(OFFLINE_JUDGES)}, distilled:NAME "
+                         "or a model")
     review = dataset_kind(store, dataset) == REVIEW_KIND
     if model and (prompt_id == "laias_judge" or review):
         from core.judges.llm import check_model
@@ -25,17 +34,11 @@ def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kw
         from core.review.judge import run_review_judge
 
         return run_review_judge(store, dataset=dataset, judge=judge, prompt_id=prompt_id, **kwargs)
-    if judge == "lexical":
-        from core.judges import lexical
+    if judge in OFFLINE_MODULES:
         from core.judges.offline import run_offline_judge
 
-        return run_offline_judge(store, lexical.spec_for(dataset), lexical.score_pair,
-                                 **_offline_kwargs(kwargs))
-    if judge == "rules":
-        from core.judges import rules
-        from core.judges.offline import run_offline_judge
-
-        return run_offline_judge(store, rules.spec_for(dataset), rules.score_pair, **_offline_kwargs(kwargs))
+        module = offline_module(judge)
+        return run_offline_judge(store, module.spec_for(dataset), module.score_pair, **_offline_kwargs(kwargs))
     if judge.startswith("distilled:"):
         from core.distill.judge import run_distilled_judge
 

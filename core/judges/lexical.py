@@ -1,16 +1,27 @@
-"""Lexical baselines the papers compare against: sentence BLEU-4 and ROUGE-L F1.
+"""Lexical baselines the papers compare against: BLEU-4, ROUGE-L F1 and ReXVal's BLEU-2.
 
-Both from maintained packages (sacrebleu, rouge-score), on a 0-1 scale,
-higher is better. They see words, not findings: that is why they are baselines.
+BLEU-4 and ROUGE-L come from maintained packages (sacrebleu, rouge-score).
+``bleu2`` is BLEU-2 exactly as ReXVal's published BLEU column was computed
+(CXR-Report-Metric's ``prep_reports`` and ``fast_bleu.BLEU(weights={"bigram":
+(1/2, 1/2)})`` with its default smoothing): reports lowercased, every period
+split off as a token (``"."`` -> ``" ."``), tokens split on single spaces
+with empty ones dropped; clipped unigram and bigram precision against the one
+reference, geometric mean with equal weights; a precision with no match
+becomes 0.1 / (its n-gram count) (NLTK's method 1, epsilon 0.1) unless no
+unigram matches at all (then 0); brevity penalty exp(1 - r/c) when the
+candidate is not longer, 0 for an empty one. All on a 0-1 scale, higher is
+better. They see words, not findings: that is why they are baselines.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from functools import lru_cache
 
 from core.judges.runs import OutputRecord, RunSpec
 
-LEXICAL_VERSION = "sacrebleu-2.6.0/rouge-score-0.1.2"
+LEXICAL_VERSION = "sacrebleu-2.6.0/rouge-score-0.1.2/bleu2-cxr-report-metric"
 
 
 @lru_cache(maxsize=1)
@@ -22,11 +33,34 @@ def _scorers():
     return BLEU(effective_order=True), rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
 
 
+def rexval_tokens(text: str) -> list[str]:
+    """CXR-Report-Metric's ``prep_reports`` for one report."""
+    return [t for t in str(text).lower().replace(".", " .").split(" ") if t != ""]
+
+
+def _precision(reference: list[str], candidate: list[str], n: int) -> tuple[int, int]:
+    grams = Counter(tuple(candidate[i:i + n]) for i in range(len(candidate) - n + 1))
+    ref = Counter(tuple(reference[i:i + n]) for i in range(len(reference) - n + 1))
+    return sum(min(c, ref[g]) for g, c in grams.items()), max(1, sum(grams.values()))
+
+
+def bleu2(reference: str, candidate: str) -> float:
+    """ReXVal's BLEU-2 (see the module docstring)."""
+    ref, cand = rexval_tokens(reference), rexval_tokens(candidate)
+    p = [_precision(ref, cand, n) for n in (1, 2)]
+    if p[0][0] == 0:
+        return 0.0
+    log_sum = sum(0.5 * math.log(num / den if num else 1 / (10 * den)) for num, den in p)
+    bp = 1.0 if len(cand) > len(ref) else math.exp(1 - len(ref) / len(cand))
+    return bp * math.exp(log_sum)
+
+
 def lexical_scores(reference: str, candidate: str) -> dict[str, float]:
-    """{"bleu4": 0-1, "rouge_l": 0-1} for one pair."""
+    """{"bleu4": 0-1, "bleu2": 0-1, "rouge_l": 0-1} for one pair."""
     bleu, rouge = _scorers()
     return {
         "bleu4": min(1.0, bleu.sentence_score(candidate, [reference]).score / 100.0),  # float noise can pass 1
+        "bleu2": bleu2(reference, candidate),
         "rouge_l": rouge.score(reference, candidate)["rougeL"].fmeasure,
     }
 

@@ -55,7 +55,7 @@ def run_review_judge(store: Store, *, dataset: str, judge: str, prompt_id: str |
                        params={"setting": "rules (text only)", "version": rules.VERSION})
         offline = {k: kwargs[k] for k in ("pair_ids", "limit", "progress", "cancel") if k in kwargs}
         return run_offline_judge(store, spec, rules.score_pair, **offline)
-    if judge == "lexical" or judge.startswith("distilled:"):
+    if judge in ("lexical", "length") or judge.startswith("distilled:"):
         raise ValueError(f"'{judge}' cannot judge edits; on an edit_review dataset use --judge rules or a model")
     if prompt_id not in (None, "green", PROMPT_ID):  # "green" is the CLI's default for report pairs
         raise ValueError(f"edit_review datasets use the '{PROMPT_ID}' prompt, not '{prompt_id}'")
