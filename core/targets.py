@@ -124,18 +124,10 @@ def load_annotations(store, dataset: str) -> pd.DataFrame:
         "FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ?", [dataset])
 
 
-def targets_present(store, dataset: str) -> list[str]:
-    """The targets a dataset's annotations support, main ones first: score, sig_errors, total_errors, ..."""
-    fields = set(store.query_df(
-        "SELECT DISTINCT a.field FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ?",
-        [dataset])["field"])
-    return (["score"] if "score" in fields else []) + (
-        ["sig_errors", "total_errors", *CATEGORY_TARGETS] if "error_count" in fields else [])
-
-
 def resolve_target(store, dataset: str, target: str | None) -> str:
     """``target`` if the dataset has it, else a clear error; ``None``: what the dataset has (score first)."""
-    present = targets_present(store, dataset)
+    main = main_targets_present(store, dataset)
+    present = main + (list(CATEGORY_TARGETS) if "sig_errors" in main else [])
     if not present:
         if store.query_one("SELECT count(*) FROM datasets WHERE name = ?", [dataset]) == 0:
             raise ValueError(f"dataset '{dataset}' not found")
@@ -146,7 +138,6 @@ def resolve_target(store, dataset: str, target: str | None) -> str:
     if target not in TARGETS:
         raise ValueError(f"'{target}' is not a target; targets: {', '.join(TARGETS)}")
     if target not in present:
-        main = [t for t in present if t in MAIN_TARGETS]
         raise ValueError(f"dataset '{dataset}' has no '{target}' target; its targets are {', '.join(main)}"
                          + (" and the per-category counts (sig_a ... total_f)" if len(present) > len(main) else ""))
     return target
