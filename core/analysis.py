@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from core.scores import PER_CATEGORY_COUNTS
 from core.store import Store, StoreError
 from core.targets import CATEGORIES, TARGETS, dataset_targets, mixed_scale_targets, target_sql
 
@@ -130,8 +131,12 @@ def refuse_duplicates(n_values: int, n_distinct: int) -> None:
 
 def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = False,
                      run_ids: list[str] | None = None, metrics: list[str] | None = None,
-                     annotators: list[str] | None = None, filters: dict | None = None, order: str = "pair_id"):
+                     annotators: list[str] | None = None, filters: dict | None = None, order: str = "pair_id",
+                     counts: bool = True):
     """The reads behind :func:`correlation_frame`, on an open connection.
+
+    ``counts=False`` (with ``metrics=None``) reads every metric except the per-category counts
+    (:data:`core.scores.PER_CATEGORY_COUNTS`): every score of every judge, built in or imported under any name.
 
     Returns ``(runs, pairs, values, labels, metric_list)``: the runs (with ``judge``); one row per pair with
     a target (pair_id, ext_id, group_id, facets, identical, target), sorted by ``order``; the metric values
@@ -178,9 +183,9 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
         conn.register("cf_runs", pd.DataFrame({"run_id": runs["run_id"].to_numpy(dtype=object),
                                                "ridx": np.array([rank[j] for j in runs["judge"]], dtype=np.int64)}))
         if metrics is None:
-            metric_list = sorted(conn.execute(
+            metric_list = sorted(m for m in conn.execute(
                 "SELECT DISTINCT metric FROM metric_values WHERE run_id IN (SELECT run_id FROM cf_runs)"
-            ).df()["metric"])
+            ).df()["metric"] if counts or m not in PER_CATEGORY_COUNTS)
         conn.register("cf_metrics", pd.DataFrame({"metric": pd.Series(metric_list, dtype=object),
                                                   "midx": np.arange(len(metric_list), dtype=np.int64)}))
         # integers only come back (the strings stay in DuckDB): the series key ridx * len(metrics) + midx.
@@ -202,14 +207,15 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
 def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop_identical: bool = False,
                       run_ids: list[str] | None = None, metrics: list[str] | None = None,
                       annotators: list[str] | None = None, filters: dict | None = None,
-                      categorical: bool = False, order: str = "ext_id") -> pd.DataFrame:
+                      categorical: bool = False, order: str = "ext_id", counts: bool = True) -> pd.DataFrame:
     """Judge values joined with the expert target and the pair facets.
 
     Columns: pair_id, ext_id, group_id, modality, anatomy, system, split,
     identical, run_id, judge, metric, value, target; sorted by judge, metric,
     ``order`` (ext_id, or pair_id: the order the statistics want). Only pairs that have both a judge value and the target appear.
     ``filters`` maps a facet to the allowed values; ``annotators`` picks whose
-    annotations make the target (all by default). ``categorical=True`` returns
+    annotations make the target (all by default); ``counts=False`` leaves out the per-category
+    counts (sig_a, ..., matched) and keeps every score metric. ``categorical=True`` returns
     the text columns as categoricals (sorted categories): the same values,
     a tenth of the memory.
 
@@ -223,7 +229,7 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
     with store.read() as conn:
         runs, pairs, values, labels, metric_list = read_frame_parts(
             conn, dataset, target, drop_identical=drop_identical, run_ids=run_ids, metrics=metrics,
-            annotators=annotators, filters=filters, order=order)
+            annotators=annotators, filters=filters, order=order, counts=counts)
     # sorted by judge, metric, ext_id (or pair_id): one integer key (unique per row), argsorted in numpy
     m = max(1, len(metric_list))
     key = values["skey"] * max(1, len(pairs)) + values["pidx"]

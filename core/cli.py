@@ -216,15 +216,14 @@ def cmd_inject(args) -> int:
 
 def cmd_correlate(args) -> int:
     from core.analysis import correlation_frame
-    from core.scores import METRICS
     from core.stats import correlate
     from core.targets import resolve_target
 
     store = _store(args)
     args.target = resolve_target(store, args.dataset, args.target)
-    frame = correlation_frame(store, args.dataset, args.target, drop_identical=args.drop_identical)
-    if not args.all_metrics:  # per-category counts (sig_a, ...) only on request
-        frame = frame[frame["metric"].isin(list(METRICS))]
+    # every score of every judge (imported ones under any name); per-category counts only on request
+    frame = correlation_frame(store, args.dataset, args.target, drop_identical=args.drop_identical,
+                              counts=args.all_metrics)
     if frame.empty:
         raise ValueError(f"dataset '{args.dataset}' has no judge values with a '{args.target}' target; "
                          "run a judge and import annotations first")
@@ -232,10 +231,10 @@ def cmd_correlate(args) -> int:
         from core.stats import breakdown
 
         table = breakdown(frame, by_facet=args.breakdown, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
-                          cluster_col=None if args.no_clusters else "group_id", target_name=args.target)
+                          cluster_col=None if args.no_clusters else "group_id", target_name=args.target, ci=args.ci)
     else:
         table = correlate(frame, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
-                          cluster_col=None if args.no_clusters else "group_id", target_name=args.target)
+                          cluster_col=None if args.no_clusters else "group_id", target_name=args.target, ci=args.ci)
     table = table.assign(target=args.target, drop_identical=args.drop_identical)
     if args.table and not args.breakdown:
         from core.stats import judge_metric_table
@@ -265,9 +264,9 @@ def cmd_report(args) -> int:
     check_out_file(args.out, store=args.store or default_store_path(), force=args.force)
     parts = ["python", "-m", "core"] + (["--store", str(args.store)] if args.store else []) + [
         "report", "--dataset", args.dataset, "--out", str(args.out), "--n-boot", str(args.n_boot),
-        "--seed", str(args.seed), "--min-n", str(args.min_n)] + (["--no-excerpts"] if args.no_excerpts else [])
+        "--seed", str(args.seed), "--min-n", str(args.min_n)] + excerpt_flag(args.excerpts)
     out = write_report(_store(args), args.dataset, args.out, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
-                       include_excerpts=not args.no_excerpts, command=shlex.join(parts))
+                       include_excerpts=args.excerpts, command=shlex.join(parts))
     _print(out, args.json)
     return 0
 
@@ -476,6 +475,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
     p.add_argument("--no-clusters", action="store_true",
                    help="resample pairs even when they share a reference (default: resample groups)")
+    p.add_argument("--ci", choices=["auto", "bootstrap", "asymptotic"], default="auto",
+                   help="confidence intervals: the seeded (cluster) bootstrap, the asymptotic (cluster-robust) "
+                        "interval, or auto: bootstrap up to 5,000 pairs per row, asymptotic above (default); "
+                        "the method used is each row's ci_method")
     p.add_argument("--all-metrics", action="store_true", help="also the per-category counts (sig_a, ..., matched)")
     p.add_argument("--table", action="store_true",
                    help="the papers' Table 2/3 shape: judge x metric, |tau|, dagger p >= 0.01, best/second marked")
@@ -489,7 +492,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap and clustering seed (recorded in the report)")
     p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
-    p.add_argument("--no-excerpts", action="store_true", help="leave report text out (error explanations stay)")
+    add_excerpt_flags(p)
 
     p = add("delete-dataset", cmd_delete_dataset,
             "move a dataset with its pairs, annotations and judge runs to the trash (undo: restore-dataset)")
@@ -512,6 +515,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
     p.add_argument("file", nargs="?", default="-")
     return parser
+
+
+def add_excerpt_flags(p) -> None:
+    """--excerpts / --no-excerpts; neither: report text only for synthetic datasets (core.report)."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--excerpts", dest="excerpts", action="store_true", default=None,
+                       help="include report text (the default only for synthetic datasets: an imported dataset's "
+                            "reports may be credentialed or identifiable)")
+    group.add_argument("--no-excerpts", dest="excerpts", action="store_false",
+                       help="leave report text out (error explanations stay)")
+
+
+def excerpt_flag(excerpts: bool | None) -> list[str]:
+    return [] if excerpts is None else ["--excerpts"] if excerpts else ["--no-excerpts"]
 
 
 def _fewshot_epilog() -> str:

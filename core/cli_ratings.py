@@ -103,6 +103,7 @@ def cmd_ratings_report(args) -> int:
     """The HTML report with the clinician ratings (or only the imported annotations) as the expert target."""
     import shlex
 
+    from core.cli import excerpt_flag
     from core.outfiles import check_out_file
     from core.ratings import expert_annotators
     from core.report import write_report
@@ -115,9 +116,9 @@ def cmd_ratings_report(args) -> int:
         raise ValueError(f"dataset '{args.dataset}' has no {EXPERTS[args.experts]}")
     parts = ["python", "-m", "core"] + (["--store", str(args.store)] if args.store else []) + [
         "ratings-report", "--experts", args.experts, "--dataset", args.dataset, "--out", str(args.out),
-        "--n-boot", str(args.n_boot), "--seed", str(args.seed)] + (["--no-excerpts"] if args.no_excerpts else [])
+        "--n-boot", str(args.n_boot), "--seed", str(args.seed)] + excerpt_flag(args.excerpts)
     out = write_report(store, args.dataset, args.out, n_boot=args.n_boot, seed=args.seed,
-                       include_excerpts=not args.no_excerpts, command=shlex.join(parts),
+                       include_excerpts=args.excerpts, command=shlex.join(parts),
                        annotators=groups[args.experts], experts=EXPERTS[args.experts])
     print(json.dumps(out) if args.json else f"wrote {out['path']} ({out['bytes']:,} bytes)")
     return 0
@@ -127,6 +128,8 @@ EXPERTS = {"clinicians": "clinician ratings (this study)", "imported": "imported
 
 
 def add_report_command(add) -> None:
+    from core.cli import add_excerpt_flags
+
     p = add("ratings-report", cmd_ratings_report,
             "the HTML report with the clinician ratings (or only the imported annotations) as expert target")
     p.add_argument("--dataset", required=True)
@@ -135,4 +138,4 @@ def add_report_command(add) -> None:
     p.add_argument("--experts", choices=list(EXPERTS), default="clinicians")
     p.add_argument("--n-boot", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-excerpts", action="store_true", help="leave report text out")
+    add_excerpt_flags(p)

@@ -155,7 +155,7 @@ class PairMatrix:
 
 
 def pair_matrix(store: Store, dataset: str, target: str = "score", *, metrics: list[str] | None = None,
-                annotators: list[str] | None = None) -> PairMatrix:
+                annotators: list[str] | None = None, counts: bool = True) -> PairMatrix:
     """Read one dataset's values and ``target`` (of ``annotators``, all by default) into a :class:`PairMatrix`.
 
     The same reads as ``correlation_frame(..., order="pair_id")``: pairs with the target, values of the
@@ -163,7 +163,7 @@ def pair_matrix(store: Store, dataset: str, target: str = "score", *, metrics: l
     """
     with store.read() as conn:
         runs, pairs, values, labels, metric_list = read_frame_parts(
-            conn, dataset, target, metrics=metrics, annotators=annotators, order="pair_id")
+            conn, dataset, target, metrics=metrics, annotators=annotators, order="pair_id", counts=counts)
     pidx, skey = values["pidx"], values["skey"]
     m = max(1, len(metric_list))
     # series = the (judge, metric) keys that occur, in key order (judge, then metric): counted, not sorted

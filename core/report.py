@@ -140,11 +140,9 @@ def _best_row(corr: pd.DataFrame, min_n: int) -> dict | None:
 def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.DataFrame, *, n_boot: int,
                    seed: int, min_n: int, annotators: list[str] | None = None) -> TargetResult:
     from core.analysis import correlation_frame
-    from core.scores import METRICS
     from core.stats import correlate, inter_annotator, judge_metric_table
 
-    frame = correlation_frame(store, dataset, target, annotators=annotators)
-    frame = frame[frame["metric"].isin(list(METRICS))]  # as `correlate`: per-category counts only on request
+    frame = correlation_frame(store, dataset, target, annotators=annotators, counts=False)  # as `correlate`
     corr = pd.DataFrame()
     table = None
     if not frame.empty:
@@ -750,11 +748,26 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
 """
 
 
+def excerpts_by_default(store: Store, dataset: str) -> bool:
+    """Report text goes into a report by default only for synthetic datasets.
+
+    An imported dataset may hold credentialed or identifiable text (MIMIC-CXR, a hospital's reports):
+    a report that leaves the machine must not carry it by accident, so it needs an explicit opt-in.
+    """
+    return bool(store.query_one("SELECT coalesce(any_value(synthetic), false) FROM datasets WHERE name = ?",
+                                [dataset]))
+
+
 def build_report(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
-                 command: str | None = None, include_excerpts: bool = True,
+                 command: str | None = None, include_excerpts: bool | None = None,
                  generated_at: datetime | None = None, annotators: list[str] | None = None,
                  experts: str | None = None) -> str:
-    """Collect and render: the report of ``dataset`` as an HTML string (``annotators``: see :func:`collect`)."""
+    """Collect and render: the report of ``dataset`` as an HTML string (``annotators``: see :func:`collect`).
+
+    ``include_excerpts=None``: :func:`excerpts_by_default` (synthetic datasets only).
+    """
+    if include_excerpts is None:
+        include_excerpts = excerpts_by_default(store, dataset)
     data = collect(store, dataset, n_boot=n_boot, seed=seed, min_n=min_n, annotators=annotators, experts=experts)
     command = command or (f"core.report.build_report(store, {dataset!r}, n_boot={n_boot}, seed={seed}, "
                           f"min_n={min_n})")

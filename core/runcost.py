@@ -71,7 +71,6 @@ def cost_table(store: Store, dataset: str, targets: tuple[str, ...] = ("score", 
     """:func:`run_costs` with the tau each run bought against the first of ``targets`` the dataset has
     (no bootstrap: the point estimates only), and that target's name (None without annotations)."""
     from core.analysis import correlation_frame
-    from core.scores import METRICS
     from core.stats import correlate
     from core.targets import annotator_values, load_annotations
 
@@ -80,8 +79,7 @@ def cost_table(store: Store, dataset: str, targets: tuple[str, ...] = ("score", 
     target = next((t for t in targets if t in present), None)
     corr = pd.DataFrame()
     if target is not None and not costs.empty:
-        frame = correlation_frame(store, dataset, target)
-        frame = frame[frame["metric"].isin(list(METRICS))]
+        frame = correlation_frame(store, dataset, target, counts=False)
         if not frame.empty:
             corr = correlate(frame, methods=("kendall",), n_boot=0, min_n=min_n, target_name=target)
     return cost_and_tau(costs, corr, min_n), target

@@ -40,6 +40,7 @@ import numpy as np
 __all__ = [
     "CATEGORIES",
     "METRICS",
+    "PER_CATEGORY_COUNTS",
     "UNIFIED_WEIGHTS",
     "MetricSpec",
     "ec_sig",
@@ -190,6 +191,11 @@ METRICS: dict[str, MetricSpec] = {
         ),
     )
 }
+
+#: The counts behind the scores (per category, and matched findings): stored with every GREEN-format
+#: answer for per-category analyses; in correlation tables only on request (``--all-metrics``).
+PER_CATEGORY_COUNTS: frozenset[str] = frozenset(
+    [f"sig_{c}" for c in CATEGORIES] + [f"insig_{c}" for c in CATEGORIES] + ["matched"])
 
 #: Appendix B.5 table: metric -> (alpha, beta_S, beta_I).
 UNIFIED_WEIGHTS: dict[str, tuple[float, float, float]] = {

@@ -124,7 +124,7 @@ def _targets_present(_store: Store, path: str, version: int, dataset: str) -> li
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _matrix(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None) -> PairMatrix:
     """The score metrics' values (as ``python -m core correlate``) and the target, pairs x series, unfiltered."""
-    return pair_matrix(_store, dataset, target, metrics=list(METRICS),
+    return pair_matrix(_store, dataset, target, counts=False,
                        annotators=None if experts is None else list(experts))
 
 

@@ -6,7 +6,7 @@ current dataset, offers the self-contained HTML report of the dataset
 (:mod:`core.report`, the same file as ``python -m core report``), and shows
 where the store's data and judge runs came from.
 
-URL state: ``dataset`` (kept by app.py), ``n_boot``, ``seed``, ``excerpts``
+URL state: ``dataset`` (kept by app.py), ``n_boot``, ``seed``, ``excerpts`` (1/0, when not the dataset's default)
 (``0`` leaves report text out of the report).
 """
 
@@ -114,12 +114,16 @@ def _report_verb(annotators: list[str] | None, experts: str) -> list[str]:
     return ["ratings-report", "--experts", {v: k for k, v in EXPERT_SOURCES.items()}[experts]]
 
 
+def _excerpt_flag(excerpts: bool) -> list[str]:
+    return ["--excerpts"] if excerpts else ["--no-excerpts"]
+
+
 def _report_bytes(store, dataset: str, n_boot: int, seed: int, excerpts: bool, annotators: list[str] | None = None,
                   experts: str | None = None) -> bytes:
     # Runs when the button is clicked (a deferred download): no Streamlit calls in here.
     parts = ["python", "-m", "core", "--store", str(store.path), *_report_verb(annotators, experts), "--dataset",
              dataset, "--out", f"{dataset}-report.html", "--n-boot", str(n_boot), "--seed", str(seed)]
-    command = "Share page of the dashboard; equivalent: " + shlex.join(parts + ([] if excerpts else ["--no-excerpts"]))
+    command = "Share page of the dashboard; equivalent: " + shlex.join(parts + _excerpt_flag(excerpts))
     return build_report(store, dataset, n_boot=n_boot, seed=seed, include_excerpts=excerpts,
                         command=command, annotators=annotators, experts=experts).encode("utf-8")
 
@@ -134,7 +138,9 @@ def draw_report(store, dataset: str, synthetic: bool) -> None:
     )
     st.session_state.setdefault("share_n_boot", _url_int("n_boot", 1000, N_BOOT_LIMITS))
     st.session_state.setdefault("share_seed", _url_int("seed", 0, SEED_LIMITS))
-    st.session_state.setdefault("share_excerpts", url_value("excerpts") != "0")
+    # Report text only by default for synthetic data: an imported dataset's reports may be credentialed.
+    chosen = url_value("excerpts")
+    st.session_state.setdefault("share_excerpts", synthetic if chosen not in ("0", "1") else chosen == "1")
     boot, seed_col, text_col = st.columns([1, 1, 2])
     with boot:
         n_boot = st.number_input("Bootstrap resamples", *N_BOOT_LIMITS, step=100, key="share_n_boot",
@@ -143,18 +149,22 @@ def draw_report(store, dataset: str, synthetic: bool) -> None:
         seed = st.number_input("Seed", *SEED_LIMITS, step=1, key="share_seed",
                                help="bootstrap and clustering seed, recorded in the report")
     with text_col:
-        excerpts = st.checkbox("Include report excerpts", key="share_excerpts",
-                               help="examples next to the error summary; leave out when the file must not "
-                                    "contain report text")
+        excerpts = st.checkbox("Include report text (excerpts)", key="share_excerpts",
+                               help="examples next to the error summary; off by default for imported datasets, "
+                                    "whose reports may be credentialed or identifiable")
     set_url("n_boot", str(n_boot) if n_boot != 1000 else None)
     set_url("seed", str(seed) if seed else None)
-    set_url("excerpts", None if excerpts else "0")
+    set_url("excerpts", None if excerpts == synthetic else "1" if excerpts else "0")
     annotators, experts = expert_annotators_choice(store, dataset, "share_experts")
     if synthetic:
         st.badge("synthetic", icon=":material/science:", color="orange")
         st.caption("The report says so in its title and in a banner at the top.")
     if excerpts:
-        st.caption("The file will contain excerpts of report text: share it like the reports themselves.")
+        st.warning("The file will contain report text: share it like the reports themselves"
+                   + ("." if synthetic else " (this dataset is imported: make sure its licence allows it)."),
+                   icon=":material/warning:")
+    else:
+        st.caption("The file will contain no report text (error explanations stay).")
     st.download_button(
         "Download HTML report",
         data=lambda: _report_bytes(store, dataset, int(n_boot), int(seed), excerpts, annotators, experts),
@@ -162,7 +172,7 @@ def draw_report(store, dataset: str, synthetic: bool) -> None:
         key="share_report", icon=":material/download:", type="primary",
     )
     cli = ["python", "-m", "core", *_report_verb(annotators, experts), "--dataset", dataset, "--out",
-           f"{dataset}-report.html", "--n-boot", str(n_boot), "--seed", str(seed)] + ([] if excerpts else ["--no-excerpts"])
+           f"{dataset}-report.html", "--n-boot", str(n_boot), "--seed", str(seed)] + _excerpt_flag(excerpts)
     st.caption("The same file from a terminal:")
     st.code(shlex.join(cli), language="bash")
 

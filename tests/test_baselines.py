@@ -64,3 +64,35 @@ def test_length_judge_and_bleu2_reach_correlate_and_the_correlations_page(demo_s
     assert not at.exception, [e.value for e in at.exception]
     shown = " ".join(str(c) for t in at.table for c in t.value.columns)
     assert METRICS["words_diff"].label in shown and METRICS["bleu2"].label in shown
+
+
+def test_an_imported_metric_with_any_name_shows_by_default(demo_store, tmp_path, app_test):
+    from core.judges import run_judge
+
+    store = copy_store(demo_store, tmp_path / "s.duckdb")
+    run_judge(store, dataset="demo", judge="rules")  # its answers carry the per-category counts
+    pairs = store.query_df("SELECT ext_id, length(candidate) AS n FROM pairs WHERE dataset = 'demo' ORDER BY ext_id")
+    scores = tmp_path / "mine.csv"
+    pairs.rename(columns={"ext_id": "id", "n": "chars"}).to_csv(scores, index=False)
+    done = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "import-outputs", str(scores),
+                           "--dataset", "demo", "--judge", "my-chars", "--id-col", "id", "--score-col", "chars",
+                           "--metric", "char_count"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    corr = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "correlate", "--dataset", "demo",
+                           "--n-boot", "0", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    rows = {(r["judge"], r["metric"]) for r in json.loads(corr.stdout)}
+    assert ("my-chars", "char_count") in rows
+    assert not any(m in {"sig_a", "matched"} for _, m in rows)  # counts stay behind --all-metrics
+    full = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "correlate", "--dataset", "demo",
+                           "--n-boot", "0", "--json", "--all-metrics"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert {"sig_a", "matched"} <= {r["metric"] for r in json.loads(full.stdout)}
+
+    from core.report import build_report
+
+    assert "<code>char_count</code>" in build_report(store, "demo", n_boot=0)
+    at = app_test(store)
+    at.switch_page("pages/correlations.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "char_count" in " ".join(str(c) for t in at.table for c in t.value.columns)

@@ -149,3 +149,33 @@ def test_analyses_default_to_the_target_an_error_count_dataset_has(tmp_path):
                                     "total_errors and the per-category counts (sig_a ... total_f)")
     calib = _cli(store, "calibrate", "--dataset", "rexval", "--n-boot", "20")
     assert calib.returncode == 0 and "NaN" not in calib.stdout and "nan" not in calib.stdout
+
+
+def test_a_real_datasets_report_has_no_report_text_unless_asked(tmp_path, app_test):
+    from core.store import Store
+
+    pairs, errors = write_rexval(tmp_path, n_studies=4)
+    store = tmp_path / "s.duckdb"
+    for preset, path in (("rexval-pairs", pairs), ("rexval-errors", errors)):
+        assert _cli(store, "import-preset", preset, str(path), "--dataset", "rexval").returncode == 0
+    assert _cli(store, "judge", "--dataset", "rexval", "--judge", "rules").returncode == 0
+    reference = next(csv.DictReader(open(pairs, encoding="utf-8")))["gt_report"]
+
+    default, opted = tmp_path / "default.html", tmp_path / "opted.html"
+    assert _cli(store, "report", "--dataset", "rexval", "--out", str(default), "--n-boot", "0").returncode == 0
+    html = default.read_text(encoding="utf-8")
+    assert "This report contains no report text." in html and reference not in html
+    assert _cli(store, "report", "--dataset", "rexval", "--out", str(opted), "--n-boot", "0",
+                "--excerpts").returncode == 0
+    assert "This report contains excerpts of report text" in opted.read_text(encoding="utf-8")
+
+    at = app_test(Store(store), {"dataset": "rexval"})
+    at.switch_page("pages/share.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.checkbox(key="share_excerpts").value is False
+    assert any("no report text" in c.value for c in at.caption)
+    assert any(c.value.endswith("--no-excerpts") for c in at.code)
+    at.checkbox(key="share_excerpts").check().run()
+    assert any("this dataset is imported" in w.value for w in at.warning)
+    assert at.query_params["excerpts"] == "1"

@@ -234,7 +234,8 @@ def test_share_page_links_report_button_and_provenance(app_test, judged: Store):
     assert "/?dataset=demo" in links and "/share?dataset=demo" in links and len(links) >= 2
     assert [b.label for b in at.get("download_button") if b.key == "share_report"] == ["Download HTML report"]
     command = [c.value for c in at.code if "report --dataset demo" in c.value]
-    assert command == ["python -m core report --dataset demo --out demo-report.html --n-boot 1000 --seed 0"]
+    assert command == ["python -m core report --dataset demo --out demo-report.html --n-boot 1000 --seed 0 "
+                       "--excerpts"]  # synthetic: report text by default, and the command says so
     datasets = [d.value for d in at.dataframe if "origin" in d.value.columns][0]
     assert datasets[["name", "origin", "pairs"]].values.tolist() == [["demo", "synthetic", 120]]
     judges = [d.value for d in at.dataframe if "prompt_hash" in d.value.columns][0]
