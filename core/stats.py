@@ -66,13 +66,24 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
+from scipy import sparse, special
 from scipy import stats as sps
 
 from core.scores import METRICS
-from core.tiedstats import dense_codes, kendall_tau_b, pearson_r, spearman_rho
+from core.tiedstats import (
+    cells,
+    dense_codes,
+    inversion_weights,
+    kendall_counts,
+    kendall_tau_b,
+    merge_plan,
+    pearson_r,
+    spearman_rho,
+)
 
 __all__ = [
+    "AUTO_BOOTSTRAP_MAX_N",
+    "CI_CHOICES",
     "METHODS",
     "METRIC_ORDER",
     "ROW_COLUMNS",
@@ -80,15 +91,19 @@ __all__ = [
     "Agreement",
     "JudgeMetricTable",
     "agreement_matrix",
+    "asymptotic_ci",
     "bootstrap_ci",
     "bootstrap_distribution",
     "bootstrap_indices",
     "breakdown",
+    "ci_method_for",
     "correlate",
     "correlation",
     "drop_identical",
     "expected_sign",
+    "influence_values",
     "inter_annotator",
+    "kendall_kernel",
     "judge_metric_table",
     "mark_best",
     "paired_difference",
@@ -113,7 +128,13 @@ ROW_COLUMNS: tuple[str, ...] = (
     "target", "n", "n_missing", "n_clusters", "tau", "p", "ci_low", "ci_high", "rho", "rho_p", "rho_ci_low",
     "rho_ci_high", "r", "r_p", "r_ci_low", "r_ci_high", "abs_tau", "abs_rho", "abs_r", "tau_oriented",
     "expected_sign", "orientation_assumed", "sign_ok", "dagger", "too_few", "reason", "seed", "n_boot",
-    "n_boot_valid", "level", "resampling")
+    "n_boot_valid", "level", "resampling", "ci_method")
+#: ``ci`` of :func:`correlate` and co.: ``auto`` (by size, :func:`ci_method_for`), or one method forced.
+CI_CHOICES: tuple[str, ...] = ("auto", "bootstrap", "asymptotic")
+#: ``ci="auto"``: the seeded bootstrap up to this many complete pairs per row, the asymptotic interval above
+#: (its cost is O(n log n) per row; the bootstrap's grows with n x resamples). Both cover 93-97% of the
+#: time at n = 200 and n = 5,000 in bench/bench_coverage.py.
+AUTO_BOOTSTRAP_MAX_N = 5_000
 #: Statistic -> (estimate column, p column, CI prefix) in the correlate table.
 _COLS = {"kendall": ("tau", "p", "ci"), "spearman": ("rho", "rho_p", "rho_ci"), "pearson": ("r", "r_p", "r_ci")}
 _P_OF_VALUE = {"tau": "p", "abs_tau": "p", "tau_oriented": "p", "rho": "rho_p", "abs_rho": "rho_p",
@@ -122,6 +143,10 @@ _STAT_OF_VALUE = {"tau": "tau", "abs_tau": "tau", "rho": "rho", "abs_rho": "rho"
 _ERROR_TARGET = re.compile(r"^(sig|total|insig)_[a-z]+$|_errors$")
 _BLOCK = 256            # cells per block of the triangular product
 _CHUNK_ELEMS = 4_000_000  # resamples x cells held in memory at once
+_MERGE_ELEMS = 131_072  # cells x resamples per step of the merge kernel (its arrays stay in cache)
+#: Cost of the two exact Kendall kernels per resample, in ns (measured here, bench/bench_kernels.py):
+#: the cell kernel ``_CELLS_NS * m^2 / 2`` (BLAS), the merge kernel ``_MERGE_NS * m * ceil(log2 m)``.
+_CELLS_NS, _MERGE_NS = 0.25, 10.0
 
 
 # --------------------------------------------------------------------------- orientation
@@ -244,9 +269,13 @@ def _draws(n_clusters: int, n_boot: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n_clusters, size=(n_boot, n_clusters))
 
 
-def _counts_by_pair(n: int, groups, n_boot: int, seed: int) -> np.ndarray:
-    """Multiplicities laid out pairs x resamples (float64), the layout the statistics use."""
-    codes, k = _cluster_codes(n, groups)
+def _counts_by_pair(n: int, groups, n_boot: int, seed: int,
+                    codes: tuple[np.ndarray, int] | None = None) -> np.ndarray:
+    """Multiplicities laid out pairs x resamples (float64), the layout the statistics use.
+
+    ``codes`` (:func:`_cluster_codes` of ``groups``) when the caller has them.
+    """
+    codes, k = codes if codes is not None else _cluster_codes(n, groups)
     draws = _draws(k, n_boot, seed)
     # index = cluster * n_boot + resample, so the bincount is already clusters x resamples
     flat = (draws * n_boot + np.arange(n_boot)[:, None]).ravel()
@@ -312,8 +341,38 @@ def _kendall_cells(c: np.ndarray, cx: np.ndarray, cy: np.ndarray, lx: np.ndarray
     return _safe_ratio(2.0 * num, (n2 - (lx * lx).sum(0)) * (n2 - (ly * ly).sum(0)))
 
 
-def _boot_stats(x: np.ndarray, y: np.ndarray, counts: np.ndarray, stats: Sequence[str]) -> dict[str, np.ndarray]:
-    """Each statistic on each resample; ``counts`` holds multiplicities as pairs x resamples."""
+def kendall_kernel(m: int) -> str:
+    """The cheaper exact tau-b kernel for ``m`` distinct (x, y) cells: ``"cells"`` or ``"merge"``.
+
+    Both give the same numbers (integer counts, one division). The cell kernel costs ``m^2 / 2``
+    multiply-adds per resample in BLAS, the merge kernel ``m log2 m`` elementwise steps per resample:
+    discrete scores (tens of cells) take the first, continuous ones (a cell per pair) the second.
+    """
+    levels = max(1, math.ceil(math.log2(max(m, 2))))
+    return "merge" if _MERGE_NS * m * levels < _CELLS_NS * m * m / 2 else "cells"
+
+
+def _kendall_merge(c: np.ndarray, plan, lx: np.ndarray, ly: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """tau-b of every column of cell counts ``c`` (cells x resamples) by the merge-sort count (any ties).
+
+    ``C - D = (N^2 - sum Lx^2 - sum Ly^2 + sum c^2) / 2 - 2 * (discordant weight)``: scipy's ``tot - xtie
+    - ytie + ntie - 2 dis`` in multiplicities, all integers (exact in float64).
+    """
+    step = max(1, _MERGE_ELEMS // max(1, c.shape[0]))
+    inv = np.concatenate([inversion_weights(plan, np.ascontiguousarray(c[:, b:b + step]))
+                          for b in range(0, c.shape[1], step)])
+    n2 = n * n
+    sx, sy = (lx * lx).sum(0), (ly * ly).sum(0)
+    num = (n2 - sx - sy + (c * c).sum(0)) / 2 - 2 * inv
+    return _safe_ratio(2.0 * num, (n2 - sx) * (n2 - sy))
+
+
+def _boot_stats(x: np.ndarray, y: np.ndarray, counts: np.ndarray, stats: Sequence[str],
+                kernel: str | None = None) -> dict[str, np.ndarray]:
+    """Each statistic on each resample; ``counts`` holds multiplicities as pairs x resamples.
+
+    ``kernel`` forces tau-b's kernel (``"cells"`` or ``"merge"``); by default :func:`kendall_kernel` picks.
+    """
     xv, xi = np.unique(x, return_inverse=True)
     yv, yi = np.unique(y, return_inverse=True)
     cell_key, unit_cell = np.unique(xi.astype(np.int64) * len(yv) + yi, return_inverse=True)
@@ -327,6 +386,8 @@ def _boot_stats(x: np.ndarray, y: np.ndarray, counts: np.ndarray, stats: Sequenc
     x0, y0 = xv[cx] - x.mean(), yv[cy] - y.mean()
     moments = np.stack([np.ones_like(x0), x0, y0, x0 * x0, y0 * y0, x0 * y0])
     out = {s: np.empty(counts.shape[1]) for s in stats}
+    kernel = kernel or kendall_kernel(m)
+    plan = merge_plan(cy, weighted=True) if "kendall" in stats and kernel == "merge" else None
     step = max(1, _CHUNK_ELEMS // max(m, len(x)))
     for b0 in range(0, counts.shape[1], step):
         cols = slice(b0, b0 + step)
@@ -334,7 +395,8 @@ def _boot_stats(x: np.ndarray, y: np.ndarray, counts: np.ndarray, stats: Sequenc
         n = c.sum(0)
         lx, ly = c if x_is_cell else to_x @ c, to_y @ c  # multiplicity of every x level / y level
         if "kendall" in stats:
-            out["kendall"][cols] = _kendall_cells(c, cx, cy, lx, ly, n)
+            out["kendall"][cols] = (_kendall_cells(c, cx, cy, lx, ly, n) if plan is None
+                                    else _kendall_merge(c, plan, lx, ly, n))
         if "spearman" in stats:
             # mid-rank of every level in this resample; all sums below are exact (integers / quarters)
             rank_x = np.cumsum(lx, 0) - (lx - 1) / 2
@@ -353,6 +415,147 @@ def _boot_stats(x: np.ndarray, y: np.ndarray, counts: np.ndarray, stats: Sequenc
             r[((lx > 0).sum(0) < 2) | ((ly > 0).sum(0) < 2)] = np.nan
             out["pearson"][cols] = r
     return out
+
+
+# --------------------------------------------------------------------------- asymptotic intervals
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``a . b`` without BLAS: a BLAS dot product of two vectors costs milliseconds here (OpenBLAS waking its
+    threads on a shared machine), einsum's own loop microseconds."""
+    return float(np.einsum("i,i->", a, b))
+
+
+def _mid_cdf(codes: np.ndarray, k: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per level: its unit count and the mid-distribution ``F(t-) + P(t) / 2`` of the sample."""
+    counts = np.bincount(codes, minlength=k).astype(np.float64)
+    return counts, (np.cumsum(counts) - counts / 2) / n
+
+
+def _above_half(level_sums: np.ndarray, n: int) -> np.ndarray:
+    """Per level: ``(sum over higher levels + half this level's sum) / n``, i.e. ``E[kappa(T - t) g]``."""
+    tail = np.cumsum(level_sums[::-1])[::-1]  # this level and above
+    return (tail - level_sums / 2) / n
+
+
+def influence_values(x, y, stats: str | Sequence[str] = METHODS, *,
+                     codes: tuple[tuple[np.ndarray, int], tuple[np.ndarray, int]] | None = None,
+                     ) -> dict[str, np.ndarray]:
+    """Empirical influence values of tau-b, rho and r: ``estimate - truth ~ sum_i phi_i``; O(n log n).
+
+    Parameters
+    ----------
+    x, y : array-like of float
+        Complete pairs (no NaN).
+    stats : subset of ("kendall", "spearman", "pearson")
+    codes : optional
+        ``(dense_codes(x), dense_codes(y))`` when the caller has them.
+
+    Returns
+    -------
+    dict
+        Statistic -> ``phi`` (one value per pair; they sum to zero). A variance estimate is
+        ``G / (G - 1) * sum_g (sum_{i in g} phi_i)^2`` over independent clusters g (pairs: G = n).
+
+    Notes
+    -----
+    Each statistic is a smooth function of V-statistics, and ``phi_i`` is its derivative in the direction
+    of pair i, divided by n (Hampel 1974; Hoeffding 1948 for the projection of U-statistics):
+
+    * **Kendall tau-b** ``= sum_i s_i / sqrt(sum_i bx_i sum_i by_i)`` with ``s_i = sum_j sign(x_i - x_j)
+      sign(y_i - y_j)`` (concordant minus discordant partners of i), ``bx_i = #{j: x_j != x_i}`` and
+      ``by_i`` likewise, so ``phi_i = (2/n) [(s_i - mean s) / sqrt(mean bx mean by) - (tau/2) ((bx_i -
+      mean bx) / mean bx + (by_i - mean by) / mean by)]``. ``s_i`` comes from the merge-sort count of
+      discordant partners (``core.tiedstats.discordant_weights``): ties in x, y or both are exact.
+    * **Spearman rho** is the correlation of the mid-distribution values ``u_i = F(x_i-) + P(x_i) / 2``
+      and ``v_i`` (mid-ranks, rescaled: ties are part of the definition). With ``kappa(d) = 1, 1/2, 0``
+      for ``d > 0, = 0, < 0`` and means over all pairs, ``IF_uv(i) = u_i v_i + E[kappa(x - x_i) v] +
+      E[u kappa(y - y_i)] - 3 E[uv]``, ``IF_uu(i) = u_i^2 + 2 E[u kappa(x - x_i)] - 3 E[u^2]`` (``E u = 1/2``
+      whatever the data), and ``IF_rho = IF_uv / (s_u s_v) - (rho / 2) (IF_uu / s_u^2 + IF_vv / s_v^2)``.
+    * **Pearson r**: ``IF_r(i) = zx_i zy_i - (r / 2) (zx_i^2 + zy_i^2)`` of the standardised values.
+    """
+    stats = _check_stats(stats)
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = len(x)
+    (xc, kx), (yc, ky) = codes if codes is not None else (dense_codes(x), dense_codes(y))
+    out: dict[str, np.ndarray] = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if "kendall" in stats:
+            c = cells(xc, kx, yc, ky)
+            d = kendall_counts(c)["d"]
+            lx, ly, w = c.lx[c.cx].astype(float), c.ly[c.cy].astype(float), c.w.astype(float)
+            s_i = (n - lx - ly + w) - 2 * d  # per cell: concordant minus discordant partners
+            bx, by = n - lx, n - ly
+            sm, bxm, bym = _dot(w, s_i) / n, _dot(w, bx) / n, _dot(w, by) / n
+            tau = sm / math.sqrt(bxm * bym) if bxm > 0 and bym > 0 else math.nan
+            phi = (2 / n) * ((s_i - sm) / math.sqrt(bxm * bym) - tau / 2 * ((bx - bxm) / bxm + (by - bym) / bym))
+            out["kendall"] = phi[c.unit]
+        if "spearman" in stats:
+            cnt_x, fx = _mid_cdf(xc, kx, n)
+            cnt_y, gy = _mid_cdf(yc, ky, n)
+            u, v = fx[xc], gy[yc]
+            m_uv, m_uu, m_vv = _dot(u, v) / n, _dot(cnt_x, fx * fx) / n, _dot(cnt_y, gy * gy) / n
+            su2, sv2 = m_uu - 0.25, m_vv - 0.25
+            rho = (m_uv - 0.25) / math.sqrt(su2 * sv2) if su2 > 0 and sv2 > 0 else math.nan
+            k1 = _above_half(np.bincount(xc, weights=v, minlength=kx), n)  # E[kappa(x - x_i) v]
+            k2 = _above_half(np.bincount(yc, weights=u, minlength=ky), n)  # E[u kappa(y - y_i)]
+            k3 = _above_half(cnt_x * fx, n)  # E[u kappa(x - x_i)]
+            k4 = _above_half(cnt_y * gy, n)
+            if_uv = u * v + k1[xc] + k2[yc] - 3 * m_uv
+            if_uu = u * u + 2 * k3[xc] - 3 * m_uu
+            if_vv = v * v + 2 * k4[yc] - 3 * m_vv
+            out["spearman"] = (if_uv / math.sqrt(su2 * sv2) - rho / 2 * (if_uu / su2 + if_vv / sv2)) / n
+        if "pearson" in stats:
+            zx, zy = x - x.mean(), y - y.mean()
+            sx, sy = math.sqrt(_dot(zx, zx) / n), math.sqrt(_dot(zy, zy) / n)
+            zx, zy = zx / sx, zy / sy
+            r = _dot(zx, zy) / n
+            out["pearson"] = (zx * zy - r / 2 * (zx * zx + zy * zy)) / n
+    return out
+
+
+def _interval(phi: np.ndarray, clusters: tuple[np.ndarray, int] | None, estimate: float,
+              level: float) -> tuple[float, float, float]:
+    """(low, high, se): Fisher's z interval ``tanh(atanh(est) +- q se / (1 - est^2))`` with the
+    cluster-robust standard error of the influence values and ``q`` the t quantile with G - 1 degrees of
+    freedom (G clusters, or pairs), as usual for cluster-robust intervals with few clusters."""
+    if clusters is None:
+        sums, g = phi, len(phi)
+    else:
+        codes, g = clusters
+        sums = np.bincount(codes, weights=phi, minlength=g)
+    if g < 2 or not np.isfinite(estimate) or not np.all(np.isfinite(sums)):
+        return math.nan, math.nan, math.nan
+    se = math.sqrt(g / (g - 1) * _dot(sums, sums))
+    if abs(estimate) >= 1:  # a perfect (or degenerate) sample: the transform has no spread to give
+        return float(estimate), float(estimate), se
+    half = float(special.stdtrit(g - 1, 0.5 + level / 2)) * se / (1 - estimate * estimate)
+    z = math.atanh(estimate)
+    return math.tanh(z - half), math.tanh(z + half), se
+
+
+def asymptotic_ci(x, y, groups=None, stat: str = "kendall", level: float = 0.95) -> dict:
+    """Asymptotic confidence interval of a correlation, cluster-robust when ``groups`` are given.
+
+    Parameters and result as :func:`bootstrap_ci` (``ci_method`` ``asymptotic`` or ``asymptotic-cluster``,
+    and ``se``, the standard error of the estimate); see :func:`influence_values` for the variance and
+    :data:`CI_METHODS` for when :func:`correlate` takes it.
+    """
+    (stat,) = _check_stats(stat)
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    g = None if groups is None else np.asarray(groups, dtype=object)[ok]
+    x, y = x[ok], y[ok]
+    point = correlation(x, y, min_n=2)
+    est = point[_COLS[stat][0]]
+    clusters = None if g is None else _cluster_codes(len(x), g)
+    lo = hi = se = math.nan
+    if point["reason"] is None:
+        lo, hi, se = _interval(influence_values(x, y, (stat,))[stat], clusters, est, level)
+    return {"stat": stat, "estimate": est, "ci_low": lo, "ci_high": hi, "se": se, "level": level,
+            "n": len(x), "n_missing": int((~ok).sum()), "n_clusters": len(x) if clusters is None else clusters[1],
+            "ci_method": "asymptotic" if groups is None else "asymptotic-cluster"}
 
 
 def _check_stats(stats: Iterable[str]) -> tuple[str, ...]:
@@ -430,7 +633,8 @@ def bootstrap_ci(x, y, groups=None, n_boot: int = 1000, seed: int = 0, stat: str
     lo, hi, valid = _percentile(reps, level)
     return {"stat": stat, "estimate": point[_COLS[stat][0]], "ci_low": lo, "ci_high": hi, "level": level,
             "n": len(x), "n_missing": int((~ok).sum()), "n_clusters": k, "n_boot": n_boot,
-            "n_boot_valid": valid, "seed": seed, "resampling": "pairs" if groups is None else "groups"}
+            "n_boot_valid": valid, "seed": seed, "resampling": "pairs" if groups is None else "groups",
+            "ci_method": "bootstrap" if groups is None else "bootstrap-cluster"}
 
 
 # --------------------------------------------------------------------------- tables
@@ -457,34 +661,70 @@ def _require(data: pd.DataFrame, cols: Iterable[str]) -> None:
         raise KeyError(f"missing column(s) {missing}; have {list(data.columns)}")
 
 
+def ci_method_for(ci: str, n: int, clustered: bool, n_boot: int = 1000) -> str:
+    """The interval :func:`series_row` computes for ``n`` complete pairs: ``bootstrap``,
+    ``bootstrap-cluster``, ``asymptotic``, ``asymptotic-cluster`` or ``none``.
+
+    ``ci="auto"`` takes the bootstrap up to :data:`AUTO_BOOTSTRAP_MAX_N` pairs and the asymptotic interval
+    above; ``"bootstrap"`` and ``"asymptotic"`` force one. A bootstrap with ``n_boot=0`` is no interval
+    (``none``); the asymptotic interval needs no resamples.
+    """
+    if ci not in CI_CHOICES:
+        raise ValueError(f"unknown ci {ci!r}; valid: {', '.join(CI_CHOICES)}")
+    if ci == "asymptotic" or (ci == "auto" and n > AUTO_BOOTSTRAP_MAX_N and n_boot > 0):
+        return "asymptotic-cluster" if clustered else "asymptotic"
+    if n_boot <= 0:
+        return "none"
+    return "bootstrap-cluster" if clustered else "bootstrap"
+
+
 def series_row(row: dict, x: np.ndarray, y: np.ndarray, clusters: np.ndarray | None, n_missing: int, *,
                methods: Sequence[str] = METHODS, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
                target_name: str = "score", level: float = 0.95, counts_cache: dict | None = None,
-               cache_key=None, y_codes: tuple[np.ndarray, int] | None = None) -> dict:
+               cache_key=None, y_codes: tuple[np.ndarray, int] | None = None, ci: str = "bootstrap",
+               cluster_codes: tuple[np.ndarray, int] | None = None) -> dict:
     """One row of :func:`correlate` from one series: ``x`` (judge values) and ``y`` (targets) complete and
     in pair order, ``clusters`` the cluster label per pair (or None), ``row`` the group's key columns.
 
     ``counts_cache`` and ``cache_key`` (identical for series over the same pairs and clusters) let series
-    share their resampling counts, ``y_codes`` their targets' codes (:func:`correlation`). Callers that hold their data in another shape
-    (``core.pairmatrix``) get the same rows as :func:`correlate` through here.
+    share their resampling counts and cluster codes, ``y_codes`` their targets' codes (:func:`correlation`).
+    ``cluster_codes`` (``_cluster_codes(len(x), clusters)``: codes in sorted label order, and their number)
+    may stand in for the labels. ``ci`` chooses the interval (:func:`ci_method_for`). Callers that hold
+    their data in another shape (``core.pairmatrix``) get the same rows as :func:`correlate` through here.
     """
     point = correlation(x, y, min_n=min_n, y_codes=y_codes)
     row = dict(row)
+    cache = {} if counts_cache is None or cache_key is None else counts_cache
+    if cluster_codes is None and clusters is not None:
+        if ("cluster codes", cache_key) not in cache:
+            cache[("cluster codes", cache_key)] = _cluster_codes(len(x), clusters)
+        cluster_codes = cache[("cluster codes", cache_key)]
+    clustered = cluster_codes is not None
     row.update(target=target_name, n=point["n"], n_missing=n_missing,
-               n_clusters=point["n"] if clusters is None else len(set(clusters)))
+               n_clusters=cluster_codes[1] if clustered else point["n"])
+    method = ci_method_for(ci, point["n"], clustered, n_boot)
+    computed = point["reason"] is None and method != "none"
     reps: dict[str, np.ndarray] = {}
-    if point["reason"] is None and n_boot > 0:
-        cache = {} if counts_cache is None or cache_key is None else counts_cache
+    bounds: dict[str, tuple[float, float]] = {}
+    if computed and method.startswith("bootstrap"):
         if cache_key not in cache:
-            cache[cache_key] = _counts_by_pair(len(x), clusters, n_boot, seed)
+            cache[cache_key] = _counts_by_pair(len(x), True if clustered else None, n_boot, seed,
+                                               cluster_codes if clustered else (None, len(x)))
         reps = _boot_stats(x, y, cache[cache_key], methods)
+    elif computed:
+        codes = cluster_codes if clustered else None
+        y_c = y_codes if y_codes is not None and len(y_codes[0]) == len(y) else dense_codes(y)
+        phi = influence_values(x, y, methods, codes=(dense_codes(x), y_c))
+        for stat in methods:
+            lo, hi, _ = _interval(phi[stat], codes, point[_COLS[stat][0]], level)
+            bounds[stat] = (lo, hi)
     valid = []
     for stat in METHODS:
-        est, pcol, ci = _COLS[stat]
+        est, pcol, ci_col = _COLS[stat]
         row[est] = point[est] if stat in methods else math.nan
         row[pcol] = point[pcol] if stat in methods else math.nan
-        lo, hi, nv = _percentile(reps[stat], level) if stat in reps else (math.nan, math.nan, 0)
-        row[f"{ci}_low"], row[f"{ci}_high"] = lo, hi
+        lo, hi, nv = _percentile(reps[stat], level) if stat in reps else (*bounds.get(stat, (math.nan, math.nan)), 0)
+        row[f"{ci_col}_low"], row[f"{ci_col}_high"] = lo, hi
         if stat in reps:
             valid.append(nv)
     sign, assumed = expected_sign(str(row["metric"]) if "metric" in row else "", target_name)
@@ -492,16 +732,17 @@ def series_row(row: dict, x: np.ndarray, y: np.ndarray, clusters: np.ndarray | N
     row.update(abs_tau=abs(tau), abs_rho=abs(row["rho"]), abs_r=abs(row["r"]), tau_oriented=sign * tau,
                expected_sign=sign, orientation_assumed=assumed, sign_ok=bool(sign * tau > 0),
                dagger=not (row["p"] < 0.01), too_few=point["n"] < min_n, reason=point["reason"], seed=seed,
-               n_boot=n_boot, n_boot_valid=min(valid) if valid else 0, level=level,
-               resampling="pairs" if clusters is None else "groups")
+               n_boot=n_boot if method.startswith("bootstrap") else 0, n_boot_valid=min(valid) if valid else 0,
+               level=level, resampling="groups" if clustered else "pairs",
+               ci_method=method if computed else "none")
     return row
 
 
 def correlate(data: pd.DataFrame, *, by: Sequence[str] = ("judge", "metric"), methods: Sequence[str] = METHODS,
               n_boot: int = 1000, seed: int = 0, cluster_col: str | None = "group_id", min_n: int = 10,
               target_name: str = "score", level: float = 0.95, value_col: str = "value",
-              target_col: str = "target", pair_col: str = "pair_id") -> pd.DataFrame:
-    """Correlation of every judge metric with the expert target, with bootstrap CIs.
+              target_col: str = "target", pair_col: str = "pair_id", ci: str = "bootstrap") -> pd.DataFrame:
+    """Correlation of every judge metric with the expert target, with confidence intervals.
 
     Parameters
     ----------
@@ -521,6 +762,12 @@ def correlate(data: pd.DataFrame, *, by: Sequence[str] = ("judge", "metric"), me
     target_name : str
         Which target ``target`` holds (``score``, ``sig_errors``, ...): sets
         the expected sign.
+    ci : {"bootstrap", "asymptotic", "auto"}
+        The intervals: the seeded (cluster) bootstrap, the asymptotic
+        (cluster-robust) interval, or by size per row (:func:`ci_method_for`:
+        bootstrap up to :data:`AUTO_BOOTSTRAP_MAX_N` complete pairs). The
+        default stays the bootstrap for callers that describe their intervals
+        as such; ``python -m core correlate`` uses ``auto``.
 
     Returns
     -------
@@ -529,7 +776,9 @@ def correlate(data: pd.DataFrame, *, by: Sequence[str] = ("judge", "metric"), me
         ci_low, ci_high, rho, rho_p, rho_ci_low, rho_ci_high, r, r_p,
         r_ci_low, r_ci_high, abs_tau, abs_rho, abs_r, tau_oriented,
         expected_sign, orientation_assumed, sign_ok, dagger, too_few, reason,
-        seed, n_boot, n_boot_valid, level, resampling``.
+        seed, n_boot, n_boot_valid, level, resampling, ci_method``
+        (``n_boot`` is 0 on rows whose interval is asymptotic; ``ci_method``
+        is ``none`` where no interval was computed).
 
     Notes
     -----
@@ -543,25 +792,62 @@ def correlate(data: pd.DataFrame, *, by: Sequence[str] = ("judge", "metric"), me
     """
     methods = _check_stats(methods)
     _require(data, [*by, value_col, target_col, pair_col])
+    # pair ids and cluster labels become integer codes once, in sorted order (a sort of the codes within a
+    # group is then the sort by pair id, and a group's cluster codes re-densified keep the label order)
+    pcodes, pair_ids = pd.factorize(data[pair_col], sort=True)
+    work = {"_v": data[value_col].to_numpy(float), "_t": data[target_col].to_numpy(float), "_p": pcodes}
+    if cluster_col is not None and cluster_col in data.columns:
+        work["_c"], work["_a"] = _cluster_label_codes(data[cluster_col], pcodes, pair_ids)
+    # the groups as row numbers (numbered in iteration order), without copying a frame per group
+    grouped = pd.DataFrame({f"_by{i}": data[k] for i, k in enumerate(by)}).groupby(
+        [f"_by{i}" for i in range(len(by))], sort=True, dropna=False)
+    number = grouped.ngroup().to_numpy()
+    keys = list(grouped.size().index)
+    rows_of = np.argsort(number, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(number, minlength=len(keys)))])
     rows = []
-    counts_cache: dict[tuple, np.ndarray] = {}
-    used = [*by, value_col, target_col, pair_col] + ([cluster_col] if cluster_col in data.columns else [])
-    data = data[list(dict.fromkeys(used))]  # each group is a copy: only the columns used here
-    for key, group in data.groupby(list(by), sort=True, dropna=False):
+    counts_cache: dict = {}
+    for g, key in enumerate(keys):
         key = key if isinstance(key, tuple) else (key,)
-        frame, n_missing = _complete(group, value_col, target_col)
-        if frame[pair_col].duplicated().any():
-            dupes = frame.loc[frame[pair_col].duplicated(), pair_col].head(3).tolist()
+        idx = rows_of[bounds[g]:bounds[g + 1]]
+        v, t = work["_v"][idx], work["_t"][idx]
+        ok = np.isfinite(v) & np.isfinite(t)
+        p = work["_p"][idx][ok]
+        order = np.argsort(p, kind="stable")
+        p = p[order]
+        twice = p[1:] == p[:-1]
+        if twice.any():
+            dupes = [pair_ids[c] for c in dict.fromkeys(p[1:][twice].tolist())][:3]
             raise ValueError(f"group {dict(zip(by, key, strict=True))} has pair ids more than once: {dupes}")
-        if not frame[pair_col].is_monotonic_increasing:  # already sorted (a stable sort is a no-op then)
-            frame = frame.sort_values(pair_col, kind="stable")
-        clusters = _clusters_of(frame, cluster_col, pair_col)
-        ckey = (tuple(frame[pair_col]), None if clusters is None else tuple(clusters)) if n_boot > 0 else None
-        rows.append(series_row(dict(zip(by, key, strict=True)), frame[value_col].to_numpy(float),
-                               frame[target_col].to_numpy(float), clusters, n_missing, methods=methods,
-                               n_boot=n_boot, seed=seed, min_n=min_n, target_name=target_name, level=level,
-                               counts_cache=counts_cache, cache_key=ckey))
+        codes = None
+        if "_c" in work and not work["_a"][idx][ok].all():  # some pair has a group: clusters
+            labels = work["_c"][idx][ok][order]
+            uniq, inverse = np.unique(labels, return_inverse=True)
+            codes = (inverse.astype(np.intp), len(uniq))
+        ckey = (p.tobytes(), None if codes is None else labels.tobytes())
+        rows.append(series_row(dict(zip(by, key, strict=True)), v[ok][order], t[ok][order], None,
+                               int((~ok).sum()), methods=methods, n_boot=n_boot, seed=seed, min_n=min_n,
+                               target_name=target_name, level=level, counts_cache=counts_cache, cache_key=ckey,
+                               ci=ci, cluster_codes=codes))
     return pd.DataFrame(rows, columns=[*by, *ROW_COLUMNS])
+
+
+def _cluster_label_codes(labels: pd.Series, pcodes: np.ndarray, pair_ids) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the code of its cluster label in sorted label order, and whether it has no group.
+
+    As :func:`_clusters_of`: a pair without a group is its own cluster (``"\x00pair:" + pair id``); labels
+    are compared as text.
+    """
+    gcodes, guniq = pd.factorize(labels)
+    alone = gcodes < 0
+    names = [str(u) for u in guniq] + ["\x00pair:" + str(pair_ids[c]) for c in np.unique(pcodes[alone])]
+    sorted_codes, _ = pd.factorize(pd.Index(names, dtype=object), sort=True)
+    out = np.empty(len(labels), dtype=np.intp)
+    out[~alone] = sorted_codes[:len(guniq)][gcodes[~alone]]
+    if alone.any():
+        lone = np.unique(pcodes[alone])
+        out[alone] = sorted_codes[len(guniq):][np.searchsorted(lone, pcodes[alone])]
+    return out, alone
 
 
 def breakdown(data: pd.DataFrame, by_facet: str = "modality", *, by: Sequence[str] = ("judge", "metric"),
