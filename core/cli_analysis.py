@@ -59,16 +59,24 @@ def cmd_agreement(args) -> int:
     if values["annotator"].nunique() < 2:
         raise ValueError(f"dataset '{args.dataset}' has {values['annotator'].nunique()} annotator(s) for "
                          f"'{args.target}'; agreement needs two or more")
+    from core.ceiling import leave_one_out, mean_tau
+
     result = inter_annotator(values[["pair_id", "annotator", "value"]],
                              method="interval" if args.target == "score" else "ratio")
+    loo = leave_one_out(values[["pair_id", "annotator", "value"]])
     if args.json:
-        print(json.dumps({"target": args.target, "alpha": result.alpha, "n_units": result.n_units,
-                          "n_annotators": result.n_annotators, "mean_tau": result.mean_tau,
-                          "pairwise": json.loads(result.pairwise.to_json(orient="records"))}))
+        print(json.dumps({"target": args.target, "alpha": result.alpha, "alpha_level": result.method,
+                          "n_units": result.n_units, "n_annotators": result.n_annotators,
+                          "mean_tau": result.mean_tau, "loo_tau": mean_tau(loo),
+                          "pairwise": json.loads(result.pairwise.to_json(orient="records")),
+                          "leave_one_out": json.loads(loo.to_json(orient="records"))}))
     else:
-        print(f"Krippendorff's alpha ({args.target}): {result.alpha:.3f} over {result.n_units} pairs, "
-              f"{result.n_annotators} annotators; mean pairwise tau {result.mean_tau:.3f}")
-        _emit(result.pairwise, False)
+        print(f"Krippendorff's alpha ({args.target}, {result.method} level): {result.alpha:.3f} over "
+              f"{result.n_units} pairs, {result.n_annotators} annotators; mean pairwise tau {result.mean_tau:.3f}")
+        print(f"Each annotator vs the mean of the others (leave-one-out, the ceiling comparable with a judge "
+              f"scored against the experts' mean): mean tau {mean_tau(loo):.3f}")
+        _emit(result.pairwise, False, "pairwise")
+        _emit(loo, False, "leave-one-out")
     return 0
 
 

@@ -110,6 +110,7 @@ class TargetResult:
     best: dict | None               # the correlate row that agrees best (right sign, enough pairs)
     ceiling: object | None          # core.stats.Agreement between annotators, None below two
     n_annotators: int
+    loo_tau: float = math.nan       # core.ceiling: each annotator vs the mean of the others
 
 
 @dataclass
@@ -151,11 +152,15 @@ def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.
     values = annotator_frame[annotator_frame["target"] == target]
     n_annotators = int(values["annotator"].nunique())
     ceiling = None
+    loo = math.nan
     if n_annotators >= 2:
+        from core.ceiling import leave_one_out, mean_tau
+
         ceiling = inter_annotator(values[["pair_id", "annotator", "value"]],
                                   method="interval" if target == "score" else "ratio")
+        loo = mean_tau(leave_one_out(values[["pair_id", "annotator", "value"]]))
     return TargetResult(target=target, corr=corr, table=table, best=_best_row(corr, min_n) if len(corr) else None,
-                        ceiling=ceiling, n_annotators=n_annotators)
+                        ceiling=ceiling, n_annotators=n_annotators, loo_tau=loo)
 
 
 def _summary_judge(targets: list[TargetResult], with_texts: set[str]) -> str | None:
@@ -357,19 +362,25 @@ def _summary_html(data: ReportData) -> str:
             out.append(f"<p>Expert–expert ceiling: not available ({result.n_annotators} annotator"
                        f"{'s' if result.n_annotators != 1 else ''}; two are needed).</p>")
         else:
-            tau = ceiling.mean_tau
+            tau = result.loo_tau  # like with like: one expert against the others' mean, as the judge
             n_pairs = int(ceiling.pairwise["n"].max()) if len(ceiling.pairwise) else 0
-            text = (f"<p>Expert–expert ceiling: the {ceiling.n_annotators} experts agree with each other at "
-                    f"τ = <strong>{_fmt(tau, 2)}</strong> (mean pairwise Kendall τ, n = {n_pairs:,} pairs; "
-                    f"Krippendorff's α = {_fmt(ceiling.alpha, 2)}).")
+            others = ("the other expert" if ceiling.n_annotators == 2
+                      else f"the mean of the other {ceiling.n_annotators - 1}")
+            text = (f"<p>Expert–expert ceiling: one expert agrees with {others} "
+                    f"at τ = <strong>{_fmt(tau, 2)}</strong> (leave-one-out Kendall τ, "
+                    f"averaged over the {ceiling.n_annotators} experts; n = {n_pairs:,} pairs). Two single experts "
+                    f"agree at τ = {_fmt(ceiling.mean_tau, 2)} (mean pairwise); Krippendorff's α = "
+                    f"{_fmt(ceiling.alpha, 2)} ({ceiling.method} level).")
             if best is not None and not math.isnan(tau) and not math.isnan(lo):
                 if tau > hi:
-                    verdict = "The judge agrees with the experts less closely than they agree with each other."
+                    verdict = ("The judge agrees with the experts' mean less closely than one expert agrees with "
+                               "the mean of the others.")
                 elif tau < lo:
-                    verdict = ("The judge agrees with the experts' average more closely than two experts agree "
-                               "with each other (an average of experts is less noisy than one expert).")
+                    verdict = ("The judge agrees with the experts' mean more closely than one expert agrees with "
+                               "the mean of the others.")
                 else:
-                    verdict = "The judge agrees with the experts about as closely as they agree with each other."
+                    verdict = ("The judge agrees with the experts' mean about as closely as one expert agrees "
+                               "with the mean of the others.")
                 text += " " + verdict
             out.append(text + "</p>")
         out.append("</div>")

@@ -33,6 +33,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.analysis import FACETS, judge_runs
+from core.ceiling import leave_one_out, mean_tau
 from core.export import to_safe_csv
 from core.pairmatrix import PairMatrix, pair_matrix, read_ratings
 from core.scores import METRICS
@@ -232,10 +233,15 @@ def _agreement(_store: Store, path: str, version: int, dataset: str, target: str
     rated = ~np.isnan(in_view).all(axis=1)  # annotators with a value on a pair in view
     if rated.sum() < 2:
         return None
-    result = agreement_matrix(in_view[rated], [n for n, r in zip(names, rated, strict=True) if r],
-                              method="interval" if target == "score" else "ratio")
+    kept = [n for n, r in zip(names, rated, strict=True) if r]
+    result = agreement_matrix(in_view[rated], kept, method="interval" if target == "score" else "ratio")
+    long = pd.DataFrame({"annotator": np.repeat(kept, in_view.shape[1]),
+                         "pair_id": np.tile(np.arange(in_view.shape[1]), len(kept)),
+                         "value": in_view[rated].ravel()})
+    loo = leave_one_out(long)
     return {"alpha": result.alpha, "mean_tau": result.mean_tau, "method": result.method,
-            "n_units": result.n_units, "n_annotators": result.n_annotators, "pairwise": result.pairwise}
+            "n_units": result.n_units, "n_annotators": result.n_annotators, "pairwise": result.pairwise,
+            "loo_tau": mean_tau(loo), "loo": loo}
 
 
 # -- view state (URL <-> widgets) -----------------------------------------------------------------
@@ -399,20 +405,27 @@ def _ceiling(args: tuple, meta: dict) -> None:
         st.caption("Ceiling: fewer than two annotators rated these pairs, so there is no inter-annotator "
                    "agreement to compare with.")
         return
-    tau, alpha = agreement["mean_tau"], agreement["alpha"]
-    tau_s = "n/a" if math.isnan(tau) else f"{tau:.3f}"
-    alpha_s = "n/a" if math.isnan(alpha) else f"{alpha:.3f}"
+    def fmt(v: float) -> str:
+        return "n/a" if math.isnan(v) else f"{v:.3f}"
+
+    k = agreement["n_annotators"]
+    others = "the other expert" if k == 2 else f"the mean of the other {k - 1}"
     st.info(
-        f"**Ceiling:** experts agree with each other at τ = **{tau_s}**; α = **{alpha_s}** "
-        f"(mean pairwise Kendall τ-b over {agreement['n_annotators']} annotators; Krippendorff's α, "
-        f"{agreement['method']}, on {agreement['n_units']:,} pairs rated twice or more). "
-        "A judge near this value agrees with the experts about as well as they agree with each other.",
+        f"**Ceiling:** one expert agrees with {others} at τ = **{fmt(agreement['loo_tau'])}** (leave-one-out "
+        f"Kendall τ-b, averaged over {k} annotators): the figure to compare a judge with, since the judge is "
+        f"scored against the experts' mean. Two single experts agree at τ = {fmt(agreement['mean_tau'])} "
+        f"(mean pairwise); Krippendorff's α = {fmt(agreement['alpha'])} ({agreement['method']} level) on "
+        f"{agreement['n_units']:,} pairs rated twice or more.",
         icon=":material/groups:")
     with st.expander("Agreement between each pair of annotators"):
         pairwise = agreement["pairwise"]
         st.dataframe(pairwise, hide_index=True, key="corr_iaa_table",
                      column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("tau", "rho")})
         _download("Agreement CSV", pairwise, meta, f"agreement-{meta['target']}", "corr_dl_iaa")
+        st.caption("Each annotator against the mean of the others (leave-one-out):")
+        st.dataframe(agreement["loo"], hide_index=True, key="corr_loo_table",
+                     column_config={"tau": st.column_config.NumberColumn(format="%.3f"),
+                                    "p": st.column_config.NumberColumn(format="%.3g")})
 
 
 def _scatter(series: pd.DataFrame, judge: str, metric: str, row: pd.Series, target: str, stat: str,

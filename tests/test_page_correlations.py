@@ -143,7 +143,12 @@ def test_table_shows_rules_and_lexical_with_tau_from_core(app_test, judged_store
     iaa = inter_annotator(values[values["pair_id"].isin(scored)], "interval")
     ceiling = [i.value for i in at.info if i.value.startswith("**Ceiling:**")]
     assert len(ceiling) == 1
-    assert f"τ = **{iaa.mean_tau:.3f}**; α = **{iaa.alpha:.3f}**" in ceiling[0]
+    from core.ceiling import leave_one_out, mean_tau
+
+    loo = mean_tau(leave_one_out(values[values["pair_id"].isin(scored)]))
+    assert f"one expert agrees with the other expert at τ = **{loo:.3f}**" in ceiling[0]
+    assert f"Two single experts agree at τ = {iaa.mean_tau:.3f}" in ceiling[0]
+    assert f"α = {iaa.alpha:.3f} (interval level)" in ceiling[0]
     assert f"on {iaa.n_units:,} pairs rated twice or more" in ceiling[0]
     assert len(at.get("download_button")) >= 5
 
