@@ -8,6 +8,7 @@ downstream (``stats``, ``calibration``, ``errortypes``, ...) is pure.
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -46,6 +47,42 @@ def _judge_runs(conn, dataset: str) -> pd.DataFrame:
     dupes = runs["judge"].duplicated(keep=False)
     runs.loc[dupes, "judge"] = runs.loc[dupes, "judge"] + " [" + runs.loc[dupes, "run_id"].str[-6:] + "]"
     return runs
+
+
+def declared_orientations(store: Store, dataset: str) -> dict[tuple[str, str], bool]:
+    """(judge label, metric) -> higher_is_better, as imported runs declared it (import-outputs --lower-is-better)."""
+    runs = judge_runs(store, dataset)
+    out: dict[tuple[str, str], bool] = {}
+    for r in runs[runs["judge_kind"] == "imported"].itertuples(index=False):
+        params = json.loads(r.params or "{}")
+        if params.get("higher_is_better") is not None and params.get("metric"):
+            out[(r.judge, params["metric"])] = bool(params["higher_is_better"])
+    return out
+
+
+def apply_orientations(table: pd.DataFrame, declared: dict[tuple[str, str], bool], target_name: str) -> pd.DataFrame:
+    """A :func:`core.stats.correlate` table with the declared orientations in place of assumed ones.
+
+    Rows of a declared (judge, metric) get their expected sign from the declaration (and the
+    target's direction), so ``tau_oriented``, ``sign_ok`` and ``orientation_assumed`` follow.
+    """
+    if not declared or table.empty or not {"judge", "metric", "tau"} <= set(table.columns):
+        return table
+    from core.stats import target_higher_is_better
+
+    target_up = target_higher_is_better(target_name)
+    table = table.copy()
+    for (judge, metric), up in declared.items():
+        rows = (table["judge"] == judge) & (table["metric"] == metric)
+        if not rows.any():
+            continue
+        sign = 1 if up == (True if target_up is None else target_up) else -1
+        tau = table.loc[rows, "tau"].astype(float)
+        table.loc[rows, "expected_sign"] = sign
+        table.loc[rows, "orientation_assumed"] = target_up is None
+        table.loc[rows, "tau_oriented"] = sign * tau
+        table.loc[rows, "sign_ok"] = (sign * tau) > 0
+    return table
 
 
 def _same_text(a: str, b: str) -> bool:

@@ -103,7 +103,7 @@ def cmd_import_outputs(args) -> int:
 
     report = import_outputs(_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
                             id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
-                            metric=args.metric, progress=_Progress(True))
+                            metric=args.metric, progress=_Progress(True), higher_is_better=args.higher_is_better)
     _print(report.to_json(), args.json)
     return 0
 
@@ -216,14 +216,16 @@ def cmd_inject(args) -> int:
 
 def cmd_correlate(args) -> int:
     from core.analysis import correlation_frame
+    from core.raters import resolve_raters
     from core.stats import correlate
     from core.targets import resolve_target
 
     store = _store(args)
     args.target = resolve_target(store, args.dataset, args.target)
+    raters = resolve_raters(store, args.dataset, args.raters)
     # every score of every judge (imported ones under any name); per-category counts only on request
     frame = correlation_frame(store, args.dataset, args.target, drop_identical=args.drop_identical,
-                              counts=args.all_metrics)
+                              counts=args.all_metrics, annotators=raters.annotators)
     if frame.empty:
         raise ValueError(f"dataset '{args.dataset}' has no judge values with a '{args.target}' target; "
                          "run a judge and import annotations first")
@@ -235,12 +237,15 @@ def cmd_correlate(args) -> int:
     else:
         table = correlate(frame, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
                           cluster_col=None if args.no_clusters else "group_id", target_name=args.target, ci=args.ci)
-    table = table.assign(target=args.target, drop_identical=args.drop_identical)
+    from core.analysis import apply_orientations, declared_orientations  # import-outputs --lower-is-better
+
+    table = apply_orientations(table, declared_orientations(store, args.dataset), args.target)
+    table = table.assign(target=args.target, raters=raters.choice, drop_identical=args.drop_identical)
     if args.table and not args.breakdown:
         from core.stats import judge_metric_table
 
         shaped = judge_metric_table(table)
-        print(f"Expert target: {args.target}\n")
+        print(f"Expert target: {args.target}, from {raters.label}\n")
         print(shaped.to_markdown())
         print(f"\n{shaped.legend} n and 95% CIs: --json.")
         return 0
@@ -250,7 +255,7 @@ def cmd_correlate(args) -> int:
         cols = [c for c in (args.breakdown, "judge", "metric", "n", "tau", "p", "ci_low", "ci_high", "rho", "r",
                             "sign_ok", "dagger")
                 if c in table.columns]
-        print(f"Expert target: {args.target}")
+        print(f"Expert target: {args.target}, from {raters.label}")
         print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 
@@ -259,14 +264,18 @@ def cmd_report(args) -> int:
     import shlex
 
     from core.outfiles import check_out_file
+    from core.raters import resolve_raters
     from core.report import write_report
 
     check_out_file(args.out, store=args.store or default_store_path(), force=args.force)
+    store = _store(args)
+    raters = resolve_raters(store, args.dataset, args.raters)
     parts = ["python", "-m", "core"] + (["--store", str(args.store)] if args.store else []) + [
         "report", "--dataset", args.dataset, "--out", str(args.out), "--n-boot", str(args.n_boot),
-        "--seed", str(args.seed), "--min-n", str(args.min_n)] + excerpt_flag(args.excerpts)
-    out = write_report(_store(args), args.dataset, args.out, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
-                       include_excerpts=args.excerpts, command=shlex.join(parts))
+        "--seed", str(args.seed), "--min-n", str(args.min_n), "--raters", raters.choice] + excerpt_flag(args.excerpts)
+    out = write_report(store, args.dataset, args.out, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
+                       include_excerpts=args.excerpts, command=shlex.join(parts), annotators=raters.annotators,
+                       experts=raters.label)
     _print(out, args.json)
     return 0
 
@@ -365,6 +374,7 @@ COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from core.raters import RATERS_HELP
     parser = argparse.ArgumentParser(
         prog="python -m core",
         description="RadJudge: store, import, judge and analyse radiology report judges.",
@@ -417,6 +427,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--text-col", help="raw judge text (GREEN format is parsed)")
     p.add_argument("--score-col", help="a numeric score per pair")
     p.add_argument("--metric", help="metric name for --score-col (default: the judge name)")
+    way = p.add_mutually_exclusive_group()
+    way.add_argument("--lower-is-better", dest="higher_is_better", action="store_false", default=None,
+                     help="the score falls as reports get better (e.g. an error count); recorded with the run, used "
+                          "by every sign check")
+    way.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
+                     help="the score rises as reports get better (assumed, and flagged, when neither is given)")
 
     p = add("import-preset", cmd_import_preset,
             "import a file in a published layout (rexval-pairs, rexval-errors, rate-eval, radeval-counts)")
@@ -484,11 +500,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the papers' Table 2/3 shape: judge x metric, |tau|, dagger p >= 0.01, best/second marked")
     p.add_argument("--breakdown", choices=["modality", "anatomy", "system", "split"],
                    help="one table per value of this facet, with n per cell")
+    p.add_argument("--raters", help=RATERS_HELP)
 
     p = add("report", cmd_report, "write a self-contained HTML report of a dataset (opens offline)")
     p.add_argument("--dataset", required=True)
     p.add_argument("--out", required=True, help="the .html file to write")
     p.add_argument("--force", action="store_true", help="replace --out if it exists (never the store)")
+    p.add_argument("--raters", help=RATERS_HELP)
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap and clustering seed (recorded in the report)")
     p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")

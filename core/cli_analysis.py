@@ -9,6 +9,8 @@ import json
 
 import pandas as pd
 
+from core.raters import RATERS_HELP, resolve_raters
+
 
 def _emit(table: pd.DataFrame, as_json: bool, title: str | None = None) -> None:
     if as_json:
@@ -37,13 +39,15 @@ def cmd_compare(args) -> int:
     judge_b, metric_b = args.b.rsplit(":", 1)
     store = _store(args)
     args.target = resolve_target(store, args.dataset, args.target)
-    frame = correlation_frame(store, args.dataset, args.target, drop_identical=args.drop_identical)
+    raters = resolve_raters(store, args.dataset, args.raters)
+    frame = correlation_frame(store, args.dataset, args.target, drop_identical=args.drop_identical,
+                              annotators=raters.annotators)
     known = sorted(set(frame["judge"]))
     for judge in (judge_a, judge_b):
         if judge not in known:
             raise ValueError(f"judge '{judge}' has no values on '{args.dataset}'; judges: {', '.join(known)}")
     table = paired_difference(frame, judge_a, judge_b, metric_a, metric_b, n_boot=args.n_boot, seed=args.seed,
-                              target_name=args.target)
+                              target_name=args.target).assign(raters=raters.choice)
     _emit(table, args.json)
     return 0
 
@@ -54,8 +58,11 @@ def cmd_agreement(args) -> int:
 
     store = _store(args)
     args.target = resolve_target(store, args.dataset, args.target)
+    raters = resolve_raters(store, args.dataset, args.raters)
     values = annotator_values(load_annotations(store, args.dataset))
     values = values[values["target"] == args.target]
+    if raters.annotators is not None:
+        values = values[values["annotator"].isin(raters.annotators)]
     if values["annotator"].nunique() < 2:
         raise ValueError(f"dataset '{args.dataset}' has {values['annotator'].nunique()} annotator(s) for "
                          f"'{args.target}'; agreement needs two or more")
@@ -65,12 +72,14 @@ def cmd_agreement(args) -> int:
                              method="interval" if args.target == "score" else "ratio")
     loo = leave_one_out(values[["pair_id", "annotator", "value"]])
     if args.json:
-        print(json.dumps({"target": args.target, "alpha": result.alpha, "alpha_level": result.method,
+        print(json.dumps({"target": args.target, **raters.to_json(), "alpha": result.alpha,
+                          "alpha_level": result.method,
                           "n_units": result.n_units, "n_annotators": result.n_annotators,
                           "mean_tau": result.mean_tau, "loo_tau": mean_tau(loo),
                           "pairwise": json.loads(result.pairwise.to_json(orient="records")),
                           "leave_one_out": json.loads(loo.to_json(orient="records"))}))
     else:
+        print(f"Annotators: {raters.label}")
         print(f"Krippendorff's alpha ({args.target}, {result.method} level): {result.alpha:.3f} over "
               f"{result.n_units} pairs, {result.n_annotators} annotators; mean pairwise tau {result.mean_tau:.3f}")
         print(f"Each annotator vs the mean of the others (leave-one-out, the ceiling comparable with a judge "
@@ -85,7 +94,8 @@ def cmd_errortypes(args) -> int:
     from core.errortypes import SIGNIFICANCE_CHOICES, accuracy_per_category, f1_per_category, mae_per_category
 
     store = _store(args)
-    jc, ec = judge_counts(store, args.dataset), expert_counts(store, args.dataset)
+    raters = resolve_raters(store, args.dataset, args.raters)
+    jc, ec = judge_counts(store, args.dataset), expert_counts(store, args.dataset, raters.annotators)
     if jc.empty:
         raise ValueError(f"no judge on '{args.dataset}' reported per-category counts; run a GREEN-format judge")
     significant = SIGNIFICANCE_CHOICES[args.significance]
@@ -93,10 +103,11 @@ def cmd_errortypes(args) -> int:
     mae = mae_per_category(jc, ec, significant=significant)
     acc = accuracy_per_category(jc, ec, significant=significant)
     if args.json:
-        print(json.dumps({"f1": json.loads(f1.to_json(orient="records")),
+        print(json.dumps({**raters.to_json(), "f1": json.loads(f1.to_json(orient="records")),
                           "mae": json.loads(mae.to_json(orient="records")),
                           "accuracy": json.loads(acc.to_json(orient="records"))}))
     else:
+        print(f"Experts: {raters.label}")
         _emit(f1, False, "F1 per error category (VERT App. C)")
         _emit(mae, False, "MAE per category (GREEN Table 4)")
         _emit(acc, False, "Accuracy per category (GREEN Table 4)")
@@ -108,17 +119,18 @@ def cmd_calibrate(args) -> int:
     from core.calibration import count_calibration, injected_calibration, reliability
 
     store = _store(args)
+    raters = resolve_raters(store, args.dataset, args.raters)
     groups = pair_groups(store, args.dataset)  # pairs sharing a reference are resampled together
     jc = judge_counts(store, args.dataset)
     injected = injected_counts(store, args.dataset)
     out = {}
     if not jc.empty:
-        out["counts"] = count_calibration(jc, expert_counts(store, args.dataset), significant=True,
+        out["counts"] = count_calibration(jc, expert_counts(store, args.dataset, raters.annotators), significant=True,
                                           bins=range(args.min, args.max + 1), n_boot=args.n_boot, seed=args.seed,
                                           groups=groups)
         if not injected.empty:
             out["injected"] = injected_calibration(jc, injected, n_boot=args.n_boot, seed=args.seed, groups=groups)
-    frame = correlation_frame(store, args.dataset, "score")
+    frame = correlation_frame(store, args.dataset, "score", annotators=raters.annotators)
     if not frame.empty:
         scores = frame[["pair_id", "judge", "metric", "value"]]
         targets = frame.drop_duplicates("pair_id")[["pair_id", "target"]]
@@ -129,8 +141,9 @@ def cmd_calibrate(args) -> int:
     if not out:
         raise ValueError(f"nothing to calibrate on '{args.dataset}': run a judge first")
     if args.json:
-        print(json.dumps({k: json.loads(v.to_json(orient="records")) for k, v in out.items()}))
+        print(json.dumps({**raters.to_json(), **{k: json.loads(v.to_json(orient="records")) for k, v in out.items()}}))
     else:
+        print(f"Experts: {raters.label}")
         titles = {"counts": f"Significant errors detected per expert count ({args.min}-{args.max}; VERT Fig. 2)",
                   "injected": "Detected vs injected k (VERT Fig. 3)",
                   "reliability": "Judge score per expert-score bin"}
@@ -146,7 +159,8 @@ def cmd_ensemble(args) -> int:
 
     store = _store(args)
     args.target = resolve_target(store, args.dataset, args.target)
-    features = feature_frame(store, args.dataset, args.target)
+    raters = resolve_raters(store, args.dataset, args.raters)
+    features = feature_frame(store, args.dataset, args.target, annotators=raters.annotators)
     columns = [c for c in features.columns if ":" in c]
     if len(columns) < 2:
         raise ValueError(f"ensembles need at least two judge metrics on '{args.dataset}'")
@@ -158,7 +172,8 @@ def cmd_ensemble(args) -> int:
     result = ensemble_table(features, "target", sets, train_size=args.train_size,
                             seed=args.seed, target_higher_is_better=HIGHER_IS_BETTER[args.target],
                             n_boot=args.n_boot)
-    _emit(result.table.drop(columns=[c for c in ("columns",) if c in result.table.columns]), args.json)
+    _emit(result.table.drop(columns=[c for c in ("columns",) if c in result.table.columns])
+          .assign(raters=raters.choice), args.json)
     return 0
 
 
@@ -201,6 +216,7 @@ def add_commands(add) -> None:
 
     p = add("compare", cmd_compare, "paired bootstrap: is judge A's tau with the experts higher than judge B's?")
     p.add_argument("--dataset", required=True)
+    p.add_argument("--raters", help=RATERS_HELP)
     p.add_argument("--a", required=True, help="JUDGE:METRIC, e.g. rules:ec_sig")
     p.add_argument("--b", required=True, help="JUDGE:METRIC, e.g. lexical:bleu4")
     p.add_argument("--target", help=TARGET_HELP)
@@ -210,14 +226,17 @@ def add_commands(add) -> None:
 
     p = add("agreement", cmd_agreement, "inter-annotator agreement (pairwise tau, Krippendorff's alpha): the ceiling")
     p.add_argument("--dataset", required=True)
+    p.add_argument("--raters", help=RATERS_HELP)
     p.add_argument("--target", help=TARGET_HELP)
 
     p = add("errortypes", cmd_errortypes, "F1, MAE and accuracy per error category for every judge")
     p.add_argument("--dataset", required=True)
+    p.add_argument("--raters", help=RATERS_HELP)
     p.add_argument("--significance", choices=["sig", "insig", "both"], default="sig")
 
     p = add("calibrate", cmd_calibrate, "error-count calibration (VERT Fig. 2/3) and score reliability")
     p.add_argument("--dataset", required=True)
+    p.add_argument("--raters", help=RATERS_HELP)
     p.add_argument("--min", type=int, default=1, help="smallest expert count bin (default 1)")
     p.add_argument("--max", type=int, default=12, help="largest expert count bin (default 12)")
     p.add_argument("--bins", type=int, default=5, help="expert-score bins for the reliability view")
@@ -226,6 +245,7 @@ def add_commands(add) -> None:
 
     p = add("ensemble", cmd_ensemble, "average and regression ensembles, fitted on train pairs, tau on held-out pairs")
     p.add_argument("--dataset", required=True)
+    p.add_argument("--raters", help=RATERS_HELP)
     p.add_argument("--target", help=TARGET_HELP)
     p.add_argument("--train-size", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)

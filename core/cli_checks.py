@@ -103,11 +103,13 @@ def cmd_leaderboard(args) -> int:
         show = ["group", "rank", "judge", "metric", "system", "n", "score", "strict_pass_rate", "relaxed_pass_rate",
                 "cost_usd", "latency_ms_mean"]
     else:
+        from core.raters import resolve_raters
         from core.targets import resolve_target
 
         args.target = resolve_target(store, args.dataset, args.target)
+        raters = resolve_raters(store, args.dataset, args.raters)
         table = judges_leaderboard(store, args.dataset, target=args.target, split=args.split, n_boot=args.n_boot,
-                                   seed=args.seed)
+                                   seed=args.seed, annotators=raters.annotators).assign(raters=raters.choice)
         show = ["group", "rank", "judge", "metric", "n", "tau_oriented", "ci_low", "ci_high", "p", "too_few",
                 "ms_per_pair", "calls", "cost"]
         table = table.assign(cost=[cost_text(c, k) for c, k in zip(table["cost_usd"], table["cost_known"],
@@ -124,13 +126,15 @@ def cmd_leaderboard(args) -> int:
             desc = (f"{key['judge_kind']} {key['model']} · prompt {key['prompt_id']}@{key['prompt_hash']}"
                     f" · params {key['params']} · locale {key['locale']} · {key['metric']}")
         else:
-            desc = f"target {key['target']} · {key['n']} pairs (set {key['pair_set']})"
+            desc = f"target {key['target']} from {key['raters']} · {key['n']} pairs (set {key['pair_set']})"
         print(f"== group {group}: dataset version {key['dataset_version']} · split {key['split']} · {desc}")
         print(part[show].drop(columns="group").to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 
 
 def add_commands(add) -> None:
+    from core.raters import RATERS_HELP
+
     p = add("checks", cmd_checks, "deterministic report checks (LAIas Bench): scores per dimension, verdicts, "
                                   "failing checks")
     p.add_argument("--dataset", required=True)
@@ -153,5 +157,6 @@ def add_commands(add) -> None:
     p.add_argument("--target", help="judges: expert target (default: what the dataset has, score first, "
                                     "else sig_errors)")
     p.add_argument("--metric", help="systems: rank by this metric (default: each run's primary metric)")
+    p.add_argument("--raters", help="judges: " + RATERS_HELP)
     p.add_argument("--n-boot", type=int, default=1000, help="judges: bootstrap resamples for the CIs")
     p.add_argument("--seed", type=int, default=0, help="judges: bootstrap seed (recorded)")

@@ -124,7 +124,7 @@ def cmd_ratings_report(args) -> int:
     return 0
 
 
-EXPERTS = {"clinicians": "clinician ratings (this study)", "imported": "imported expert annotations"}
+EXPERTS = {"clinicians": "clinician ratings (this study)", "imported": "experts (imported annotations)"}
 
 
 def add_report_command(add) -> None:

@@ -696,11 +696,16 @@ def imported_run_id(dataset: str, judge: str) -> str:
 
 def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
                    text_col: str | None = None, score_col: str | None = None, metric: str | None = None,
-                   name: str | None = None, progress: Progress | None = None) -> ImportReport:
+                   name: str | None = None, progress: Progress | None = None,
+                   higher_is_better: bool | None = None) -> ImportReport:
     """Store judge outputs produced elsewhere as an ``imported`` run.
 
     Text mode keeps the raw judge text and parses it (GREEN format) into
-    counts, error texts and metrics. Score mode stores one numeric metric.
+    counts, error texts and metrics. Score mode stores one numeric metric;
+    ``higher_is_better`` records its orientation in the run's params (the
+    sign check of every correlation uses it; a built-in metric's is fixed).
+    Without it a metric outside :data:`core.scores.METRICS` is assumed
+    higher-is-better, and the tables say the orientation was assumed.
     """
     dataset = _check_dataset_name(dataset)
     judge = (judge or "").strip()
@@ -710,6 +715,15 @@ def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
         raise ImportValidationError(["give either a text column or a score column (not both)"])
     if score_col is not None:
         metric = (metric or judge).strip()
+        from core.scores import METRICS
+
+        spec = METRICS.get(metric)
+        if spec is not None and higher_is_better is not None and higher_is_better != spec.higher_is_better:
+            raise ImportValidationError([f"'{metric}' is a built-in metric: "
+                                         f"{'higher' if spec.higher_is_better else 'lower'} is better, always; "
+                                         "import your score under another metric name"])
+    elif higher_is_better is not None:
+        raise ImportValidationError(["an orientation (lower/higher is better) applies to a score column only"])
     _tick(progress, 0, 3, "reading")
     _require_dataset(store, dataset)
     df = read_table(data, name)
@@ -751,14 +765,18 @@ def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
     err_df = pd.DataFrame(errors, columns=["run_id", "pair_id", "significant", "category", "text"])
     _tick(progress, 2, 3, "writing")
     with store.write() as conn:
-        run = conn.execute("SELECT judge_kind FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
+        run = conn.execute("SELECT judge_kind, params FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
+        if run is not None and higher_is_better is not None:  # a later import may declare the orientation
+            params = json.loads(run[1] or "{}") | {"higher_is_better": higher_is_better}
+            conn.execute("UPDATE judge_runs SET params = ? WHERE run_id = ?", [json.dumps(params), run_id])
         if run is None:
             conn.execute(
                 "INSERT INTO judge_runs (run_id, judge_kind, judge_name, model, params, dataset, status, "
                 "finished_at) VALUES (?, 'imported', ?, ?, ?, ?, 'done', current_timestamp)",
                 [run_id, judge, judge, json.dumps({"source": name or _source_label(data),
                                                    "mode": "score" if score_col else "text",
-                                                   "metric": metric}), dataset],
+                                                   "metric": metric, "higher_is_better": higher_is_better}),
+                 dataset],
             )
         conn.register("incoming_out", out_df)
         new = conn.execute(

@@ -26,7 +26,7 @@ import json
 
 import pandas as pd
 
-from core.analysis import correlation_frame, judge_runs
+from core.analysis import apply_orientations, correlation_frame, declared_orientations, judge_runs
 from core.scores import METRICS
 from core.store import Store, stable_hash
 
@@ -142,7 +142,8 @@ def systems_leaderboard(store: Store, dataset: str, *, split: str | None = None,
 
 
 def judges_leaderboard(store: Store, dataset: str, *, target: str = "score", split: str | None = None,
-                       n_boot: int = 1000, seed: int = 0, min_n: int = 10) -> pd.DataFrame:
+                       n_boot: int = 1000, seed: int = 0, min_n: int = 10,
+                       annotators: list[str] | None = None) -> pd.DataFrame:
     """Judges (run x metric) ranked by oriented Kendall tau with the experts, grouped by comparable key.
 
     Only the headline metrics (:data:`core.scores.METRICS`, ``laias_overall`` and
@@ -150,19 +151,21 @@ def judges_leaderboard(store: Store, dataset: str, *, target: str = "score", spl
     take part. Columns: the key, group, rank, group_size, run_id, judge,
     metric, n, tau, tau_oriented, ci_low, ci_high (the CI of tau_oriented), p, sign_ok,
     too_few, seed, n_boot, and the run's time and cost (core.runcost): ms_per_pair, calls,
-    tokens_in, tokens_out, cost_usd (None when unknown), cost_known.
+    tokens_in, tokens_out, cost_usd (None when unknown), cost_known. ``annotators``: whose
+    annotations make the target (core.raters; all by default).
     """
     from core.stats import correlate
 
     cols = [*JUDGE_KEY, "group", "rank", "group_size", "run_id", "judge", "metric", "n", "tau", "tau_oriented",
             "ci_low", "ci_high", "p", "sign_ok", "too_few", "seed", "n_boot"]
     frame = correlation_frame(store, dataset, target, metrics=[*METRICS, "laias_overall", "laias_adv_overall"],
-                              filters={"split": [split]} if split else None)
+                              filters={"split": [split]} if split else None, annotators=annotators)
     if frame.empty:
         return pd.DataFrame(columns=[*cols, "ms_per_pair", "calls", "tokens_in", "tokens_out", "cost_usd",
                                      "cost_known"])
     table = correlate(frame, by=("run_id", "judge", "metric"), n_boot=n_boot, seed=seed, min_n=min_n,
                       target_name=target)
+    table = apply_orientations(table, declared_orientations(store, dataset), target)
     sets = {k: stable_hash("pairs", *sorted(g["pair_id"]), length=12)
             for k, g in frame.dropna(subset=["value", "target"]).groupby(["run_id", "metric"])}
     sign = table["expected_sign"].astype(float)

@@ -147,7 +147,10 @@ def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.
     corr = pd.DataFrame()
     table = None
     if not frame.empty:
+        from core.analysis import apply_orientations, declared_orientations
+
         corr = correlate(frame, n_boot=n_boot, seed=seed, min_n=min_n, cluster_col="group_id", target_name=target)
+        corr = apply_orientations(corr, declared_orientations(store, dataset), target)
         table = judge_metric_table(corr)
     values = annotator_frame[annotator_frame["target"] == target]
     n_annotators = int(values["annotator"].nunique())
@@ -181,7 +184,8 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
     """Everything the report shows, computed from the store as the CLI's analysis commands do.
 
     ``annotators`` limits the expert target to those annotators (e.g. the clinician ratings
-    ``rater:*`` of core/ratings.py); ``experts`` names that choice in the report.
+    ``rater:*`` of core/ratings.py); ``experts`` names that choice in the report. Neither given:
+    :func:`core.raters.resolve_raters`' default, the imported annotations, as everywhere else.
     """
     from core.analysis import (
         error_texts,
@@ -203,6 +207,11 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
         known = ", ".join(datasets["name"]) or "none"
         raise ValueError(f"dataset '{dataset}' not found; datasets are: {known}")
     info = datasets[datasets["name"] == dataset].iloc[0].to_dict()
+    if annotators is None and experts is None:  # the rule of every analysis (core.raters): experts by default
+        from core.raters import resolve_raters
+
+        choice = resolve_raters(store, dataset)
+        annotators, experts = choice.annotators, choice.label
     runs = judge_runs(store, dataset)
     annotator_frame = annotator_values(load_annotations(store, dataset))
     if annotators is not None:

@@ -108,6 +108,10 @@ def guess_mapping(columns: Sequence[str], roles: Sequence[str]) -> dict[str, str
     return mapping
 
 
+# The wizard's choice for an imported score's orientation -> import_outputs(higher_is_better=).
+ORIENTATIONS = {"not stated": None, "higher": True, "lower (e.g. an error count)": False}
+
+
 @dataclass
 class ImportRequest:
     """Everything the wizard collected, as plain values.
@@ -199,6 +203,7 @@ def run_import(
             text_col=None if by_score else m.get("text"),
             score_col=m.get("score") if by_score else None,
             metric=(o.get("metric") or None) if by_score else None,
+            higher_is_better=ORIENTATIONS.get(o.get("orientation")) if by_score else None,
             progress=progress,
         )
     if request.what == "preset":
@@ -344,6 +349,10 @@ def _mapping_widgets(what: str, columns: list[str], token: str) -> tuple[dict, d
                     "Metric name (defaults to the judge name)", key=f"data_imp_metric_{token}",
                     placeholder="e.g. green",
                 )
+                options["orientation"] = st.selectbox(
+                    "Better reports score", list(ORIENTATIONS), key=f"data_imp_orient_{token}",
+                    help="recorded with the run: every correlation checks its sign against it. Not stated: "
+                         "assumed higher, and the tables say it was assumed (built-in metrics keep their own).")
     return mapping, options
 
 

@@ -235,7 +235,8 @@ def is_synthetic(datasets: pd.DataFrame, dataset: str) -> bool:
 
 # -- which annotators are the expert target ---------------------------------------
 
-EXPERT_SOURCES = {"imported": "imported expert annotations", "clinicians": "clinician ratings (this study)"}
+# The same choice and labels as the CLI's --raters (core.raters): experts (imported) by default.
+EXPERT_SOURCES = {"imported": "experts (imported annotations)", "clinicians": "clinician ratings (this study)"}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -254,7 +255,7 @@ def expert_annotators_choice(store: Store, dataset: str, key: str) -> tuple[list
     """
     groups = _expert_annotators(store, str(store.path), _version(), dataset)
     if not groups["clinicians"]:
-        return None, "all annotators"
+        return None, EXPERT_SOURCES["imported"]
     options = [k for k in EXPERT_SOURCES if groups[k]]
     if key not in st.session_state or st.session_state[key] not in options:
         wanted = url_value("experts")

@@ -32,7 +32,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis import FACETS, judge_runs
+from core.analysis import FACETS, apply_orientations, declared_orientations, judge_runs
 from core.ceiling import leave_one_out, mean_tau
 from core.export import to_safe_csv
 from core.pairmatrix import PairMatrix, pair_matrix, read_ratings
@@ -41,7 +41,6 @@ from core.stats import (
     METRIC_ORDER,
     TABLE_LEGEND,
     agreement_matrix,
-    expected_sign,
     judge_metric_table,
     paired_difference,
 )
@@ -151,8 +150,9 @@ def _table(_store: Store, path: str, version: int, dataset: str, target: str, ex
         return pd.DataFrame()
     # Point estimates and p do not depend on the clusters; only the resampling does. Without
     # resampling, skip labelling clusters.
-    return matrix.correlate(
+    table = matrix.correlate(
         mask, n_boot=n_boot, seed=seed, min_n=MIN_N, target_name=target, clustered=n_boot > 0)
+    return apply_orientations(table, declared_orientations(_store, dataset), target)  # import-outputs' declaration
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -203,7 +203,7 @@ def _breakdown(_store: Store, path: str, version: int, dataset: str, target: str
         return pd.DataFrame()
     # point estimates and p per cell; the cells' bootstrap CIs are left to the CLI (--breakdown)
     cells = matrix.breakdown(mask, facet, series=chosen, min_n=MIN_N, target_name=target)
-    return pd.DataFrame() if cells.empty else cells
+    return pd.DataFrame() if cells.empty else apply_orientations(cells, declared_orientations(_store, dataset), target)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -746,7 +746,7 @@ def main() -> None:
 
     row = table[(table["judge"] == judge) & (table["metric"] == metric)].iloc[0]
     series = _series(*args, judge, metric)
-    sign, _ = expected_sign(metric, target)
+    sign = int(row["expected_sign"])  # the metric's orientation, or the one its import declared
     ci = "" if pd.isna(row["ci_low"]) else f", 95% CI {row['ci_low']:.3f} to {row['ci_high']:.3f}"
     tau = "n/a" if pd.isna(row["tau"]) else f"{row['tau']:.3f}"
     st.markdown(f"**{escape_md(_series_label(judge, metric))}** vs the {target} target: τ = "

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from core.judges.length import length_scores
@@ -96,3 +97,46 @@ def test_an_imported_metric_with_any_name_shows_by_default(demo_store, tmp_path,
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert "char_count" in " ".join(str(c) for t in at.table for c in t.value.columns)
+
+
+def test_a_declared_lower_is_better_orientation_drives_the_sign_check(demo_store, tmp_path, app_test):
+    from core.importers import ImportValidationError, import_outputs
+    from pages._import_wizard import ImportRequest, run_import
+
+    store = copy_store(demo_store, tmp_path / "s.duckdb")
+    # a score that falls as reports get better: the experts' own significant error count, plus noise
+    targets = store.query_df(
+        "SELECT p.ext_id AS id, sum(a.value) AS errors FROM annotations a JOIN pairs p USING (pair_id) "
+        "WHERE p.dataset = 'demo' AND a.significant GROUP BY p.ext_id ORDER BY 1")
+    scores = tmp_path / "errs.csv"
+    targets.to_csv(scores, index=False)
+    base = [sys.executable, "-m", "core", "--store", str(store.path)]
+    args = ["import-outputs", str(scores), "--dataset", "demo", "--id-col", "id", "--score-col", "errors"]
+    assert subprocess.run(base + args + ["--judge", "undeclared", "--metric", "err_a"], cwd=ROOT,
+                          capture_output=True, timeout=300).returncode == 0
+    assert subprocess.run(base + args + ["--judge", "declared", "--metric", "err_b", "--lower-is-better"], cwd=ROOT,
+                          capture_output=True, timeout=300).returncode == 0
+    corr = subprocess.run(base + ["correlate", "--dataset", "demo", "--target", "score", "--n-boot", "0", "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    rows = {r["judge"]: r for r in json.loads(corr.stdout)}
+    assumed, declared = rows["undeclared"], rows["declared"]
+    assert assumed["tau"] == declared["tau"] < 0  # more errors, lower expert score
+    assert assumed["orientation_assumed"] and not assumed["sign_ok"]  # assumed higher-is-better: flagged wrong
+    assert not declared["orientation_assumed"] and declared["sign_ok"] and declared["expected_sign"] == -1
+    assert declared["tau_oriented"] == -declared["tau"] > 0
+    # the report uses the declaration too
+    from core.report import collect
+
+    data = collect(store, "demo", n_boot=0)
+    corr_rows = {r["judge"]: r for r in data.targets[0].corr.to_dict("records")}
+    assert corr_rows["declared"]["sign_ok"] and not corr_rows["undeclared"]["sign_ok"]
+    # a built-in metric keeps its own orientation; the wizard records one too
+    with pytest.raises(ImportValidationError, match="built-in metric"):
+        import_outputs(store, scores, dataset="demo", judge="x", id_col="id", score_col="errors", metric="bleu4",
+                       higher_is_better=False)
+    run_import(store, ImportRequest(what="outputs", dataset="demo", mapping={"id": "id", "score": "errors"},
+                                    options={"mode": "score", "judge": "wizard", "metric": "err_c",
+                                             "orientation": "lower (e.g. an error count)"}),
+               pd.read_csv(scores))
+    params = store.query_one("SELECT params FROM judge_runs WHERE judge_name = 'wizard'")
+    assert json.loads(params)["higher_is_better"] is False
