@@ -56,9 +56,12 @@ differ between rows; the split itself never depends on the features.
 
 Kendall's tau
 -------------
-tau-b (:func:`scipy.stats.kendalltau`), the p-value scipy gives for it, and a
-percentile bootstrap CI with a recorded seed; when groups exist the bootstrap
-resamples whole groups of test pairs.  Every ensemble's output is a predicted
+tau-b and the p-value :func:`scipy.stats.kendalltau` gives (computed by
+:func:`core.stats.correlation`, the same numbers without scipy's per-call
+wrapper), and a percentile bootstrap CI with a recorded seed
+(:func:`core.stats.bootstrap_distribution`: every resample at once, exact);
+when groups exist the bootstrap resamples whole groups of test pairs
+(``ci_method`` ``bootstrap-cluster``, else ``bootstrap``).  Every ensemble's output is a predicted
 quality (higher = better), and the target is oriented the same way, so a
 positive tau means agreement with the experts (VERT prints ``|tau|``).  The
 p-value assumes independent pairs; with groups, read the clustered bootstrap
@@ -68,18 +71,17 @@ CI rather than p.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from core.scores import METRICS
+from core.stats import _percentile, bootstrap_distribution, correlation
 
 __all__ = [
     "ENSEMBLES",
@@ -104,7 +106,7 @@ NORMALIZATIONS: tuple[str, ...] = ("zscore", "minmax", "rank", "none")
 #: Columns of :attr:`EnsembleResult.table`, in order.
 TABLE_COLUMNS: tuple[str, ...] = (
     "ensemble", "feature_set", "columns", "n_train", "n_test", "tau", "p", "ci_low", "ci_high",
-    "level", "n_boot", "seed", "alpha", "status",
+    "level", "n_boot", "seed", "alpha", "status", "ci_method",
 )
 
 MIN_TRAIN = 2
@@ -303,10 +305,10 @@ def split_pairs(
 
 
 def _tau(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # constant input: nan, handled by the caller
-        res = stats.kendalltau(x, y, variant="b")
-    return float(res.statistic), float(res.pvalue)
+    """tau-b and its p as scipy.stats.kendalltau gives them (NaN for a constant input), through
+    :func:`core.stats.correlation`: the contingency table for tied data, no scipy wrapper per call."""
+    out = correlation(x, y, min_n=2)
+    return out["tau"], out["p"]
 
 
 def kendall_ci(
@@ -336,8 +338,11 @@ def kendall_ci(
     Returns
     -------
     dict
-        ``tau, p, ci_low, ci_high, n`` (tau and p from
-        :func:`scipy.stats.kendalltau`, ``variant="b"``; NaN when undefined).
+        ``tau, p, ci_low, ci_high, n, ci_method`` (tau and p as
+        :func:`scipy.stats.kendalltau`, ``variant="b"``, gives them; NaN when
+        undefined). The resamples are :func:`core.stats.bootstrap_distribution`'s
+        (all at once, the exact vectorized tau-b; seeded as there), ``ci_method``
+        ``bootstrap``, ``bootstrap-cluster`` or ``none``.
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
@@ -345,25 +350,18 @@ def kendall_ci(
     if np.isnan(x).any() or np.isnan(y).any():
         raise ValueError("x and y must not contain NaN (drop or impute first)")
     n = len(x)
-    out = {"tau": math.nan, "p": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n": n}
+    out = {"tau": math.nan, "p": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n": n, "ci_method": "none"}
     if n < 2:
         return out
     out["tau"], out["p"] = _tau(x, y)
     if n_boot <= 0 or math.isnan(out["tau"]):
         return out
-    rng = np.random.default_rng(seed)
-    if groups is None:
-        draws = (rng.integers(0, n, n) for _ in range(n_boot))
-    else:
-        codes, _ = pd.factorize(pd.Series(list(groups), dtype=object))
-        members = [np.flatnonzero(codes == g) for g in range(codes.max() + 1)]
-        draws = (np.concatenate([members[g] for g in rng.integers(0, len(members), len(members))])
-                 for _ in range(n_boot))
-    taus = np.array([_tau(x[i], y[i])[0] for i in draws])
-    taus = taus[~np.isnan(taus)]
-    if len(taus):
-        alpha = (1 - level) / 2
-        out["ci_low"], out["ci_high"] = (float(v) for v in np.quantile(taus, [alpha, 1 - alpha]))
+    labels = None if groups is None else np.array([str(g) for g in groups], dtype=object)
+    taus = bootstrap_distribution(x, y, labels, n_boot=n_boot, seed=seed, stats=("kendall",))["kendall"]
+    low, high, valid = _percentile(taus, level)
+    if valid:
+        out["ci_low"], out["ci_high"] = low, high
+        out["ci_method"] = "bootstrap" if groups is None else "bootstrap-cluster"
     return out
 
 
@@ -656,7 +654,7 @@ def ensemble_table(
     def record(ensemble, set_name, cols, score, train_mask, test_mask, status=None):
         """Evaluate ``score`` (higher = better) on the test pairs, keep ids."""
         n_train, n_test = int(train_mask.sum()), int(test_mask.sum())
-        result = {"tau": math.nan, "p": math.nan, "ci_low": math.nan, "ci_high": math.nan}
+        result = {"tau": math.nan, "p": math.nan, "ci_low": math.nan, "ci_high": math.nan, "ci_method": "none"}
         if status is None:
             if n_test < MIN_TEST:
                 status = f"too few test pairs ({n_test} < {MIN_TEST})"
@@ -671,7 +669,7 @@ def ensemble_table(
                      "n_train": n_train, "n_test": n_test, "tau": result["tau"], "p": result["p"],
                      "ci_low": result["ci_low"], "ci_high": result["ci_high"], "level": level,
                      "n_boot": n_boot, "seed": seed, "alpha": alpha if ensemble == regression_name else None,
-                     "status": status})
+                     "status": status, "ci_method": result["ci_method"]})
         for role, mask in (("train", train_mask), ("test", test_mask)):
             if mask.any():
                 preds.append(pd.DataFrame({

@@ -59,6 +59,8 @@ for rho and r.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -67,7 +69,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import sparse, special
-from scipy import stats as sps
 
 from core.scores import METRICS
 from core.tiedstats import (
@@ -147,6 +148,9 @@ _MERGE_ELEMS = 131_072  # cells x resamples per step of the merge kernel (its ar
 #: Cost of the two exact Kendall kernels per resample, in ns (measured here, bench/bench_kernels.py):
 #: the cell kernel ``_CELLS_NS * m^2 / 2`` (BLAS), the merge kernel ``_MERGE_NS * m * ceil(log2 m)``.
 _CELLS_NS, _MERGE_NS = 0.25, 10.0
+#: Below this many multiply-adds per call the bootstrap's BLAS products run on one thread: waking
+#: OpenBLAS's second thread took ~15 ms on the shared 2-core machine, 30x a 72 x 72 x 1000 product.
+_ONE_THREAD_FLOPS = 2e8
 
 
 # --------------------------------------------------------------------------- orientation
@@ -179,6 +183,14 @@ def expected_sign(metric: str, target_name: str = "score") -> tuple[int, bool]:
 
 
 # --------------------------------------------------------------------------- point estimates
+
+def _scipy_stats():
+    """scipy.stats, imported on first use: 1.2 s of a process's start here, and most data never need it
+    (tied data take core.tiedstats, Pearson's r its own code)."""
+    from scipy import stats
+
+    return stats
+
 
 def _as_pairs(x, y) -> tuple[np.ndarray, np.ndarray, int]:
     x = np.asarray(x, dtype=float)
@@ -235,15 +247,15 @@ def correlation(x, y, *, min_n: int = 3, y_codes: tuple[np.ndarray, int] | None 
     yc, ky = y_codes if y_codes is not None and n_missing == 0 and len(y_codes[0]) == n else dense_codes(y)
     tau = kendall_tau_b(xc, kx, yc, ky)  # tied data: scipy's numbers from the contingency table
     if tau is None:
-        kt = sps.kendalltau(x, y, variant="b")
+        kt = _scipy_stats().kendalltau(x, y, variant="b")
         tau = float(kt.statistic), float(kt.pvalue)
     rho = spearman_rho(xc, kx, yc, ky)
     if rho is None:
-        sr = sps.spearmanr(x, y)
+        sr = _scipy_stats().spearmanr(x, y)
         rho = float(sr.statistic), float(sr.pvalue)
     r = pearson_r(x, y)
     if r is None:
-        pr = sps.pearsonr(x, y)
+        pr = _scipy_stats().pearsonr(x, y)
         r = float(pr.statistic), float(pr.pvalue)
     out.update(tau=tau[0], p=tau[1], rho=rho[0], rho_p=rho[1], r=r[0], r_p=r[1])
     return out
@@ -341,6 +353,18 @@ def _kendall_cells(c: np.ndarray, cx: np.ndarray, cy: np.ndarray, lx: np.ndarray
     return _safe_ratio(2.0 * num, (n2 - (lx * lx).sum(0)) * (n2 - (ly * ly).sum(0)))
 
 
+@functools.cache
+def _blas_controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _one_blas_thread():
+    """A context in which BLAS runs on one thread (8 microseconds to enter with a cached controller)."""
+    return _blas_controller().limit(limits=1, user_api="blas")
+
+
 def kendall_kernel(m: int) -> str:
     """The cheaper exact tau-b kernel for ``m`` distinct (x, y) cells: ``"cells"`` or ``"merge"``.
 
@@ -389,31 +413,34 @@ def _boot_stats(x: np.ndarray, y: np.ndarray, counts: np.ndarray, stats: Sequenc
     kernel = kernel or kendall_kernel(m)
     plan = merge_plan(cy, weighted=True) if "kendall" in stats and kernel == "merge" else None
     step = max(1, _CHUNK_ELEMS // max(m, len(x)))
-    for b0 in range(0, counts.shape[1], step):
-        cols = slice(b0, b0 + step)
-        c = to_cells @ np.ascontiguousarray(counts[:, cols])  # cells x resamples
-        n = c.sum(0)
-        lx, ly = c if x_is_cell else to_x @ c, to_y @ c  # multiplicity of every x level / y level
-        if "kendall" in stats:
-            out["kendall"][cols] = (_kendall_cells(c, cx, cy, lx, ly, n) if plan is None
-                                    else _kendall_merge(c, plan, lx, ly, n))
-        if "spearman" in stats:
-            # mid-rank of every level in this resample; all sums below are exact (integers / quarters)
-            rank_x = np.cumsum(lx, 0) - (lx - 1) / 2
-            rank_y = np.cumsum(ly, 0) - (ly - 1) / 2
-            n_mean2 = n * ((n + 1) / 2) ** 2
-            sxy = (c * (rank_x if x_is_cell else rank_x[cx]) * rank_y[cy]).sum(0) - n_mean2
-            sxx = (lx * rank_x * rank_x).sum(0) - n_mean2
-            syy = (ly * rank_y * rank_y).sum(0) - n_mean2
-            out["spearman"][cols] = _safe_ratio(sxy, sxx * syy)
-        if "pearson" in stats:
-            s1, sx, sy, sxx, syy, sxy = moments @ c
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mx, my = sx / s1, sy / s1
-            r = _safe_ratio(sxy - s1 * mx * my, (sxx - s1 * mx * mx) * (syy - s1 * my * my))
-            # a resample with one x (or y) value has no correlation; rounding must not invent one
-            r[((lx > 0).sum(0) < 2) | ((ly > 0).sum(0) < 2)] = np.nan
-            out["pearson"][cols] = r
+    # small products: BLAS on one thread (waking OpenBLAS's threads costs more than the product here)
+    small = m * m * counts.shape[1] / 2 < _ONE_THREAD_FLOPS
+    with _one_blas_thread() if small else contextlib.nullcontext():
+        for b0 in range(0, counts.shape[1], step):
+            cols = slice(b0, b0 + step)
+            c = to_cells @ np.ascontiguousarray(counts[:, cols])  # cells x resamples
+            n = c.sum(0)
+            lx, ly = c if x_is_cell else to_x @ c, to_y @ c  # multiplicity of every x level / y level
+            if "kendall" in stats:
+                out["kendall"][cols] = (_kendall_cells(c, cx, cy, lx, ly, n) if plan is None
+                                        else _kendall_merge(c, plan, lx, ly, n))
+            if "spearman" in stats:
+                # mid-rank of every level in this resample; all sums below are exact (integers / quarters)
+                rank_x = np.cumsum(lx, 0) - (lx - 1) / 2
+                rank_y = np.cumsum(ly, 0) - (ly - 1) / 2
+                n_mean2 = n * ((n + 1) / 2) ** 2
+                sxy = (c * (rank_x if x_is_cell else rank_x[cx]) * rank_y[cy]).sum(0) - n_mean2
+                sxx = (lx * rank_x * rank_x).sum(0) - n_mean2
+                syy = (ly * rank_y * rank_y).sum(0) - n_mean2
+                out["spearman"][cols] = _safe_ratio(sxy, sxx * syy)
+            if "pearson" in stats:
+                s1, sx, sy, sxx, syy, sxy = moments @ c
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    mx, my = sx / s1, sy / s1
+                r = _safe_ratio(sxy - s1 * mx * my, (sxx - s1 * mx * mx) * (syy - s1 * my * my))
+                # a resample with one x (or y) value has no correlation; rounding must not invent one
+                r[((lx > 0).sum(0) < 2) | ((ly > 0).sum(0) < 2)] = np.nan
+                out["pearson"][cols] = r
     return out
 
 

@@ -320,3 +320,24 @@ def test_coverage_on_a_small_seeded_simulation():
         assert 0.90 <= cover[("bootstrap-cluster", s)] <= 0.99, (s, cover)
         # the test can fail: treating the 4 candidates of a reference as independent under-covers
         assert cover[("asymptotic (clusters ignored)", s)] < cover[("asymptotic-cluster", s)] - 0.02, (s, cover)
+
+
+# --------------------------------------------------------------------------- ensembles on the same engine
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_ensemble_kendall_ci_is_the_vectorized_bootstrap(grouped):
+    from core.ensemble import kendall_ci
+
+    rng = np.random.default_rng(9)
+    n = 84
+    x, y = _data("four_decimals_vs_score", n, rng)
+    groups = [("group", f"g{i // 4:02d}") for i in range(n)] if grouped else None
+    out = kendall_ci(x, y, seed=3, n_boot=400, groups=groups)
+    ref = sps.kendalltau(x, y, variant="b")
+    assert abs(out["tau"] - ref.statistic) <= TOL and abs(out["p"] - ref.pvalue) <= TOL
+    labels = None if groups is None else np.array([str(g) for g in groups], dtype=object)
+    naive = np.array([sps.kendalltau(x[idx], y[idx]).statistic
+                      for idx in bootstrap_indices(n, labels, n_boot=400, seed=3)])  # scipy on every resample
+    lo, hi = np.quantile(naive[np.isfinite(naive)], [0.025, 0.975])
+    assert abs(out["ci_low"] - lo) <= TOL and abs(out["ci_high"] - hi) <= TOL
+    assert out["ci_method"] == ("bootstrap-cluster" if grouped else "bootstrap")
