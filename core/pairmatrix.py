@@ -114,9 +114,9 @@ class PairMatrix:
 
     def correlate(self, mask: np.ndarray, *, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
                   target_name: str = "score", clustered: bool = True, level: float = 0.95,
-                  series: Sequence[int] | None = None) -> pd.DataFrame:
+                  series: Sequence[int] | None = None, ci: str = "bootstrap") -> pd.DataFrame:
         """``core.stats.correlate`` of the long frame of these pairs (``cluster_col="group_id"`` when
-        ``clustered``, else None): one row per series with a value on a pair in view."""
+        ``clustered``, else None; ``ci`` as there): one row per series with a value on a pair in view."""
         cache: dict = {}
         out = []
         for s in (range(len(self.series)) if series is None else sorted(series)):
@@ -125,12 +125,12 @@ class PairMatrix:
                 continue
             key = {"judge": self.series["judge"].iat[s], "metric": self.series["metric"].iat[s]}
             out.append(self._series_rows(key, rows, s, clustered=clustered, cache=cache, n_boot=n_boot, seed=seed,
-                                         min_n=min_n, target_name=target_name, level=level))
+                                         min_n=min_n, target_name=target_name, level=level, ci=ci))
         return pd.DataFrame(out, columns=["judge", "metric", *ROW_COLUMNS])
 
     def breakdown(self, mask: np.ndarray, facet: str, *, series: Sequence[int] | None = None, min_n: int = 10,
                   target_name: str = "score", missing_label: str = "(missing)", n_boot: int = 0, seed: int = 0,
-                  clustered: bool = False) -> pd.DataFrame:
+                  clustered: bool = False, ci: str = "bootstrap") -> pd.DataFrame:
         """``core.stats.breakdown`` (cells by facet level, then judge, metric) of these pairs and series."""
         if facet not in FACETS:
             raise ValueError(f"cannot break down by '{facet}'; facets are: {', '.join(FACETS)}")
@@ -150,7 +150,7 @@ class PairMatrix:
                     continue
                 key = {facet: name, "judge": self.series["judge"].iat[s], "metric": self.series["metric"].iat[s]}
                 out.append(self._series_rows(key, rows, s, clustered=clustered, cache=cache, n_boot=n_boot,
-                                             seed=seed, min_n=min_n, target_name=target_name))
+                                             seed=seed, min_n=min_n, target_name=target_name, ci=ci))
         return pd.DataFrame(out, columns=[facet, "judge", "metric", *ROW_COLUMNS])
 
 

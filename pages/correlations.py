@@ -9,7 +9,7 @@ agreement with each other as the ceiling.
 
 The view lives in the URL: ``dataset`` (app.py), ``target``, ``stat``,
 ``modality`` / ``anatomy`` / ``system`` / ``split`` (repeatable),
-``identical=removed``, ``n_boot``, ``seed``, ``ci=always``, ``judge``,
+``identical=removed``, ``n_boot``, ``seed``, ``ci_method``, ``ci=always``, ``judge``,
 ``metric``, ``facet``, ``vs_judge``, ``vs_metric``.
 
 Caching: the data are read once per (store version, dataset, target), in one DuckDB query, into a
@@ -38,9 +38,11 @@ from core.export import to_safe_csv
 from core.pairmatrix import PairMatrix, pair_matrix, read_ratings
 from core.scores import METRICS
 from core.stats import (
+    AUTO_BOOTSTRAP_MAX_N,
     METRIC_ORDER,
     TABLE_LEGEND,
     agreement_matrix,
+    ci_method_for,
     judge_metric_table,
     paired_difference,
 )
@@ -95,6 +97,8 @@ TARGET_KEY, STAT_KEY, IDENT_KEY = "corr_target", "corr_stat", "corr_identical"
 NBOOT_KEY, SEED_KEY = "corr_n_boot", "corr_seed"
 JUDGE_KEY, METRIC_KEY, HEAT_KEY, VS_KEY = "corr_judge", "corr_metric", "corr_facet", "corr_vs"
 CI_ALWAYS_KEY = "corr_ci_always"  # not a widget: the user asked for CIs on large views
+CI_KEY = "corr_ci_method"  # the interval: auto (bootstrap up to AUTO_BOOTSTRAP_MAX_N pairs), bootstrap, asymptotic
+CI_LABELS = {"auto": "auto (by size)", "bootstrap": "bootstrap", "asymptotic": "asymptotic"}
 
 
 def metric_label(metric: str) -> str:
@@ -144,14 +148,14 @@ def _view(_store: Store, path: str, version: int, dataset: str, target: str, exp
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _table(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
-           filters: tuple, n_boot: int, seed: int) -> pd.DataFrame:
+           filters: tuple, n_boot: int, seed: int, ci: str = "bootstrap") -> pd.DataFrame:
     matrix, mask = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
     if not mask.any():
         return pd.DataFrame()
-    # Point estimates and p do not depend on the clusters; only the resampling does. Without
-    # resampling, skip labelling clusters.
-    table = matrix.correlate(
-        mask, n_boot=n_boot, seed=seed, min_n=MIN_N, target_name=target, clustered=n_boot > 0)
+    # Point estimates and p do not depend on the clusters; only the intervals do. Without them, skip
+    # labelling clusters.
+    table = matrix.correlate(mask, n_boot=n_boot, seed=seed, min_n=MIN_N, target_name=target,
+                             clustered=n_boot > 0 or ci == "asymptotic", ci=ci)
     return apply_orientations(table, declared_orientations(_store, dataset), target)  # import-outputs' declaration
 
 
@@ -280,6 +284,8 @@ def _seed_view(dataset: str, facets: dict[str, list[str]], targets: list[str]) -
         ss[NBOOT_KEY] = _int_param("n_boot", DEFAULT_N_BOOT, 0, MAX_N_BOOT)
     if SEED_KEY not in ss:
         ss[SEED_KEY] = _int_param("seed", 0, 0, 2**31 - 1)
+    if ss.get(CI_KEY) not in CI_LABELS:
+        ss[CI_KEY] = url_value("ci_method", "auto") if url_value("ci_method", "auto") in CI_LABELS else "auto"
     if HEAT_KEY not in ss:
         ss[HEAT_KEY] = url_value("facet", "modality")
     if ss[HEAT_KEY] not in FACETS:
@@ -311,16 +317,21 @@ def _controls(facets: dict[str, list[str]], targets: list[str]) -> dict:
         with col:
             filters[facet] = st.multiselect(facet.capitalize(), facets[facet], key=key, placeholder="all",
                                             disabled=not facets[facet])
-    boot = st.columns([1, 1, 4])
+    boot = st.columns([1, 1, 1, 3])
     with boot[0]:
         n_boot = int(st.number_input("Bootstrap resamples", min_value=0, max_value=MAX_N_BOOT, step=100,
                                      key=NBOOT_KEY, help="0 = no confidence intervals"))
     with boot[1]:
         seed = int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=SEED_KEY,
                                    help="numpy default_rng seed of every resample and of the scatter jitter"))
+    with boot[2]:
+        ci = st.selectbox("Confidence intervals", list(CI_LABELS), key=CI_KEY, format_func=CI_LABELS.get,
+                          help=f"auto: the seeded (cluster) bootstrap up to {AUTO_BOOTSTRAP_MAX_N:,} pairs, the "
+                               "asymptotic interval above (Fisher z, variance from each pair's influence, summed "
+                               "within reference groups); or one of them for every row")
     return {"target": target, "stat": stat, "drop_identical": bool(drop_identical),
             "filters": tuple((f, tuple(filters[f])) for f in FACETS), "raw_filters": filters,
-            "n_boot": n_boot, "seed": seed, "boot_col": boot[2]}
+            "n_boot": n_boot, "seed": seed, "ci": ci or "auto", "boot_col": boot[3]}
 
 
 # -- drawing helpers ---------------------------------------------------------------------------------
@@ -376,8 +387,9 @@ def _detail(table: pd.DataFrame, resampled: bool) -> pd.DataFrame:
                np.where(table["sign_ok"], "ok", np.where(table["tau"].isna(), "", "wrong ⚠")))
     out["note"] = [r if isinstance(r, str) else "" for r in table["reason"]]
     out["resampling"] = table["resampling"]
+    out["CI method"] = table["ci_method"]
     if not resampled:
-        out = out.drop(columns=["groups", "resampling"])
+        out = out.drop(columns=["groups", "resampling", "CI method"])
     return out
 
 
@@ -394,6 +406,19 @@ def _boot_statement(counts: dict, n_boot: int, seed: int, computed: bool) -> str
            "one reference are not independent" if clustered else "resampling pairs (no group ids)")
     state = "" if computed else " — not computed yet for this view (see below)"
     return f"95% percentile CIs from **{n_boot:,}** bootstrap resamples, seed **{seed}**, {how}{state}."
+
+
+def _ci_statement(counts: dict, n_boot: int, seed: int, computed: bool, ci: str, sizes) -> str:
+    """What the intervals are: the bootstrap statement, the asymptotic one, or both (auto, mixed sizes)."""
+    methods = {ci_method_for(ci, int(n), counts["groups"] > 0, n_boot) for n in sizes}
+    boot = _boot_statement(counts, n_boot, seed, computed) if any(m.startswith("bootstrap") for m in methods) \
+        or not any(m.startswith("asymptotic") for m in methods) else ""
+    if not any(m.startswith("asymptotic") for m in methods):
+        return boot
+    how = (f"summed within reference groups ({counts['groups']:,} groups)" if counts["groups"] > 0
+           else "pairs independent (no group ids)")
+    text = f"95% asymptotic CIs (Fisher z; variance from each pair's influence on τ, ρ and r, {how})"
+    return text + "." if not boot else f"{text} for rows of more than {AUTO_BOOTSTRAP_MAX_N:,} pairs; {boot}"
 
 
 # -- sections --------------------------------------------------------------------------------------------
@@ -618,6 +643,7 @@ def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
     set_url("identical", "removed" if view["drop_identical"] else None)
     set_url("n_boot", str(n_boot))
     set_url("seed", str(seed))
+    set_url("ci_method", None if view["ci"] == "auto" else view["ci"])
     # the store's data for this view, read now (inside the caller's session): the matrix, the ceiling's values
     _mask(*args)
     _ratings(store, path, version, dataset, target, experts)
@@ -669,10 +695,12 @@ def main() -> None:
              else f"; {counts['identical']:,} identical pair(s) kept")
     st.caption(f"**{counts['pairs']:,} pairs** in view ({counts['groups']:,} reference groups{ident})"
                + (" · synthetic data" if meta["synthetic"] else ""))
-    work = int(point["n"].sum()) * n_boot
+    ci = view["ci"]
+    resampled = [ci_method_for(ci, int(n), True, n_boot).startswith("bootstrap") for n in point["n"]]
+    work = int(point["n"][resampled].sum()) * n_boot  # asymptotic rows: no resamples, never wait
     with view["boot_col"]:
-        st.caption(_boot_statement(counts, n_boot, seed, computed=n_boot == 0 or work <= BOOT_BUDGET
-                                   or bool(st.session_state.get(CI_ALWAYS_KEY))))
+        st.caption(_ci_statement(counts, n_boot, seed, n_boot == 0 or work <= BOOT_BUDGET
+                                 or bool(st.session_state.get(CI_ALWAYS_KEY)), ci, point["n"]))
     shaped = _shaped(*args, stat)
     st.table(_styled_table(shaped))
     st.caption(_legend(stat) + " n, CIs, ρ and r per cell: the detail table below.")
@@ -686,9 +714,9 @@ def main() -> None:
     # -- detail -----------------------------------------------------------------------------------
     st.markdown("#### Detail: n, estimates, 95% CIs, p")
     table = point
-    if n_boot > 0 and boot_ok(work, "table"):
-        with st.spinner(f"Bootstrap ({n_boot:,} resamples)…"):
-            table = _table(*args, n_boot, seed)
+    if (n_boot > 0 or ci == "asymptotic") and boot_ok(work, "table"):
+        with st.spinner("Confidence intervals…"):
+            table = _table(*args, n_boot, seed, ci)
     detail = _detail(table, resampled=table is not point)
     three = {"format": "%.3f"}
     st.dataframe(detail, hide_index=True, key="corr_detail", column_config={
