@@ -89,6 +89,17 @@ def cmd_import_pairs(args) -> int:
 def cmd_import_annotations(args) -> int:
     from core.importers import import_annotations
 
+    if args.aggregate_of is not None:  # published per-pair means over N raters (core/aggregates.py)
+        from core.aggregates import import_aggregates
+
+        if any(getattr(args, c) for c in ("score_col", "category_col", "significant_col", "count_col")):
+            raise ValueError("--aggregate-of takes --total-col and/or --sig-col, not per-rater columns")
+        report = import_aggregates(
+            _store(args), Path(args.file), dataset=args.dataset, id_col=args.id_col, n_raters=args.aggregate_of,
+            total_col=args.total_col, sig_col=args.sig_col,
+            annotator=None if args.annotator == "expert" else args.annotator, progress=_Progress(True))
+        _print(report.to_json(), args.json)
+        return 0
     report = import_annotations(
         _store(args), Path(args.file), dataset=args.dataset, id_col=args.id_col, score_col=args.score_col,
         scale_max=args.scale_max, category_col=args.category_col, significant_col=args.significant_col,
@@ -418,6 +429,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--count-col")
     p.add_argument("--annotator-col")
     p.add_argument("--annotator", default="expert", help="annotator name when there is no column")
+    p.add_argument("--aggregate-of", type=int, metavar="N",
+                   help="the file holds per-pair means over N raters (e.g. ReXVal's mean_total_errors): stored "
+                        "exactly as k/N under annotator mean_of_N, never counted as a rater")
+    p.add_argument("--total-col", help="with --aggregate-of: the mean number of errors (all)")
+    p.add_argument("--sig-col", help="with --aggregate-of: the mean number of clinically significant errors")
 
     p = add("import-outputs", cmd_import_outputs, "import judge outputs produced elsewhere as an `imported` run")
     p.add_argument("file")

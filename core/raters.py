@@ -5,7 +5,8 @@ the Annotate page, the clinicians (annotators ``rater:NAME``, core/ratings.py). 
 them silently moves every number: so every analysis takes the same choice with the
 same default, ``experts`` (the imported annotations), and says which it used.
 
-- ``experts``: the imported annotations (all annotators while nobody rated here);
+- ``experts``: the imported annotations (all annotators while nobody rated here), without
+  published per-pair means (core/aggregates.py) when single raters' annotations exist;
 - ``clinicians``: the ratings given on the Annotate page;
 - ``all``: both together;
 - ``NAME,NAME,...``: exactly these annotators.
@@ -33,18 +34,21 @@ class RaterChoice:
 
 def resolve_raters(store, dataset: str, choice: str | None = None) -> RaterChoice:
     """The annotators behind ``choice`` on ``dataset``; a clear error when there are none."""
+    from core.aggregates import aggregate_annotators
     from core.ratings import expert_annotators  # here: the CLI's parser imports this module for its help
 
     choice = (choice or DEFAULT_RATERS).strip()
     groups = expert_annotators(store, dataset)
+    means = aggregate_annotators(store, dataset)
+    singles = [a for a in groups["imported"] if a not in means]
     if choice == "all":
         return RaterChoice("all", None, "all annotators (imported and clinician ratings)")
     if choice == "experts":
-        if not groups["clinicians"]:
+        if not groups["clinicians"] and (not means or not singles):
             return RaterChoice("experts", None, "experts (imported annotations)")
         if not groups["imported"]:
             raise ValueError(f"dataset '{dataset}' has only clinician ratings; use --raters clinicians")
-        return RaterChoice("experts", list(groups["imported"]), "experts (imported annotations)")
+        return RaterChoice("experts", singles or list(groups["imported"]), "experts (imported annotations)")
     if choice == "clinicians":
         if not groups["clinicians"]:
             raise ValueError(f"dataset '{dataset}' has no clinician ratings yet (Annotate page)")

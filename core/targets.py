@@ -113,9 +113,37 @@ def expert_targets(annotations: pd.DataFrame, annotators: list[str] | None = Non
                      for pid, grp in sc[sc["pair_id"].isin(mixed)].groupby("pair_id")}
             out.loc[out["pair_id"].isin(mixed), "value"] = out.loc[out["pair_id"].isin(mixed), "pair_id"].map(exact)
         parts.append(out)
+    aggregated = _aggregate_targets(annotations)
+    if not aggregated.empty:  # a published mean only where no single rater's counts are selected (never both)
+        have = set(zip(parts[0]["pair_id"], parts[0]["target"], strict=True)) if not wide.empty else set()
+        keep = [(p, t) not in have for p, t in zip(aggregated["pair_id"], aggregated["target"], strict=True)]
+        parts.append(aggregated[keep])
     if not parts:
         return pd.DataFrame(columns=["pair_id", "target", "value", "n_annotators"])
     return pd.concat(parts, ignore_index=True).sort_values(["pair_id", "target"], ignore_index=True)
+
+
+AGGREGATE_FIELD = "error_count_mean"  # core/aggregates.py: value = whole total k over scale_max = N raters
+
+
+def _aggregate_targets(annotations: pd.DataFrame) -> pd.DataFrame:
+    """sig_errors / total_errors from published per-pair means: sum(k) / sum(N), one division."""
+    agg = annotations[annotations["field"] == AGGREGATE_FIELD]
+    if agg.empty:
+        return pd.DataFrame(columns=["pair_id", "target", "value", "n_annotators"])
+    missing = agg["significant"].isna().to_numpy()
+    significant = agg["significant"].fillna(False).astype(bool).to_numpy() & ~missing
+    out = []
+    for target, rows in (("sig_errors", agg[significant]), ("total_errors", agg[missing])):
+        if rows.empty:
+            continue
+        g = rows.assign(k=rows["value"].round().astype("int64"), n=rows["scale_max"].round().astype("int64"))
+        g = g.groupby("pair_id")[["k", "n"]].sum()
+        out.append(pd.DataFrame({"pair_id": g.index, "target": target,
+                                 "value": g["k"].to_numpy(dtype="int64") / g["n"].to_numpy(dtype="int64"),
+                                 "n_annotators": g["n"].to_numpy(dtype="int64")}))
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame(
+        columns=["pair_id", "target", "value", "n_annotators"])
 
 
 def load_annotations(store, dataset: str) -> pd.DataFrame:
@@ -197,6 +225,15 @@ def target_sql(target: str, dataset: str, annotators: list[str] | None = None) -
            f"CAST(count(DISTINCT a.annotator) AS DOUBLE) AS target, FALSE AS mixed "
            f"FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ? AND a.field = 'error_count' "
            f"AND a.category IN ({cats}){who} GROUP BY a.pair_id")
+    if target in ("sig_errors", "total_errors"):  # published per-pair means where no single rater counted
+        which = "a.significant" if target == "sig_errors" else "a.significant IS NULL"
+        k, big_n = _ROUND.format(x="a.value"), _ROUND.format(x="a.scale_max")
+        mean = (f"SELECT a.pair_id, CAST(sum({k}) AS DOUBLE) / CAST(sum({big_n}) AS DOUBLE) AS target, FALSE AS mixed "
+                f"FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ? AND a.field = "
+                f"'{AGGREGATE_FIELD}' AND {which}{who} GROUP BY a.pair_id")
+        sql = f"WITH single AS ({sql}) SELECT * FROM single UNION ALL SELECT * FROM ({mean}) m " \
+              f"WHERE m.pair_id NOT IN (SELECT pair_id FROM single)"
+        return sql, [dataset, *params, dataset, *params]
     return sql, [dataset, *params]
 
 
@@ -239,6 +276,7 @@ def main_targets_present(store, dataset: str) -> list[str]:
     """Which of :data:`MAIN_TARGETS` the dataset's annotations can give."""
     cats = ", ".join(f"'{c}'" for c in CATEGORIES)
     score, counts = store.query_one(
-        "SELECT bool_or(a.field = 'score'), bool_or(a.field = 'error_count' AND a.category IN (" + cats + ")) "
+        "SELECT bool_or(a.field = 'score'), bool_or(a.field = 'error_count' AND a.category IN (" + cats + ") "
+        f"OR a.field = '{AGGREGATE_FIELD}') "
         "FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ?", [dataset])
     return [t for t, ok in (("score", score), ("sig_errors", counts), ("total_errors", counts)) if ok]

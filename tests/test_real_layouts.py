@@ -179,3 +179,67 @@ def test_a_real_datasets_report_has_no_report_text_unless_asked(tmp_path, app_te
     at.checkbox(key="share_excerpts").check().run()
     assert any("this dataset is imported" in w.value for w in at.warning)
     assert at.query_params["excerpts"] == "1"
+
+
+def test_published_means_over_raters_import_exactly_and_never_count_as_a_rater(tmp_path):
+    from fractions import Fraction
+
+    from core.analysis import correlation_frame
+    from core.store import Store
+    from core.targets import annotator_values, expert_targets, load_annotations
+
+    pairs, errors = write_rexval(tmp_path, n_studies=6)
+    store = tmp_path / "s.duckdb"
+    for preset, path in (("rexval-pairs", pairs), ("rexval-errors", errors)):
+        assert _cli(store, "import-preset", preset, str(path), "--dataset", "rexval").returncode == 0
+    rows = list(csv.DictReader(open(errors, encoding="utf-8")))
+    totals: dict[str, int] = {}
+    sig: dict[str, int] = {}
+    for r in rows:
+        key = f"{r['study_number']}:{r['candidate_type']}"
+        totals[key] = totals.get(key, 0) + int(r["num_errors"])
+        sig[key] = sig.get(key, 0) + int(r["num_errors"]) * (r["clinically_significant"] == "True")
+    means = tmp_path / "means.csv"
+    with open(means, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "mean_total_errors", "mean_sig_errors"])
+        for i, key in enumerate(sorted(totals)):  # printed as published files do: rounded, differently
+            w.writerow([key, f"{totals[key] / 6:.{4 if i % 2 else 9}f}", f"{sig[key] / 6:.4f}"])
+    done = _cli(store, "import-annotations", str(means), "--dataset", "rexval", "--id-col", "id", "--aggregate-of",
+                "6", "--total-col", "mean_total_errors", "--sig-col", "mean_sig_errors", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["added"] == 2 * len(totals)
+
+    s = Store(store)
+    ann = load_annotations(s, "rexval")
+    mean_only = expert_targets(ann, ["mean_of_6"])
+    got = {(r.pair_id, r.target): r.value for r in mean_only.itertuples()}
+    ext = dict(zip(*s.query_df("SELECT pair_id, ext_id FROM pairs").T.values, strict=True))
+    for (pid, target), value in got.items():
+        key = ext[pid]
+        exact = Fraction(totals[key] if target == "total_errors" else sig[key], 6)
+        assert value == float(exact)  # k / 6 exactly, whatever rounding the file printed
+    # the same targets from the single raters (their mean) and from the published mean: bit-identical
+    singles = expert_targets(ann, [f"rater_{i}" for i in range(6)])
+    singles = {(r.pair_id, r.target): r.value for r in singles.itertuples() if r.target in ("sig_errors",
+                                                                                            "total_errors")}
+    assert singles == got
+    # never a rater in inter-rater agreement
+    assert "mean_of_6" not in set(annotator_values(ann)["annotator"])
+    agree = json.loads(_cli(store, "agreement", "--dataset", "rexval", "--json").stdout)
+    assert agree["n_annotators"] == 6
+    # the SQL path (correlation_frame) gives the same target from the mean alone
+    assert _cli(store, "judge", "--dataset", "rexval", "--judge", "length").returncode == 0
+    frame = correlation_frame(s, "rexval", "total_errors", annotators=["mean_of_6"])
+    sql = dict(zip(frame["pair_id"], frame["target"], strict=False))
+    assert all(sql[pid] == got[(pid, "total_errors")] for pid in sql) and len(sql) == len(totals)
+    corr = _cli(store, "correlate", "--dataset", "rexval", "--target", "total_errors", "--raters", "mean_of_6",
+                "--n-boot", "0", "--json")
+    assert corr.returncode == 0, corr.stderr
+    assert {r["raters"] for r in json.loads(corr.stdout)} == {"mean_of_6"}
+    # a value that is no mean of 6 whole counts is refused with its row, and nothing is written
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,m\n0:bleu,1.62\n", encoding="utf-8")
+    refused = _cli(store, "import-annotations", str(bad), "--dataset", "rexval", "--id-col", "id",
+                   "--aggregate-of", "6", "--total-col", "m", "--annotator", "other")
+    assert refused.returncode == 2 and "row 1: m '1.62' is not a mean of 6 whole counts" in refused.stderr
