@@ -116,7 +116,7 @@ def create_queue(store: Store, dataset: str, name: str, method: str = "filters",
     """
     name = (name or "").strip()
     if not name:
-        raise ValueError("give the queue a name")
+        raise ValueError("give the queue a name")  # names are unique per dataset (case and spaces aside)
     if method not in METHODS:
         raise ValueError(f"method '{method}' unknown; methods are: {', '.join(METHODS)}")
     if scheme not in SCHEMES:
@@ -144,7 +144,11 @@ def create_queue(store: Store, dataset: str, name: str, method: str = "filters",
     if not ids:
         raise ValueError(f"no pairs of '{dataset}' match; loosen the filters")
     queue_id = uuid.uuid4().hex[:12]
-    with store.write() as conn:
+    with store.write() as conn:  # the name check inside the write: two clicks cannot both pass it
+        taken = conn.execute("SELECT name FROM rating_queues WHERE dataset = ? AND lower(trim(name)) = lower(?)",
+                             [dataset, name]).fetchone()
+        if taken is not None:
+            raise ValueError(f"a queue named '{taken[0]}' already exists on '{dataset}'; choose another name")
         conn.execute("INSERT INTO rating_queues (queue_id, name, dataset, method, params, scheme, blinded, "
                      "created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                      [queue_id, name, dataset, method, json.dumps(params), scheme, bool(blinded), created_by])

@@ -95,8 +95,18 @@ def _signed_in_identity() -> str | None:
 
 
 def _current_rater() -> str | None:
-    """Who is acting (for adjudications and queue records): signed-in identity, else the typed name."""
-    return _signed_in_identity() or st.session_state.get(RATER_KEY) or url_value("rater") or None
+    """Who is acting (ratings, adjudications, queue records).
+
+    With sign-in configured, only the signed-in identity: never a typed name or the URL's ``rater``
+    (anyone can edit a URL), so a visitor who is not signed in cannot write at all. Without sign-in,
+    the name typed under Rate (or carried in the URL).
+    """
+    if _login_configured():
+        return _signed_in_identity()
+    return st.session_state.get(RATER_KEY) or url_value("rater") or None
+
+
+SIGN_IN_TO_WRITE = "Sign in with your organisation's account first: with sign-in configured, only signed-in users write."
 
 
 def _login_configured() -> bool:
@@ -108,7 +118,7 @@ def _login_configured() -> bool:
 
 
 def _rater() -> str | None:
-    signed_in = _signed_in_identity()
+    signed_in = _signed_in_identity() if _login_configured() else None
     if signed_in:
         st.caption(f"Rating as **{escape_md(signed_in)}** (signed in).")
         return signed_in
@@ -139,15 +149,18 @@ def _rater() -> str | None:
 
 
 def _pick_queue(queues: pd.DataFrame, key: str, *, allow_all: bool = False) -> str | None:
-    options = ([None] if allow_all else []) + queues["queue_id"].tolist()
+    # "all ratings" is a string, not None: a selectbox whose value is None shows an empty box
+    options = ([ALL_RATINGS] if allow_all else []) + queues["queue_id"].tolist()
     labels = {r.queue_id: f"{r.name} · {r.n_pairs} pairs · {METHOD_LABELS[r.method].lower()}"
-              for r in queues.itertuples()}
+              for r in queues.itertuples()} | {ALL_RATINGS: "all ratings on this dataset"}
     if key not in st.session_state or st.session_state[key] not in options:
         wanted = url_value("queue")
         st.session_state[key] = wanted if wanted in options else options[0]
-    choice = st.selectbox("Queue" if not allow_all else "Ratings of", options, key=key,
-                          format_func=lambda q: "all ratings on this dataset" if q is None else labels[q])
-    return choice
+    choice = st.selectbox("Queue" if not allow_all else "Ratings of", options, key=key, format_func=labels.get)
+    return None if choice == ALL_RATINGS else choice
+
+
+ALL_RATINGS = "__all__"
 
 
 def _previous(history: pd.DataFrame, rater: str) -> pd.Series | None:
@@ -298,7 +311,7 @@ def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
 
 def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: bool) -> None:
     facets = load_facets(store, dataset)
-    with st.form("ann_new_queue"):
+    with st.form("ann_new_queue", enter_to_submit=False):  # Enter in a field must not create a queue
         st.markdown("**New rating queue**")
         name = st.text_input("Name", key="ann_q_name", placeholder="e.g. pilot round 1")
         method = st.radio("Pairs", list(METHOD_LABELS), format_func=METHOD_LABELS.get, key="ann_q_method",
@@ -319,7 +332,9 @@ def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: boo
                    "dataset (0 = its worst pair, 1 = its best); a pair's disagreement is the largest minus "
                    "the smallest of these across runs. Needs two judge runs.")
         made = st.form_submit_button("Create queue", type="primary")
-    if made:
+    if made and _login_configured() and _current_rater() is None:
+        st.error(SIGN_IN_TO_WRITE)
+    elif made:
         try:
             queue_id = ratings.create_queue(store, dataset, name, method, filters=filters, n=int(n),
                                             seed=int(seed), scheme=scheme, blinded=blinded,
@@ -385,7 +400,7 @@ def _agreement_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: 
 
 def _adjudication_form(store: Store, disagree: pd.DataFrame) -> None:
     options = list(range(len(disagree)))
-    with st.form("ann_adjudicate"):
+    with st.form("ann_adjudicate", enter_to_submit=False):
         st.markdown("**Record an adjudicated value**")
         row_i = st.selectbox("Disagreement", options, key="ann_adj_row",
                              format_func=lambda i: f"{disagree.iloc[i]['ext_id']} · {disagree.iloc[i]['field']} · "
@@ -394,7 +409,9 @@ def _adjudication_form(store: Store, disagree: pd.DataFrame) -> None:
                                 format="%g")
         note = st.text_input("Note", key="ann_adj_note")
         done = st.form_submit_button("Save adjudication")
-    if done:
+    if done and _login_configured() and _current_rater() is None:
+        st.error(SIGN_IN_TO_WRITE)
+    elif done:
         who = _current_rater() or ""
         row = disagree.iloc[int(row_i)]
         try:

@@ -299,3 +299,111 @@ def test_hostile_names_are_shown_as_text(app_test, demo_store_copy: Store):
     unescaped = re.compile(r"(?<!\\)<img|(?<!\\)\*(?<!\\)\*bold|(?<!\\)\]\(http")
     assert not [r for r in rendered if unescaped.search(r)]
     assert any("\\<img" in r for r in rendered)  # the name is there, escaped
+
+
+AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 32,
+        "client_id": "radjudge", "client_secret": "y" * 16,
+        "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
+
+
+class _SignedIn:
+    """Stands in for ``st.user`` of a visitor signed in through the configured OIDC provider."""
+
+    is_logged_in = True
+
+    def __init__(self, email: str):
+        self.email = email
+
+    def get(self, key, default=None):
+        return {"email": self.email, "name": "Carol"}.get(key, default)
+
+
+def _disagreeing_ratings(store: Store) -> None:
+    queue_id = ratings.create_queue(store, "demo", "q", "sample", n=3, seed=9)
+    for pid in ratings.queue_pair_ids(store, queue_id):
+        ratings.save_rating(store, pid, "Dr A", score=1, queue_id=queue_id)
+        ratings.save_rating(store, pid, "Dr B", score=5, queue_id=queue_id)
+
+
+def _form_blocks(node) -> list:
+    found = []
+    proto = getattr(node, "proto", None)
+    if type(proto).__name__ == "Block" and proto.HasField("form"):
+        found.append(proto.form)
+    for child in getattr(node, "children", {}).values():
+        found.extend(_form_blocks(child))
+    return found
+
+
+def test_with_sign_in_configured_the_url_rater_cannot_write(app_test, demo_store_copy: Store):
+    store = demo_store_copy
+    _disagreeing_ratings(store)
+    at = app_test(store, {"view": "agreement", "rater": "Dr Impostor"})
+    at.secrets["auth"] = AUTH
+    at.switch_page(PAGE)
+    at.run()
+    _ok(at)
+    _button(at, "Save adjudication").click()
+    at.run()
+    _ok(at)
+    assert any("Sign in with your organisation's account first" in e.value for e in at.error)
+    assert ratings.adjudicated_values(store, "demo").empty  # nothing stored, under no name
+    _section(at, "queues")
+    at.text_input(key="ann_q_name").set_value("impostor's queue")
+    _button(at, "Create queue").click()
+    at.run()
+    _ok(at)
+    assert any("Sign in" in e.value for e in at.error)
+    assert ratings.list_queues(store, "demo")["name"].tolist() == ["q"]
+
+
+def test_a_signed_in_write_carries_the_signed_in_identity_not_the_urls(app_test, demo_store_copy: Store,
+                                                                        monkeypatch):
+    import streamlit
+
+    store = demo_store_copy
+    _disagreeing_ratings(store)
+    monkeypatch.setattr(streamlit, "user", _SignedIn("carol@hospital.org"))
+    at = app_test(store, {"view": "agreement", "rater": "Dr Impostor"})
+    at.secrets["auth"] = AUTH
+    at.switch_page(PAGE)
+    at.run()
+    _ok(at)
+    _button(at, "Save adjudication").click()
+    at.run()
+    _ok(at)
+    adj = ratings.adjudicated_values(store, "demo")
+    assert adj["adjudicator"].tolist() == ["carol@hospital.org"]
+    _section(at, "queues")
+    at.text_input(key="ann_q_name").set_value("round 2")
+    _button(at, "Create queue").click()
+    at.run()
+    _ok(at)
+    queues = ratings.list_queues(store, "demo").set_index("name")
+    assert queues.loc["round 2", "created_by"] == "carol@hospital.org"
+
+
+def test_queue_names_are_unique_and_enter_does_not_submit_the_form(app_test, demo_store_copy: Store):
+    store = demo_store_copy
+    at = _open(app_test, store)
+    _section(at, "queues")
+    forms = {f.form_id: f for f in _form_blocks(at._tree)}
+    assert forms["ann_new_queue"].enter_to_submit is False  # Enter in Name or Number of pairs: nothing happens
+    for _ in range(2):
+        at.text_input(key="ann_q_name").set_value("pilot")
+        _button(at, "Create queue").click()
+        at.run()
+        _ok(at)
+    assert ratings.list_queues(store, "demo")["name"].tolist() == ["pilot"]
+    assert any("a queue named 'pilot' already exists" in e.value.replace("\\", "") for e in at.error)
+    with pytest.raises(ValueError, match="already exists"):
+        ratings.create_queue(store, "demo", " PILOT ", "sample", n=3)
+
+
+def test_the_ratings_of_selector_shows_its_choice(app_test, demo_store_copy: Store):
+    store = demo_store_copy
+    _disagreeing_ratings(store)
+    at = _open(app_test, store, {"view": "agreement"})
+    box = at.selectbox(key="ann_agree_queue")
+    assert box.label == "Ratings of" and box.value is not None
+    assert box.format_func(box.value) == "all ratings on this dataset"
