@@ -9,7 +9,10 @@ Conventions
   with a dagger when p >= 0.01 and the best / second-best value per metric in
   bold / underline (VERT study, ``seeds/vert-llm-judges-radiology.txt``,
   Tables 1-3). Spearman's rho and Pearson's r come with it; every estimate has
-  a percentile bootstrap 95% CI (CREPE, ``seeds/crepe.txt``, Table 5).
+  a 95% CI: the percentile bootstrap (CREPE, ``seeds/crepe.txt``, Table 5) or,
+  for large n or on request, the asymptotic interval (influence values,
+  cluster-robust; see "Asymptotic intervals" below and docs/STATISTICS.md).
+  Every row records its ``ci_method``.
 * Orientation is explicit. A metric's direction comes from
   :data:`core.scores.METRICS` (unknown metric: assumed higher-is-better, and
   the row says so); the target ``score`` is higher-is-better, error counts
@@ -55,6 +58,20 @@ from weighted moments about the full-sample means. A resample with a single
 x or y value gives NaN, as scipy does. Cost per statistic: ``O(B m^2 / 2)``
 BLAS flops for tau (``m`` distinct (x, y) cells, ``B`` resamples), ``O(B m)``
 for rho and r.
+
+With many cells (continuous scores: a cell per pair) the triangular product
+loses to a merge-sort count of the discordant weight, ``O(B m log m)``
+(``core.tiedstats.inversion_weights``): ``C - D = (N^2 - sum Lx^2 - sum Ly^2
++ sum c^2) / 2 - 2 D`` in integers. :func:`kendall_kernel` picks the cheaper
+kernel; both give the same numbers.
+
+Asymptotic intervals
+--------------------
+:func:`influence_values` gives each pair's influence on tau-b, rho and r in
+O(n log n); their cluster sums give a cluster-robust variance (CR1), and the
+interval is Fisher's z with a t quantile on G - 1 degrees of freedom
+(:func:`asymptotic_ci`). ``ci="auto"`` takes them above
+:data:`AUTO_BOOTSTRAP_MAX_N` pairs (:func:`ci_method_for`).
 """
 
 from __future__ import annotations
