@@ -237,7 +237,7 @@ def add_commands(add) -> None:
     p = add("calibrate", cmd_calibrate, "error-count calibration (VERT Fig. 2/3) and score reliability")
     p.add_argument("--dataset", required=True)
     p.add_argument("--raters", help=RATERS_HELP)
-    p.add_argument("--min", type=int, default=1, help="smallest expert count bin (default 1)")
+    p.add_argument("--min", type=int, default=0, help="smallest expert count bin (default 0, as the page; VERT Fig. 2: 1)")
     p.add_argument("--max", type=int, default=12, help="largest expert count bin (default 12)")
     p.add_argument("--bins", type=int, default=5, help="expert-score bins for the reliability view")
     p.add_argument("--n-boot", type=int, default=1000)

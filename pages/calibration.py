@@ -53,7 +53,9 @@ ERROR_WORDS = {"sig": "significant errors", "insig": "insignificant errors", "bo
 # The score-like metrics (0-1, higher is better) the CLI's reliability view uses.
 RELIABILITY_METRICS = ("green", "green_f1", "formula", "vert", "rubric", "bleu4", "rouge_l", "radfact")
 RANGE_LIMITS = (0, 30)
-DEFAULT_RANGE = (1, 12)  # VERT Fig. 2: reports with 1-12 annotated errors
+# Reports with 0-12 annotated errors: VERT Fig. 2 starts at 1, but reports without errors are most of
+# many datasets (56% of the demo) and a judge that invents errors in them is miscalibrated too.
+DEFAULT_RANGE = (0, 12)
 RUN_HINT = ("open **Run judges** (or `python -m core judge --dataset {d} --judge rules`)")
 
 
@@ -190,7 +192,7 @@ def draw_counts(store, dataset: str, synthetic: bool, chosen: list[str], runs: l
     st.subheader("Errors detected vs errors annotated (VERT Fig. 2)")
     jc, ec, injected = _load_counts(store, str(store.path), _version(), dataset, settings["annotators"])
     lo_hi = st.slider("Expert error-count range", *RANGE_LIMITS, key="cal_range",
-                      help="Reports whose expert total lies in this range (VERT Fig. 2 uses 1-12).")
+                      help="Reports whose expert total lies in this range (default 0-12; VERT Fig. 2 uses 1-12).")
     lo, hi = (int(v) for v in lo_hi)
     set_url("range", None if (lo, hi) == DEFAULT_RANGE else f"{lo}-{hi}")
     if not runs:
@@ -222,16 +224,27 @@ def draw_counts(store, dataset: str, synthetic: bool, chosen: list[str], runs: l
         st.info(f"No report has between {lo} and {hi} expert-annotated {ERROR_WORDS[errors]}. "
                 "Widen the range.", icon=":material/info:")
         return jc, ec, injected
+    silent = [j for j in chosen if j not in set(table["judge"])]
+    if silent:  # selected above but with nothing to plot here: say so rather than leave them out quietly
+        st.caption("Not in this chart: " + ", ".join(escape_md(j) for j in silent)
+                   + " (no error counts per category; such judges appear in the reliability chart below).")
     word = ERROR_WORDS[errors]
     title = f"Mean {word} detected per expert count" + (" · synthetic data" if synthetic else "")
+    shown = table[table["n"] > 0]["x"].astype(int)  # the axis follows the data, not the slider's range
     fig = calibration_figure(
-        table, "judge", f"Expert-annotated {word} per report (count)",
-        f"Judge-detected {word} per report (mean count)", title, (lo, hi), "expert count")
+        table[table["n"] > 0], "judge", f"Expert-annotated {word} per report (count)",
+        f"Judge-detected {word} per report (mean count)", title, (int(shown.min()), int(shown.max())),
+        "expert count")
     st.plotly_chart(fig, width="stretch", key="cal_fig_counts")
+    outside = int(table.groupby("judge")["n_outside"].first().max())
+    if outside:
+        total = outside + int(table.groupby("judge")["n"].sum().max())
+        st.caption(f"**{outside:,} of {total:,} reports** have an expert count outside {lo}-{hi} and are not "
+                   "plotted; widen the range to include them.")
     st.caption(f"Points: mean per bin; bars: 95% percentile bootstrap CI ({settings['n_boot']} resamples, "
                f"seed {settings['seed']}); dashed: y = x. Bins with fewer than two reports have no CI. "
                "Expert totals are means over annotators, rounded half up to a bin.")
-    missing = _missing_caption(table)
+    missing = _missing_caption(table, outside=False)  # outside the range: said above
     if missing:
         st.caption(missing)
     view = table[["judge", "x", "n", "y", "ci_low", "ci_high", "expert_mean", "bias"]]

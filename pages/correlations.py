@@ -94,6 +94,8 @@ STATS = {"kendall": "Kendall τ-b", "spearman": "Spearman ρ", "pearson": "Pears
 STAT_SYMBOL = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}
 STAT_VALUE = {"kendall": "abs_tau", "spearman": "abs_rho", "pearson": "abs_r"}
 STAT_EST = {"kendall": "tau", "spearman": "rho", "pearson": "r"}
+STAT_CI = {"kendall": ("ci_low", "ci_high"), "spearman": ("rho_ci_low", "rho_ci_high"),
+           "pearson": ("r_ci_low", "r_ci_high")}
 
 FACET_KEYS = {facet: f"corr_{facet}" for facet in FACETS}
 TARGET_KEY, STAT_KEY, IDENT_KEY = "corr_target", "corr_stat", "corr_identical"
@@ -696,7 +698,11 @@ def main() -> None:
     st.markdown(f"#### Judge × metric · {escape_md(TARGET_LABELS[target].split(' (')[0].lower())}")
     ident = (f"; {counts['identical']:,} identical pair(s) removed" if counts["identical_removed"]
              else f"; {counts['identical']:,} identical pair(s) kept")
-    st.caption(f"**{counts['pairs']:,} pairs** in view ({counts['groups']:,} reference groups{ident})"
+    n_low, n_high = int(point["n"].min()), int(point["n"].max())
+    covered = ("" if n_low == counts["pairs"] else  # a judge scores only the pairs it has values for: say so
+               f"; the judges have values for {n_low:,} of them" if n_low == n_high else
+               f"; each judge has values for {n_low:,} to {n_high:,} of them (its n)")
+    st.caption(f"**{counts['pairs']:,} pairs** in view ({counts['groups']:,} reference groups{ident}){covered}"
                + (" · synthetic data" if meta["synthetic"] else ""))
     ci = view["ci"]
     methods = [ci_method_for(ci, int(n), True, n_boot) for n in point["n"]]
@@ -779,13 +785,14 @@ def main() -> None:
     row = table[(table["judge"] == judge) & (table["metric"] == metric)].iloc[0]
     series = _series(*args, judge, metric)
     sign = int(row["expected_sign"])  # the metric's orientation, or the one its import declared
-    ci = "" if pd.isna(row["ci_low"]) else f", 95% CI {row['ci_low']:.3f} to {row['ci_high']:.3f}"
-    tau = "n/a" if pd.isna(row["tau"]) else f"{row['tau']:.3f}"
-    st.markdown(f"**{escape_md(_series_label(judge, metric))}** vs the {target} target: τ = "
-                f"{tau}{ci}, n = {int(row['n']):,}; expected "
+    est, low, high = STAT_EST[stat], *STAT_CI[stat]  # the statistic chosen above, as in the table
+    ci = "" if pd.isna(row[low]) else f", 95% CI {row[low]:.3f} to {row[high]:.3f}"
+    value = "n/a" if pd.isna(row[est]) else f"{row[est]:.3f}"
+    st.markdown(f"**{escape_md(_series_label(judge, metric))}** vs the {target} target: {STAT_SYMBOL[stat]} = "
+                f"{value}{ci}, n = {int(row['n']):,}; expected "
                 f"sign {'+' if sign > 0 else '−'} ({'higher' if sign > 0 else 'lower'} metric with "
                 f"{'higher' if target == 'score' else 'more'} expert {target.replace('_', ' ')})"
-                + ("" if row["sign_ok"] or pd.isna(row["tau"]) else " — **wrong sign ⚠**") + ".")
+                + ("" if pd.isna(row[est]) or row[est] * sign > 0 else " — **wrong sign ⚠**") + ".")
     left, right = st.columns([3, 2])
     with left:
         _scatter(series, judge, metric, row, target, stat, seed)
@@ -801,14 +808,18 @@ def main() -> None:
     heat_rows = ranked_all[:HEATMAP_ROWS]
     if (judge, metric) not in heat_rows:
         heat_rows.append((judge, metric))
-    cells = _breakdown(*args, facet, tuple(heat_rows))
-    if len(ranked_all) > len(heat_rows):
-        st.caption(f"Rows: the {HEATMAP_ROWS} judge metrics with the highest |{STAT_SYMBOL[stat]}| in the table "
-                   f"(of {len(ranked_all)}), plus the selected one.")
-    _heatmap(cells, facet, heat_rows, (judge, metric), stat, target)
-    if not cells.empty:
-        cols = [facet, "judge", "metric", "n", "tau", "p", "rho", "rho_p", "r", "r_p", "sign_ok", "too_few"]
-        _download("Heatmap CSV", cells[cols], meta, f"by-{facet}-{target}", "corr_dl_heat")
+    if not _matrix(*args[:6]).pairs[facet].notna().any():  # nothing to break down: say why, not an empty frame
+        st.caption(f"This dataset records no {facet} for its pairs, so there is no {STAT_SYMBOL[stat]} by {facet}; "
+                   f"choose another facet above (or import the pairs with a {facet} column).")
+    else:
+        cells = _breakdown(*args, facet, tuple(heat_rows))
+        if len(ranked_all) > len(heat_rows):
+            st.caption(f"Rows: the {HEATMAP_ROWS} judge metrics with the highest |{STAT_SYMBOL[stat]}| in the "
+                       f"table (of {len(ranked_all)}), plus the selected one.")
+        _heatmap(cells, facet, heat_rows, (judge, metric), stat, target)
+        if not cells.empty:
+            cols = [facet, "judge", "metric", "n", "tau", "p", "rho", "rho_p", "r", "r_p", "sign_ok", "too_few"]
+            _download("Heatmap CSV", cells[cols], meta, f"by-{facet}-{target}", "corr_dl_heat")
 
     st.markdown("#### Paired difference")
     st.caption(f"Is A = {escape_md(_series_label(judge, metric))} closer to the experts than B?")

@@ -131,13 +131,13 @@ def test_calibration_shows_the_core_means_cis_and_seed(app_test, judged_store: S
     at = _open(app_test, judged_store, "pages/calibration.py")
     # CIs resample whole groups (pairs sharing a reference), as the page does
     expected = count_calibration(judge_counts(judged_store, "demo"), expert_counts(judged_store, "demo"),
-                                 significant=True, bins=range(1, 13), n_boot=N_BOOT, seed=0,
+                                 significant=True, bins=range(0, 13), n_boot=N_BOOT, seed=0,
                                  groups=pair_groups(judged_store, "demo"))
     want = expected[(expected["judge"] == "rules") & (expected["x"] == 1)].iloc[0]
     assert want["n"] > 10  # the demo has enough one-error reports for the check to mean something
 
     table = _table_with(at, "bias")
-    assert table["x"].tolist() == list(range(1, 13))  # default range 1-12 (VERT Fig. 2)
+    assert table["x"].tolist() == list(range(0, 13))  # default 0-12: reports without errors count too
     got = table[(table["judge"] == "rules") & (table["x"] == 1)].iloc[0]
     assert got["y"] == pytest.approx(want["y"])
     assert (got["ci_low"], got["ci_high"]) == pytest.approx((want["ci_low"], want["ci_high"]))
@@ -145,9 +145,14 @@ def test_calibration_shows_the_core_means_cis_and_seed(app_test, judged_store: S
 
     figure = _figures(at)[0]
     rules = _trace(figure, "rules")
-    assert rules["y"][0] == pytest.approx(want["y"])
-    assert [c[0] for c in rules["customdata"]][:1] == [want["n"]]  # n per bin in the hover
-    assert _trace(figure, "identity (y = x)")["y"] == [1, 12]
+    assert list(rules["x"])[1] == 1 and rules["y"][1] == pytest.approx(want["y"])
+    assert [c[0] for c in rules["customdata"]][1] == want["n"]  # n per bin in the hover
+    plotted = expected[(expected["judge"] == "rules") & (expected["n"] > 0)]["x"]
+    assert plotted.max() < 12  # the demo's counts stop early ...
+    assert _trace(figure, "identity (y = x)")["y"] == [0, plotted.max()]  # ... and so does the axis
+    assert list(rules["x"]) == plotted.tolist()  # empty bins are not drawn
+    # lexical is selected but has no error counts: the chart says so instead of leaving it out silently
+    assert any(c.value.startswith("Not in this chart: lexical") for c in at.caption)
     assert any(f"{N_BOOT} resamples, seed 0" in c.value for c in at.caption)
     # no injected annotations on the demo: the page says how to build such a dataset
     assert "python -m core inject" in _infos(at)
@@ -162,8 +167,10 @@ def test_calibration_range_and_significance_live_in_the_url(app_test, judged_sto
     table = _table_with(at, "bias")
     assert table["x"].tolist() == [2, 3, 4, 5]
     assert table["y"].tolist() == pytest.approx(expected["y"].tolist(), nan_ok=True)
+    outside = int(expected.groupby("judge")["n_outside"].first().max())
+    assert outside > 0 and any(f"**{outside:,} of" in c.value and "outside 2-5" in c.value for c in at.caption)
 
-    at.slider(key="cal_range").set_value((1, 12)).run()
+    at.slider(key="cal_range").set_value((0, 12)).run()
     at.radio(key="cal_errors").set_value("sig").run()
     _assert_ok(at)
     assert "range" not in at.query_params and "errors" not in at.query_params

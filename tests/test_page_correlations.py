@@ -171,6 +171,32 @@ def test_spearman_toggle_shows_rho(app_test, judged_store: Store):
     _assert_table_matches(at, _expected(judged_store), value="abs_rho")
     assert any("|ρ| (Spearman ρ)" in c.value for c in at.caption)
     assert at.query_params["stat"] == "spearman"
+    # the line above the scatter reports the chosen statistic, as the table does
+    line = next(m.value for m in at.markdown if " target: " in m.value and "expected sign" in m.value)
+    judge, metric = at.selectbox(key="corr_judge").value, at.selectbox(key="corr_metric").value
+    row = _expected(judged_store).set_index(["judge", "metric"]).loc[(judge, metric)]
+    assert f"ρ = {row['rho']:.3f}" in line and "τ =" not in line
+
+
+def test_pairs_in_view_say_how_many_each_judge_covers(app_test, demo_store: Store, tmp_path):
+    store = copy_store(demo_store, tmp_path / "partial.duckdb")
+    run_judge(store, dataset="demo", judge="rules")
+    run_judge(store, dataset="demo", judge="lexical", limit=40)  # one judge scored a third of the pairs
+    at = _open(app_test, store)
+    n_pairs = store.query_one("SELECT count(*) FROM pairs WHERE dataset = 'demo'")
+    caption = next(c.value for c in at.caption if "pairs** in view" in c.value)
+    assert f"**{n_pairs:,} pairs** in view" in caption
+    assert f"each judge has values for 40 to {n_pairs:,} of them" in caption
+
+
+def test_a_dataset_without_modality_says_why_there_is_no_breakdown(app_test, demo_store: Store, tmp_path):
+    store = copy_store(demo_store, tmp_path / "nomod.duckdb")
+    store.execute("UPDATE pairs SET modality = NULL WHERE dataset = 'demo'")
+    run_judge(store, dataset="demo", judge="rules")
+    at = _open(app_test, store)
+    assert at.selectbox(key="corr_facet").value == "modality"
+    assert any("This dataset records no modality for its pairs" in c.value for c in at.caption)
+    assert not [c for c in at.get("plotly_chart") if "by modality" in c.proto.spec]
 
 
 def test_identical_pairs_toggle_reduces_n(app_test, judged_store: Store):
