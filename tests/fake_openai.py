@@ -13,7 +13,12 @@ before answering), ``"truncate"`` (half the answer, finish_reason "length"),
 Authorization header back, as careless providers do), ``"prose"`` (a 200 answer in
 no format any prompt asks for).
 
-Run standalone: ``python tests/fake_openai.py --port 8765 --latency 0.2``.
+``fault_rates`` (e.g. ``{"429": 0.03, "500": 0.03, "drop": 0.02, "truncate": 0.02}``)
+adds random faults for requests no plan marker matches: each attempt draws its
+behaviour from a ``random.Random(seed)``, so retries can fail again (the soak
+benchmark, bench/bench_soak.py).
+
+Run standalone: ``python tests/fake_openai.py --port 8765 --latency 0.2 [--faults 429=0.03,500=0.03 --seed 1]``.
 """
 
 from __future__ import annotations
@@ -98,9 +103,14 @@ def task_answer(messages: list[dict]) -> str:
 
 class FakeOpenAI:
     def __init__(self, latency: float = 0.0, plan: dict[str, list[str]] | None = None,
-                 slow_seconds: float = 5.0, retry_after: float = 1.0, port: int = 0):
+                 slow_seconds: float = 5.0, retry_after: float = 1.0, port: int = 0,
+                 fault_rates: dict[str, float] | None = None, seed: int = 0):
+        import random
+
         self.latency = latency
         self.plan = plan or {}
+        self.fault_rates = dict(fault_rates or {})
+        self._rng = random.Random(seed)
         self.slow_seconds = slow_seconds
         self.retry_after = retry_after
         self.requests = 0
@@ -145,6 +155,12 @@ class FakeOpenAI:
                     break
             else:
                 b = "ok"
+                draw = self._rng.random() if self.fault_rates else 1.0
+                for fault, rate in self.fault_rates.items():
+                    if draw < rate:
+                        b = fault
+                        break
+                    draw -= rate
             self.behaviours[b] += 1
             return b
 
@@ -222,7 +238,10 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--port", type=int, default=8765, help="0: any free port (printed)")
     ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--faults", default="", help="random faults per attempt, e.g. 429=0.03,500=0.03,drop=0.02")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the random faults")
     args = ap.parse_args()
-    server = FakeOpenAI(latency=args.latency, port=args.port)
+    rates = {k: float(v) for k, v in (item.split("=") for item in args.faults.split(",") if item)}
+    server = FakeOpenAI(latency=args.latency, port=args.port, fault_rates=rates, seed=args.seed)
     print(f"serving {server.url}", flush=True)
     server._server.serve_forever()
