@@ -159,9 +159,10 @@ answer cut in half with finish_reason "length"). Judge: `--concurrency {args.con
 Then one run to the end ({o['final_run_s']} s; whole soak {o['wall_s']} s wall, this 2-core machine).
 From the store: **lost {o['lost']}, duplicated {o['duplicated']}** (pairs without exactly one output or
 recorded failure, plus metric values stored twice), **failed after retries {o['failed']} of {o['pairs']:,}
-({o['failed_pct']}%)** (target <= 2%), answers stored but unreadable (truncated) {o['unparsed']}
+({o['failed_pct']}%)** (target <= 2%), answers stored that the parser could not read at all (parse_status failed; a truncated answer
+that still holds counts is kept as a partial parse) {o['unparsed']}
 ({o['unparsed_pct']}%), `check-store` ok: {o['check_store_ok']}, final exit code {o['final_exit']}
-(4: some pairs failed, as documented).
+(it would be 4 had any pair failed).
 {END}"""
     text = DOC.read_text(encoding="utf-8")
     if BEGIN in text:
