@@ -210,9 +210,77 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def cmd_import_preferences(args) -> int:
+    from pathlib import Path
+
+    from core.cli import _Progress
+    from core.comparisons import derive_preferences, import_preferences
+
+    if args.from_annotations:
+        if args.file:
+            raise ValueError("give a FILE or --from-annotations, not both")
+        report = derive_preferences(_store(args), args.dataset, target=args.target or "sig_errors")
+    else:
+        missing = [f"--{n}" for n, v in (("a-col", args.a_col), ("b-col", args.b_col),
+                                          ("preferred-col", args.preferred_col)) if not v]
+        if not args.file or missing:
+            raise ValueError("give FILE with --a-col, --b-col and --preferred-col (missing: "
+                             f"{', '.join(missing) or 'FILE'}), or --from-annotations")
+        report = import_preferences(_store(args), Path(args.file), dataset=args.dataset, a_col=args.a_col,
+                                    b_col=args.b_col, preferred_col=args.preferred_col,
+                                    confidence_col=args.confidence_col, id_col=args.id_col,
+                                    annotator=args.annotator, progress=_Progress(True))
+    print(json.dumps(report.to_json()) if args.json else
+          f"{report.added:,} comparison(s) added, {report.skipped:,} already stored ({report.rows:,} in all)")
+    return 0
+
+
+def cmd_preference(args) -> int:
+    from core.comparisons import dataset_preference_accuracy
+
+    table, used = dataset_preference_accuracy(_store(args), args.dataset, ties=args.ties)
+    if args.json:
+        print(json.dumps({**used, "rows": json.loads(table.to_json(orient="records", double_precision=15))}))
+        return 0
+    print(f"Preference accuracy (GREEN Sec. 4.3.2, Fig. 6): {used['n_comparisons']:,} comparisons "
+          f"({'; '.join(used['sources']) or 'imported'}); ties count {args.ties}")
+    overall = table[table["scope"] == "overall"].sort_values("accuracy", ascending=False)
+    _emit(overall[["judge", "metric", "accuracy", "ci_low", "ci_high", "n", "n_ties", "n_missing"]], False, "overall")
+    levels = table[table["scope"] == "level"]
+    if len(levels):
+        wide = levels.pivot_table(index=["judge", "metric"], columns="confidence", values="accuracy")
+        counts = levels.groupby("confidence")["n"].max()
+        wide.columns = [f"conf {c:g} (n={int(counts[c])})" for c in wide.columns]
+        _emit(wide.reset_index(), False, "accuracy by expert confidence")
+    return 0
+
+
 def add_commands(add) -> None:
     """Register the analysis subcommands with the CLI's ``add(name, func, help)``."""
     from core.targets import TARGET_HELP
+
+    p = add("import-preferences", cmd_import_preferences,
+            "import pairwise expert preferences (two candidates of one case, which is better, confidence 1-10), "
+            "or derive them from the dataset's annotations")
+    p.add_argument("file", nargs="?", help="CSV/TSV/JSONL/Parquet, one comparison per row")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--a-col", help="external id of candidate a")
+    p.add_argument("--b-col", help="external id of candidate b")
+    p.add_argument("--preferred-col", help="a | b | the preferred id | empty/tie/none (no preference)")
+    p.add_argument("--confidence-col", help="the expert's confidence, 1-10 (optional)")
+    p.add_argument("--id-col", help="comparison id (default: a hash of the two ids and the annotator)")
+    p.add_argument("--annotator", default="expert")
+    p.add_argument("--from-annotations", action="store_true",
+                   help="derive comparisons from the experts' annotations: candidates of one case whose target "
+                        "differs; confidence = the difference, rounded up, capped at 10")
+    p.add_argument("--target", help="with --from-annotations: sig_errors (default), total_errors or score")
+
+    p = add("preference", cmd_preference,
+            "preference accuracy (GREEN Fig. 6): how often each judge prefers the candidate the expert preferred, "
+            "overall and by confidence, with Wilson 95% CIs and n")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--ties", choices=["half", "exclude", "wrong"], default="half",
+                   help="a judge that scores both candidates alike: half correct (default), left out, or wrong")
 
     p = add("compare", cmd_compare, "paired bootstrap: is judge A's tau with the experts higher than judge B's?")
     p.add_argument("--dataset", required=True)

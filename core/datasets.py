@@ -29,7 +29,8 @@ __all__ = ["TABLES", "TrashRecord", "delete_dataset", "list_trash", "purge_trash
 
 #: Tables a dataset's rows live in, parents first (restore order; deletion runs in reverse).
 TABLES: tuple[str, ...] = ("datasets", "pairs", "annotations", "judge_runs", "judge_outputs", "judge_errors",
-                           "metric_values", "rating_queues", "rating_queue_pairs", "ratings", "adjudications")
+                           "metric_values", "rating_queues", "rating_queue_pairs", "ratings", "adjudications",
+                           "preferences")
 
 _PAIRS_OF = "SELECT pair_id FROM pairs WHERE dataset = ?"
 _RUNS_OF = "SELECT run_id FROM judge_runs WHERE dataset = ?"
@@ -49,6 +50,8 @@ _ROWS_OF: dict[str, str] = {
     "rating_queue_pairs": f"queue_id IN (SELECT queue_id FROM rating_queues WHERE dataset = ?) OR pair_id IN ({_PAIRS_OF})",
     "ratings": f"pair_id IN ({_PAIRS_OF})",
     "adjudications": f"pair_id IN ({_PAIRS_OF})",
+    # Pairwise expert preferences (migration 006): the dataset's comparisons.
+    "preferences": "dataset = ?",
 }
 
 

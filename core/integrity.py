@@ -56,6 +56,7 @@ TABLES: dict[str, tuple[str, ...] | None] = {
     "rating_queue_pairs": ("queue_id", "position"),
     "ratings": ("pair_id", "rater", "revision"),
     "adjudications": ("pair_id", "field", "revision"),
+    "preferences": ("dataset", "comparison_id"),  # migration 006: pairwise expert preferences
 }
 
 # (what, SQL counting the offending rows). Fixed text only: nothing here is built from data.
@@ -86,6 +87,9 @@ _ORPHANS: tuple[tuple[str, str], ...] = (
      "SELECT count(*) FROM ratings r ANTI JOIN pairs p ON p.pair_id = r.pair_id"),
     ("adjudications without their pair",
      "SELECT count(*) FROM adjudications a ANTI JOIN pairs p ON p.pair_id = a.pair_id"),
+    ("preferences without one of their pairs",
+     "SELECT count(*) FROM preferences c WHERE c.pair_id_a NOT IN (SELECT pair_id FROM pairs) "
+     "OR c.pair_id_b NOT IN (SELECT pair_id FROM pairs)"),
     ("metric values of a failed call",
      "SELECT count(*) FROM metric_values m JOIN judge_outputs o "
      "ON o.run_id = m.run_id AND o.pair_id = m.pair_id WHERE o.error IS NOT NULL"),

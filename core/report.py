@@ -129,6 +129,7 @@ class ReportData:
     store_info: dict = field(default_factory=dict)
     experts: str = "all annotators"  # which annotators are the expert target (e.g. clinician ratings)
     costs: pd.DataFrame = field(default_factory=pd.DataFrame)  # core.runcost.run_costs
+    preferences: tuple | None = None  # core.comparisons.dataset_preference_accuracy, None without comparisons
 
 
 def _best_row(corr: pd.DataFrame, min_n: int) -> dict | None:
@@ -257,7 +258,8 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
 
     return ReportData(dataset=info, runs=runs, targets=targets, calibration=calibration, f1=f1, summary=summary,
                       summary_note=note, excerpts=excerpts, n_boot=n_boot, seed=seed, min_n=min_n,
-                      store_info=store_info, experts=experts or "all annotators", costs=run_costs(store, dataset))
+                      store_info=store_info, experts=experts or "all annotators", costs=run_costs(store, dataset),
+                      preferences=_preferences(store, dataset))
 
 
 
@@ -548,6 +550,40 @@ def _kv_table(rows: list[tuple[str, object]]) -> str:
     return f"<table class='plain kv'><tbody>{body}</tbody></table>"
 
 
+def _preferences(store: Store, dataset: str) -> tuple | None:
+    from core.comparisons import dataset_preference_accuracy
+
+    if not store.query_one("SELECT count(*) FROM preferences WHERE dataset = ?", [dataset]):
+        return None
+    return dataset_preference_accuracy(store, dataset)
+
+
+def _preference_html(data: ReportData) -> str:
+    """GREEN Fig. 6 as a table: accuracy at picking the expert-preferred candidate, overall and by confidence."""
+    if data.preferences is None:
+        return ("<p class='empty'>No pairwise preferences on this dataset (<code>python -m core import-preferences"
+                "</code> imports them or derives them from the annotations).</p>")
+    table, used = data.preferences
+    overall = table[table["scope"] == "overall"].sort_values("accuracy", ascending=False)
+    levels = table[table["scope"] == "level"]
+    conf = sorted(levels["confidence"].unique())
+    n_at = levels.groupby("confidence")["n"].max()
+    head = ["Judge · metric", "Accuracy [95% CI]", "n", *[f"confidence {c:g} (n={int(n_at[c])})" for c in conf]]
+    rows = []
+    for r in overall.to_dict("records"):
+        per = levels[(levels["judge"] == r["judge"]) & (levels["metric"] == r["metric"])].set_index("confidence")
+        cells = [f"{r['judge']} · {_metric_label(r['metric'])}",
+                 f"{_fmt(r['accuracy'], 3)} [{_fmt(r['ci_low'], 2)}, {_fmt(r['ci_high'], 2)}]", f"{int(r['n']):,}",
+                 *[_fmt(per.at[c, "accuracy"], 3) if c in per.index else "—" for c in conf]]
+        rows.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
+    source = "; ".join(used["sources"]) or "imported"
+    return (f"<p>How often each judge's score prefers the candidate the expert preferred, among "
+            f"{used['n_comparisons']:,} comparisons of two candidates of one case ({e(source)}); a judge that "
+            "scores both alike counts half; 95% Wilson intervals. Comparisons without an expert preference are "
+            "left out.</p><table class='plain'><thead><tr>" + "".join(f"<th scope='col'>{e(h)}</th>" for h in head)
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
 def _cost_html(data: ReportData) -> str:
     """Time and cost per run beside the tau it bought (against the first expert target)."""
     if data.costs.empty:
@@ -751,6 +787,7 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
 {corr_html}</section>
 <section id="calibration"><h2>Calibration of error counts</h2>{calib_html}</section>
 <section id="f1"><h2>Error types: F1 per category</h2>{f1_html}</section>
+<section id="preference"><h2>Preference accuracy (GREEN Fig. 6)</h2>{_preference_html(data)}</section>
 <section id="cost"><h2>Time and cost per judge</h2>{_cost_html(data)}</section>
 <section id="green-summary"><h2>What the judge found: error summary with examples</h2>{_summary_section(data)}
 </section>

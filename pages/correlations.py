@@ -49,6 +49,7 @@ from core.stats import (
 from core.store import Store
 from core.targets import main_targets_present
 from pages import _shared
+from pages._preferences import draw_preferences
 from pages._shared import (
     VERSION_KEY,
     ensure_router,
@@ -720,6 +721,7 @@ def main() -> None:
         _download("Table CSV", wide, meta, f"judge-metric-{target}", "corr_dl_table")
 
     _ceiling(args, meta)
+    draw_preferences(store, dataset, int(st.session_state.get(VERSION_KEY, -1)))  # only with comparisons
 
     # -- detail -----------------------------------------------------------------------------------
     st.markdown("#### Detail: n, estimates, 95% CIs, p")

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from core import ratings
+from core.comparisons import derive_preferences
 from core.datasets import TABLES, delete_dataset, list_trash, purge_trash, restore_dataset
 from core.demo import build_demo
 from core.judges import run_judge
@@ -33,6 +34,7 @@ ROWS = {
     "rating_queue_pairs": ("SELECT x.* FROM {t} x JOIN rating_queues q USING (queue_id) WHERE q.dataset = ?", 1),
     "ratings": ("SELECT x.* FROM {t} x JOIN pairs p USING (pair_id) WHERE p.dataset = ?", 1),
     "adjudications": ("SELECT x.* FROM {t} x JOIN pairs p USING (pair_id) WHERE p.dataset = ?", 1),
+    "preferences": ("SELECT * FROM {t} WHERE dataset = ?", 1),
 }
 
 
@@ -61,6 +63,7 @@ def judged_store(demo_store: Store, tmp_path_factory) -> Store:
         first = ratings.queue_pair_ids(store, queue)[0]
         ratings.save_rating(store, first, "dr a", score=4, counts={"sig_a": 1}, queue_id=queue)
         ratings.adjudicate(store, first, "score", 4, "dr c")
+        derive_preferences(store, dataset)  # pairwise preferences (migration 006) too
     return store
 
 

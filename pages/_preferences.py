@@ -1,0 +1,68 @@
+"""The Correlations page's preference section: GREEN Fig. 6 (core/comparisons.py, core/preference.py).
+
+Shown only when the dataset holds pairwise expert preferences; a table of each judge's accuracy at
+picking the expert-preferred candidate (with its Wilson 95% CI and n) and a labelled chart of that
+accuracy by the experts' confidence.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from core.comparisons import dataset_preference_accuracy
+from core.scores import METRICS
+from core.store import Store
+from pages._shared import OKABE_ITO, escape_md
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _accuracy(_store: Store, path: str, version: int, dataset: str):
+    if not _store.query_one("SELECT count(*) FROM preferences WHERE dataset = ?", [dataset]):
+        return None
+    return dataset_preference_accuracy(_store, dataset)
+
+
+def _label(judge: str, metric: str) -> str:
+    return f"{judge} · {METRICS[metric].label if metric in METRICS else metric}"
+
+
+def draw_preferences(store: Store, dataset: str, version: int, top: int = 6) -> None:
+    found = _accuracy(store, str(store.path), version, dataset)
+    if found is None:
+        return
+    table, used = found
+    overall = table[table["scope"] == "overall"].sort_values("accuracy", ascending=False)
+    st.markdown("#### Preference accuracy (GREEN Fig. 6)")
+    st.caption(f"How often each judge's score prefers the candidate the expert preferred: "
+               f"{used['n_comparisons']:,} comparisons of two candidates of one case "
+               f"({escape_md('; '.join(used['sources']) or 'imported')}); a judge scoring both alike counts half; "
+               "95% Wilson intervals. Same numbers: `python -m core preference --dataset "
+               f"{escape_md(dataset)}`.")
+    shown = overall.assign(series=[_label(j, m) for j, m in zip(overall["judge"], overall["metric"], strict=True)])
+    st.dataframe(shown[["series", "accuracy", "ci_low", "ci_high", "n", "n_ties", "n_missing"]], hide_index=True,
+                 key="corr_pref_table", column_config={
+                     "series": "judge · metric",
+                     **{c: st.column_config.NumberColumn(format="%.3f") for c in ("accuracy", "ci_low", "ci_high")},
+                     "n": st.column_config.NumberColumn(help="comparisons with an expert preference and both scores"),
+                 })
+    levels = table[table["scope"] == "level"]
+    if levels.empty:
+        st.caption("No confidence was recorded with these comparisons, so there is no accuracy by confidence.")
+        return
+    fig = go.Figure()
+    for i, (judge, metric) in enumerate(zip(overall["judge"][:top], overall["metric"][:top], strict=True)):
+        part = levels[(levels["judge"] == judge) & (levels["metric"] == metric)].sort_values("confidence")
+        fig.add_trace(go.Scatter(
+            x=part["confidence"], y=part["accuracy"], mode="lines+markers", name=_label(judge, metric),
+            line={"color": OKABE_ITO[i % len(OKABE_ITO)]},
+            error_y={"type": "data", "symmetric": False, "array": part["ci_high"] - part["accuracy"],
+                     "arrayminus": part["accuracy"] - part["ci_low"], "thickness": 1},
+            customdata=part[["n"]].to_numpy(),
+            hovertemplate="%{fullData.name}<br>confidence %{x}<br>accuracy %{y:.3f}<br>n = %{customdata[0]}"
+                          "<extra></extra>"))
+    fig.update_layout(title=f"Accuracy by expert confidence (the {min(top, len(overall))} most accurate)",
+                      xaxis_title="expert confidence (1-10)", yaxis_title="accuracy (share of comparisons)",
+                      yaxis_range=[0, 1.05], height=380, legend={"orientation": "h", "y": -0.3},
+                      margin={"t": 50, "b": 40})
+    st.plotly_chart(fig, width="stretch", key="corr_pref_chart")
