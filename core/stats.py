@@ -164,7 +164,7 @@ _CHUNK_ELEMS = 4_000_000  # resamples x cells held in memory at once
 _MERGE_ELEMS = 131_072  # cells x resamples per step of the merge kernel (its arrays stay in cache)
 #: Cost of the two exact Kendall kernels per resample, in ns (measured here, bench/bench_kernels.py):
 #: the cell kernel ``_CELLS_NS * m^2 / 2`` (BLAS), the merge kernel ``_MERGE_NS * m * ceil(log2 m)``.
-_CELLS_NS, _MERGE_NS = 0.25, 10.0
+_CELLS_NS, _MERGE_NS = 0.3, 15.0
 #: Below this many multiply-adds per call the bootstrap's BLAS products run on one thread: waking
 #: OpenBLAS's second thread took ~15 ms on the shared 2-core machine, 30x a 72 x 72 x 1000 product.
 _ONE_THREAD_FLOPS = 2e8
