@@ -109,7 +109,17 @@ try:
 except StoreError as exc:
     store_error, datasets = exc, None
 home = home_page(datasets)
-page = st.navigation([st.Page(path, title=title, default=path == home) for path, title in PAGES])
+# In sections, all shown: every page is one click away, nothing behind "View more".
+SECTIONS = {
+    "Explore results": ["pages/correlations.py", "pages/calibration.py", "pages/errortypes.py",
+                        "pages/summaries.py", "pages/ensembles.py"],
+    "Data and judges": ["pages/data.py", "pages/run.py", "pages/live.py", "pages/checks.py", "pages/review.py",
+                        "pages/distill.py"],
+    "Experts and sharing": ["pages/annotate.py", "pages/share.py"],
+}
+titles = dict(PAGES)
+page = st.navigation({section: [st.Page(path, title=titles[path], default=path == home) for path in paths]
+                      for section, paths in SECTIONS.items()}, expanded=True)
 if store_error is not None:
     st.error(f"Cannot open the store: {escape_md(store_error)}")
     st.stop()

@@ -74,8 +74,22 @@ def _pages() -> list[dict]:
     return out
 
 
+PUBLIC_URL_VAR = "RADJUDGE_PUBLIC_URL"
+
+
+def public_url() -> str | None:
+    """The address colleagues reach the dashboard at (environment, else Streamlit secrets), if configured."""
+    from pages._shared import streamlit_secrets
+
+    value = os.environ.get(PUBLIC_URL_VAR) or streamlit_secrets().get(PUBLIC_URL_VAR)
+    return str(value).strip().rstrip("/") or None if value else None
+
+
 def _base_url(pages: list[dict]) -> str:
-    """The app's address without the current page's path ("" when the browser did not say)."""
+    """``RADJUDGE_PUBLIC_URL`` when set, else the app's address as this browser sees it, without the page."""
+    public = public_url()
+    if public:
+        return public
     url = (st.context.url or "").rstrip("/")
     current = next((p["url_path"] for p in pages if p["current"]), "")
     if current and url.endswith("/" + current):
@@ -96,6 +110,10 @@ def draw_links(dataset: str | None) -> None:
         return
     query = {"dataset": dataset} if dataset else {}
     base = _base_url(pages)
+    if public_url() is None:
+        st.caption(f"These links use this browser's address{' (' + base + ')' if base else ''}: a colleague on "
+                   f"another machine can open them only if that address reaches this server. Set "
+                   f"`{PUBLIC_URL_VAR}` (environment or Streamlit secrets) to the address colleagues use.")
     urls = []
     cols = st.columns(min(len(pages), 4))
     for i, page in enumerate(pages):

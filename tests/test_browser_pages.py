@@ -9,6 +9,7 @@ RADJUDGE_SCREENSHOT=1 the main ones are also copied to docs/ for the README.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -120,6 +121,13 @@ def test_every_page_a_run_and_a_share_link(server: str, page, demo_store: Store)
     page.goto(f"{server}/run?dataset=demo", wait_until="domcontentloaded")
     expect(main.get_by_role("heading", name="Run judges", exact=True)).to_be_visible(timeout=UI_TIMEOUT_MS)
     _settle(page)
+    # Every page is listed in the sidebar as it opens, in sections: nothing hides behind "View more".
+    nav = page.get_by_test_id("stSidebarNav")
+    for title in PAGES.values():
+        expect(nav.get_by_text(title, exact=True)).to_be_visible(timeout=UI_TIMEOUT_MS)
+    assert nav.get_by_text(re.compile(r"^View (\d+ )?(more|less)")).count() == 0, "pages hide behind 'View more'"
+    for section in ("Explore results", "Data and judges", "Experts and sharing"):
+        expect(page.get_by_test_id("stSidebar").get_by_text(section, exact=True)).to_be_visible()
     main.get_by_role("button", name="Start run").click()
     expect(main.get_by_role("button", name="Open Correlations")).to_be_visible(timeout=UI_TIMEOUT_MS)
     assert Store(demo_store.path).query_one("SELECT count(*) FROM judge_runs WHERE judge_kind = 'rules'") == 1

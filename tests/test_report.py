@@ -259,3 +259,20 @@ def test_share_page_reads_its_settings_from_the_url(app_test, judged: Store):
     assert at.number_input(key="share_n_boot").value == 300
     assert at.number_input(key="share_seed").value == 7
     assert at.checkbox(key="share_excerpts").value is False
+
+
+def test_share_links_start_with_the_public_url_when_one_is_set(app_test, judged: Store, monkeypatch):
+    monkeypatch.setenv("RADJUDGE_PUBLIC_URL", "https://radjudge.example.org/team/")
+    at = app_test(judged)
+    at.switch_page("pages/share.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    links = at.code[0].value.splitlines()
+    assert links and all(u.startswith("https://radjudge.example.org/team/") for u in links)
+    assert "https://radjudge.example.org/team/share?dataset=demo" in links
+    assert not any("RADJUDGE_PUBLIC_URL" in c.value for c in at.caption)
+    monkeypatch.delenv("RADJUDGE_PUBLIC_URL")
+    at = app_test(judged)
+    at.switch_page("pages/share.py")
+    at.run()
+    assert any("Set `RADJUDGE_PUBLIC_URL`" in c.value.replace("\\", "") for c in at.caption)
