@@ -114,6 +114,8 @@ class FakeOpenAI:
         self.slow_seconds = slow_seconds
         self.retry_after = retry_after
         self.requests = 0
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests the server held at once: concurrency, seen from here
         self.behaviours: Counter = Counter()
         self.seen_headers: list[dict] = []
         self._attempts: dict[str, int] = defaultdict(int)
@@ -193,8 +195,15 @@ class FakeOpenAI:
                     fake.seen_headers.append(dict(self.headers))
                 text = json.dumps(payload.get("messages", []), ensure_ascii=False)
                 behaviour = fake._behaviour(text)
-                if fake.latency:
-                    time.sleep(fake.latency)
+                with fake._lock:
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                try:
+                    if fake.latency:
+                        time.sleep(fake.latency)
+                finally:
+                    with fake._lock:
+                        fake.in_flight -= 1
                 if behaviour == "drop":
                     self.close_connection = True
                     self.connection.shutdown(2)

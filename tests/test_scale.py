@@ -46,19 +46,20 @@ def test_concurrency_64_over_hundreds_of_pairs_with_faults_loses_nothing(tmp_pat
         seconds = time.perf_counter() - t0
         n_faults = len(plan)
         assert server.requests == n + n_faults  # each fault retried exactly once; nothing sent twice else
+        # Concurrency seen from the server, not from a clock a busy machine can stretch: one call at a
+        # time would never hold two; 64 workers hold many while each answer takes 200 ms.
+        assert server.max_in_flight >= 16, server.max_in_flight
     assert summary.status == "done" and summary.ok == n and summary.failed == 0 and summary.sent == n
     out = store.query_df("SELECT pair_id, error, parse_status FROM judge_outputs")
     assert len(out) == n and out["pair_id"].is_unique and out["error"].isna().all()
     assert (out["parse_status"] == "ok").all()
-    sequential = n * latency
-    # One at a time could never beat n x latency; 64 in flight must. On this 2-core machine shared with
-    # other jobs, litellm's per-call CPU dominates the wall time (docs/SCALE.md has the measurements).
-    assert seconds < sequential / 1.5, f"{seconds:.1f} s vs {sequential:.0f} s sequential"
+    sequential = n * latency  # printed for reading; speed is benchmarked in bench/, not asserted here
     report = check_store(store.path)
     assert report.ok and not report.notes
     with capsys.disabled():
         print(f"\n[scale] {n} pairs, concurrency 64, {latency * 1000:.0f} ms latency, {n_faults} faults: "
-              f"{seconds:.2f} s ({sequential / seconds:.1f}x faster than sequential)")
+              f"{seconds:.2f} s ({sequential / seconds:.1f}x faster than sequential), "
+              f"{server.max_in_flight} requests in flight at most")
 
 
 def test_export_store_writes_parquet_that_duckdb_reads_back(demo_store_copy, tmp_path):
