@@ -30,6 +30,7 @@ import math
 import os
 import platform
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -119,15 +120,16 @@ def naive_loop(store: Path, dataset: str, n_boot: int, baseline_boot: int) -> di
             "total": read + point + boot * n_boot / baseline_boot}
 
 
-def demo_for_ensemble(folder: Path) -> Path:
-    path = ROOT / "data" / "bench-ensemble-demo-400.duckdb"
+def demo_for_ensemble(root: Path, folder: Path, tag: str = "") -> Path:
+    """``python -m core demo`` (400 pairs) plus the rules, lexical and length judges, by the code in root."""
+    path = ROOT / "data" / f"bench-ensemble-demo-400{tag}.duckdb"
     if path.exists():
         return path
-    tmp = folder / "demo.duckdb"
-    run(ROOT, tmp, "demo")
+    tmp = folder / f"demo{tag}.duckdb"
+    run(root, tmp, "demo")
     for judge in ("rules", "lexical", "length"):
-        run(ROOT, tmp, "judge", "--dataset", "demo", "--judge", judge)
-    tmp.rename(path)
+        run(root, tmp, "judge", "--dataset", "demo", "--judge", judge)
+    shutil.move(tmp, path)
     return path
 
 
@@ -161,6 +163,9 @@ def main() -> int:
     ap.add_argument("--before-ref", default="7373225", help="git ref of the code before this change")
     ap.add_argument("--before-continuous", action="store_true",
                     help="also time the old code on the continuous store (20 minutes at full size)")
+    ap.add_argument("--small-pairs", type=int, default=5000,
+                    help="also a continuous store of this many pairs (x --runs), before and after: both bootstrap "
+                         "(auto keeps the bootstrap up to 5,000 pairs), cell kernel vs merge kernel (0: skip)")
     ap.add_argument("--no-bootstrap", action="store_true", help="skip the --ci bootstrap runs")
     ap.add_argument("--baseline-boot", type=int, default=3, help="resamples per series timed for the naive loop")
     ap.add_argument("--write", action="store_true", help="replace this section of docs/PERFORMANCE.md")
@@ -186,22 +191,36 @@ def main() -> int:
         if not args.no_bootstrap:
             r = timed(ROOT, cont, [*corr, "--ci", "bootstrap"], 1)
             rows.append(("continuous: `correlate --ci bootstrap` (1,000 cluster resamples, merge kernel)", r, None))
+        tag = f"-schema-of-{args.before_ref}"  # the code before reads only its own schema: its own copy
         if args.before_continuous:
-            r = timed(before, cont, corr, 1)
+            old_cont, _ = continuous_store(args.pairs, args.runs, root=before, tag=tag)
+            r = timed(before, old_cont, corr, 1)
             rows.append(("continuous: `correlate`, code before (bootstrap, cell kernel)", r, None))
+        if args.small_pairs:
+            small, _ = continuous_store(args.small_pairs, args.runs)
+            r = timed(ROOT, small, corr, args.repeat)
+            methods = sorted({row["ci_method"] for row in json.loads(r["out"])})
+            rows.append((f"continuous, {args.small_pairs:,} pairs x {args.runs} runs: `correlate` "
+                         f"({', '.join(methods)}, merge kernel)", r, None))
+            old_small, _ = continuous_store(args.small_pairs, args.runs, root=before, tag=tag)
+            r = timed(before, old_small, corr, 1)
+            rows.append((f"continuous, {args.small_pairs:,} pairs x {args.runs} runs: `correlate`, code before "
+                         "(bootstrap, cell kernel)", r, None))
         dcorr = ["correlate", "--dataset", "bench", "--target", "score", "--json"]
         r = timed(ROOT, disc, dcorr, args.repeat)
         rows.append(("discrete: `correlate` (CIs: auto)", r, None))
         if not args.no_bootstrap:
             r = timed(ROOT, disc, [*dcorr, "--ci", "bootstrap"], args.repeat)
             rows.append(("discrete: `correlate --ci bootstrap` (cell kernel, as before)", r, None))
-        r = timed(before, disc, dcorr, args.repeat)
+        old_disc, _ = discrete_store(args.pairs, args.runs, root=before, tag=tag)
+        r = timed(before, old_disc, dcorr, args.repeat)
         rows.append(("discrete: `correlate`, code before (bootstrap)", r, None))
-        demo = demo_for_ensemble(Path(tmp))
+        demo = demo_for_ensemble(ROOT, Path(tmp))
+        old_demo = demo_for_ensemble(before, Path(tmp), tag)
         ens = ["ensemble", "--dataset", "demo"]
         rows.append(("demo 400 pairs: `ensemble` whole process", timed(ROOT, demo, ens, args.repeat), None))
-        rows.append(("demo 400 pairs: `ensemble` whole process, code before", timed(before, demo, ens, args.repeat),
-                     None))
+        rows.append(("demo 400 pairs: `ensemble` whole process, code before", timed(before, old_demo, ens,
+                                                                                   args.repeat), None))
         in_proc = ensemble_in_process(demo, args.repeat)
 
     cmd = ".venv/bin/python bench/" + Path(__file__).name + (" " + shlex.join(sys.argv[1:]) if sys.argv[1:] else "")
@@ -216,7 +235,7 @@ def main() -> int:
     for what, r, key in rows:
         target = TARGETS.get(key) if key else None
         met = "–" if target is None else ("yes" if r["s"] < target and r["mb"] < TARGETS["memory_mb"] else "**no**")
-        ratio = f"{base['total'] / r['s']:.0f}x faster" if what.startswith("continuous") else "–"
+        ratio = f"{base['total'] / r['s']:.0f}x faster" if what.startswith("continuous:") else "–"
         lines.append(f"| {what} | {r['s']:.2f} | {', '.join(f'{v:.1f}' for v in r['all'])} | {r['mb']:.0f} "
                      f"| {ratio} | {'–' if target is None else f'< {target:.0f} s, < 1,500 MB'} | {met} |")
     lines.append(f"| naive scipy loop on the continuous store, 1,000 cluster-bootstrap resamples per series "
@@ -230,9 +249,10 @@ def main() -> int:
         f"resamples about {base['boot_measured'] * 1000 / args.baseline_boot:.0f} s. Stores "
         f"({'reused' if cont_build == 0 else f'built in {cont_build:.0f} s'} / "
         f"{'reused' if disc_build == 0 else f'built in {disc_build:.0f} s'}): continuous "
-        f"`{cont.name}`, discrete `{disc.name}`. 'Code before' is `git archive {args.before_ref}`: bootstrap "
-        "CIs only, the cell kernel for every resample. The machine's 2 cores are shared with other jobs, so "
-        "wall times vary between runs.",
+        f"`{cont.name}`, discrete `{disc.name}`. 'Code before' is `git archive {args.before_ref}` (the last "
+        "commit before this work): bootstrap CIs only, the cell kernel for every resample; it reads only its "
+        "own schema, so it runs on copies of the stores built by its own code from the same seeds. The "
+        "machine's 2 cores are shared with other jobs, so wall times vary between runs.",
     ]
     text = "\n".join(lines)
     print(text)
