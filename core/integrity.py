@@ -59,6 +59,10 @@ TABLES: dict[str, tuple[str, ...] | None] = {
     "preferences": ("dataset", "comparison_id"),  # migration 006: pairwise expert preferences
 }
 
+# Tables a later migration creates: a store of an older schema lacks them (and says so by its version).
+INTRODUCED_IN: dict[str, int] = {"rating_queues": 3, "rating_queue_pairs": 3, "ratings": 3, "adjudications": 3,
+                                 "preferences": 6}
+
 # (what, SQL counting the offending rows). Fixed text only: nothing here is built from data.
 _ORPHANS: tuple[tuple[str, str], ...] = (
     ("pairs without their dataset",
@@ -157,11 +161,14 @@ def check_store(path: str | os.PathLike) -> IntegrityReport:
 def _check(conn, report: IntegrityReport) -> None:
     present = {r[0] for r in conn.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
-    missing = [t for t in TABLES if t not in present]
+    versions = ([r[0] for r in conn.execute("SELECT version FROM schema_version ORDER BY version").fetchall()]
+                if "schema_version" in present else [])
+    version = max(versions) if versions else 0
+    missing = [t for t in TABLES if t not in present and version >= INTRODUCED_IN.get(t, 0)]
     if missing:
         report.problem(f"tables missing: {', '.join(missing)}")
         return
-    versions = [r[0] for r in conn.execute("SELECT version FROM schema_version ORDER BY version").fetchall()]
+    absent = {t for t in TABLES if t not in present}  # from a migration this older store has not had
     report.schema_version = max(versions) if versions else 0
     latest = latest_schema_version()
     if versions != list(range(1, len(versions) + 1)):
@@ -176,6 +183,8 @@ def _check(conn, report: IntegrityReport) -> None:
     if report.data_version is None:
         report.problem(f"store_meta.data_version is missing or not a number: {raw_version!r}")
     for table, key in TABLES.items():
+        if table in absent:
+            continue
         report.rows[table] = conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]  # fixed names
         if key:
             cols = ", ".join(key)
@@ -190,6 +199,8 @@ def _check(conn, report: IntegrityReport) -> None:
     if dupes:
         report.problem(f"annotations: {dupes} key(s) stored more than once")
     for what, sql in _ORPHANS:
+        if any(f" {t} " in f" {sql} " for t in absent):
+            continue
         n = conn.execute(sql).fetchone()[0]
         if n:
             report.problem(f"{n} {what}")
