@@ -128,12 +128,12 @@ def test_lexical_judge_runs_offline_and_is_idempotent(store):
     second = run_judge(store, dataset="d", judge="lexical")
     assert first.ok == 30 and second.skipped == 30
     m = store.query_df("SELECT metric, count(*) AS n FROM metric_values GROUP BY metric ORDER BY metric")
-    assert m.values.tolist() == [["bleu4", 30], ["rouge_l", 30]]
+    assert m.values.tolist() == [["bleu2", 30], ["bleu4", 30], ["rouge_l", 30]]
 
 
 def test_lexical_scores_bounds():
     same = lexical_scores("Small left effusion.", "Small left effusion.")
-    assert same == {"bleu4": 1.0, "rouge_l": 1.0}
+    assert same == {"bleu4": 1.0, "bleu2": 1.0, "rouge_l": 1.0}
     diff = lexical_scores("Small left effusion.", "Normal chest.")
     assert 0 <= diff["bleu4"] < 0.5 and diff["rouge_l"] == 0.0
 
