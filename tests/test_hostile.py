@@ -351,7 +351,9 @@ def test_names_with_quotes_and_sql_are_stored_verbatim_and_change_no_query(hosti
 def test_html_and_script_payloads_are_inert_in_the_html_report(hostile_store):
     from core.report import build_report
 
-    html = build_report(hostile_store, SQLISH, n_boot=20)
+    quiet = build_report(hostile_store, SQLISH, n_boot=20)  # not synthetic: no report text by default
+    assert "&lt;script&gt;alert(" not in quiet and "contains no report text" in quiet
+    html = build_report(hostile_store, SQLISH, n_boot=20, include_excerpts=True)
     assert PAYLOAD not in html and "<img src=x" not in html and 'alert("x")</script>' not in html
     assert JUDGE_PAYLOAD not in html and "&lt;img src=x onerror=alert(2)&gt;judge" in html  # a judge's name
     assert "&lt;script&gt;alert(" in html  # shown, escaped

@@ -196,7 +196,7 @@ def test_migration_005_numbers_the_pairs_of_an_older_store(awkward_store: Store,
     old = older_copy(awkward_store.path, tmp_path / "v4.duckdb", 4)
     restore_dataset(awkward_store, record.batch_id)
     migrated = Store(old)
-    assert migrated.schema_version() == latest_schema_version() == 5
+    assert migrated.schema_version() == latest_schema_version() >= 5
     _assert_same(_long(migrated), want)
     assert migrated.query_one("SELECT count(*), count(DISTINCT pair_no), count(pair_no) FROM pairs") == \
         (awkward_store.query_one("SELECT count(*) FROM pairs"),) * 3

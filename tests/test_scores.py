@@ -246,10 +246,11 @@ def test_metrics_reject_invalid():
 
 def test_metric_registry_names_and_orientation():
     expected = {"green", "green_f1", "formula", "ec_sig", "ec_total", "vert",
-                "bleu4", "rouge_l", "rubric"}
+                "bleu4", "bleu2", "rouge_l", "rubric"}
     baselines = {"radfact", "radfact_precision", "radfact_recall",
                  "fineradscore", "fineradscore_corrections", "fineradscore_max"}
-    assert set(METRICS) == expected | baselines
+    length = {"words_candidate", "words_reference", "words_diff"}
+    assert set(METRICS) == expected | baselines | length
     for name in baselines:  # severity totals are lower-is-better, entailment shares higher
         assert METRICS[name].higher_is_better is name.startswith("radfact")
     for name, spec in METRICS.items():
