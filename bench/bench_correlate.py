@@ -53,20 +53,33 @@ TITLE = "### Statistics at scale: correlate on 1,000,000 judge outputs (bench_co
 TARGETS = {"correlate": 10.0, "breakdown": 15.0, "memory_mb": 1500.0, "ensemble_table": 1.0}
 
 
+# `python -m core` inside a launcher that writes the process's own VmHWM when it exits. ru_maxrss from wait4
+# is no use here: Linux carries the parent's high-water mark into a child at exec, so every child of this
+# (large) process would report at least this process's peak.
+_PEAK = """import atexit, os, runpy, sys
+def _peak():
+    with open('/proc/self/status') as f, open(os.environ['BENCH_PEAK_FILE'], 'w') as out:
+        out.write(next(line.split()[1] for line in f if line.startswith('VmHWM:')))
+atexit.register(_peak)
+sys.argv = ['core', *sys.argv[1:]]
+runpy.run_module('core', run_name='__main__', alter_sys=True)
+"""
+
+
 def run(cwd: Path, store: Path | None, *args: str, timeout: float = 7200) -> tuple[float, float, str]:
     """One `python -m core` process: (wall seconds, peak RSS in MB, stdout)."""
-    cmd = [sys.executable, "-m", "core"] + (["--store", str(store)] if store else []) + list(args)
+    cmd = [sys.executable, "-c", _PEAK] + (["--store", str(store)] if store else []) + list(args)
     out = tempfile.TemporaryFile()
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.PIPE,
-                            env=dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True"))
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(args)} in {cwd} failed:\n{err[-2000:]}")
+    with tempfile.NamedTemporaryFile(suffix=".peak") as peak:
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=cwd, stdout=out, stderr=subprocess.PIPE, timeout=timeout,
+                              env=dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", BENCH_PEAK_FILE=peak.name))
+        wall = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(args)} in {cwd} failed:\n{proc.stderr.decode()[-2000:]}")
+        kb = Path(peak.name).read_text().strip()
     out.seek(0)
-    return wall, usage.ru_maxrss / 1024, out.read().decode()
+    return wall, int(kb) / 1024, out.read().decode()
 
 
 def timed(cwd: Path, store: Path | None, args: list[str], repeat: int) -> dict:

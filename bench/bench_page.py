@@ -193,8 +193,8 @@ def demo_store(folder: Path, n_pairs: int = 400) -> Store:
 # -- driving the page ------------------------------------------------------------------------------
 
 
-def _app(path: Path):
-    """An AppTest of app.py on the Correlations page, the way tests/conftest.py builds one."""
+def _app(path: Path, page: str = "pages/correlations.py"):
+    """An AppTest of app.py on ``page`` (the Correlations page), the way tests/conftest.py builds one."""
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
@@ -209,7 +209,7 @@ def _app(path: Path):
         PagesManager._bench_patched = True
     os.environ["RADJUDGE_STORE"] = str(path.resolve())
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
-    at.switch_page("pages/correlations.py")
+    at.switch_page(page)
     return at
 
 
@@ -299,6 +299,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3, help="passes per store (medians reported)")
     parser.add_argument("--no-ci", action="store_true", help="skip timing the CIs computed on request")
+    parser.add_argument("--kind", choices=("discrete", "continuous"), default="discrete",
+                        help="discrete: this file's store (green / ec_sig as an LLM judge writes them); continuous: "
+                             "bench/bigstores.py's (imported scores with 4 decimals, one 0-5 expert score)")
     parser.add_argument("--folder", type=Path, default=ROOT / "data", help="where the stores are kept")
     parser.add_argument("--write", action="store_true",
                         help="replace the Correlations page section of docs/PERFORMANCE.md with the table")
@@ -307,7 +310,13 @@ def main() -> int:
     args.folder.mkdir(parents=True, exist_ok=True)
 
     base = demo_store(args.folder)
-    big, build_s = bench_store(args.pairs, args.runs, args.folder)
+    if args.kind == "continuous":
+        from bigstores import continuous_store
+
+        path, build_s = continuous_store(args.pairs, args.runs, args.folder)
+        big = Store(path)
+    else:
+        big, build_s = bench_store(args.pairs, args.runs, args.folder)
     n_outputs = big.query_one("SELECT count(*) FROM judge_outputs")
     n_values = big.query_one("SELECT count(*) FROM metric_values")
     print(f"store: {big.path} ({n_outputs:,} judge outputs, {n_values:,} metric values"
@@ -335,7 +344,8 @@ def main() -> int:
     cmd = ".venv/bin/python bench/bench_page.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        f"### Correlations page: {args.pairs:,} pairs x {args.runs} runs = {n_outputs:,} judge outputs",
+        f"{SECTION if args.kind == 'discrete' else CONTINUOUS_SECTION} {args.pairs:,} pairs x {args.runs} runs = "
+        f"{n_outputs:,} judge outputs",
         "",
         f"{when}, {platform.machine()}, Python {platform.python_version()}. Command: `{cmd.strip()}`",
         "",
@@ -352,11 +362,16 @@ def main() -> int:
     deferred = _median(results["bench"], "ci_deferred")
     compile_s = compile_overhead()
     load_after = os.getloadavg()[0]
+    store_note = (f"Store: {n_values:,} metric values (`green` and `ec_sig` per output: discrete scores, as an LLM "
+                  f"judge writes them), 2 annotators (score 0-5 and error counts), {args.pairs // 4:,} reference "
+                  "groups of 4 candidates (the bootstrap resamples groups)."
+                  if args.kind == "discrete" else
+                  f"Store (bench/bigstores.py, built through the CLI): {n_values:,} metric values, one per output, "
+                  "continuous (imported scores with 4 decimals: nearly every value distinct), one expert's 0-5 "
+                  f"score, {args.pairs // 4:,} reference groups of 4 candidates.")
     lines += [
         "",
-        f"Store: {n_values:,} metric values (`green` and `ec_sig` per output: discrete scores, as an LLM "
-        f"judge writes them), 2 annotators (score 0-5 and error counts), {args.pairs // 4:,} reference "
-        "groups of 4 candidates (the bootstrap resamples groups). Each pass starts with "
+        store_note + " Each pass starts with "
         "`st.cache_data.clear()` and `st.cache_resource.clear()` (the page keeps its pairs x series "
         "matrix as a resource), so a first render reads the store as a freshly started server does; demo "
         "and large passes alternate. The filter change picks one of 6 modalities (~1/6 of the pairs). "
@@ -375,23 +390,24 @@ def main() -> int:
     print()
     print(table)
     if args.write:
-        replace_section(args.out, table)
+        replace_section(args.out, table, SECTION if args.kind == "discrete" else CONTINUOUS_SECTION)
         print(f"wrote the section to {args.out}")
     return 0
 
 
 SECTION = "### Correlations page:"
+CONTINUOUS_SECTION = "### Correlations page, continuous scores:"
 
 
-def replace_section(path: Path, table: str) -> None:
+def replace_section(path: Path, table: str, section: str = SECTION) -> None:
     """Put ``table`` in place of the file's Correlations page section (up to the next ``### `` or
     ``<!--`` marker), or append it when there is none; the rest of the file is left as it is."""
     text = path.read_text(encoding="utf-8") if path.exists() else ""
-    start = text.find(SECTION)
+    start = text.find(section)
     if start < 0:
         path.write_text(text.rstrip("\n") + "\n\n" + table, encoding="utf-8")
         return
-    ends = [i for i in (text.find("\n### ", start + len(SECTION)), text.find("\n<!--", start)) if i >= 0]
+    ends = [i for i in (text.find("\n### ", start + len(section)), text.find("\n<!--", start)) if i >= 0]
     end = min(ends) if ends else -1  # the next section, or another benchmark's marked block
     rest = "" if end < 0 else text[end + 1:]
     path.write_text(text[:start] + table + ("\n" + rest if rest else ""), encoding="utf-8")
