@@ -10,7 +10,7 @@ PORT ?= 8501
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export STREAMLIT_BROWSER_GATHER_USAGE_STATS := false
 
-.PHONY: run test setup setup-dev setup-ml demo lint bench clean browser
+.PHONY: run serve test setup setup-dev setup-ml demo lint bench clean browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,13 @@ demo: $(STORE)
 
 run: setup $(STORE)
 	$(PY) -m core.serve --server.address 127.0.0.1 --server.port $(PORT)
+
+# For a team: listens on ADDRESS (every interface by default) and refuses to start unless
+# .streamlit/secrets.toml configures sign-in and an allow-list ([auth], [radjudge.roles];
+# README, 'Serving a team'). STORE is the team's store; no demo is built.
+ADDRESS ?= 0.0.0.0
+serve: setup
+	RADJUDGE_STORE=$(STORE) $(PY) -m core.serve --server.address $(ADDRESS) --server.port $(PORT)
 
 # Debian's chromium for the real-browser test (Playwright's own download cannot work here).
 browser:

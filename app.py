@@ -13,9 +13,11 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 import streamlit as st  # noqa: E402
 
+from core.access import may_open  # noqa: E402
 from core.judges.llm import preload_litellm  # noqa: E402
 from core.serve import models_configured  # noqa: E402
 from core.store import StoreError  # noqa: E402
+from pages._access import gate  # noqa: E402
 from pages._shared import (  # noqa: E402
     DATASET_KEY,
     NEXT_DATASET_KEY,
@@ -28,6 +30,9 @@ from pages._shared import (  # noqa: E402
 )
 
 st.set_page_config(page_title="RadJudge", layout="wide")
+# A team deployment (sign-in + allow-list in the secrets) shows nothing before sign-in; the role
+# decides which pages the navigation lists (core/access.py).
+role = gate()
 
 if models_configured():  # litellm's seconds of import, off the first scoring (once per process)
     preload_litellm()
@@ -118,8 +123,11 @@ SECTIONS = {
     "Experts and sharing": ["pages/annotate.py", "pages/share.py"],
 }
 titles = dict(PAGES)
+if not may_open(role, home):
+    home = "pages/data.py"
+sections = {section: [path for path in paths if may_open(role, path)] for section, paths in SECTIONS.items()}
 page = st.navigation({section: [st.Page(path, title=titles[path], default=path == home) for path in paths]
-                      for section, paths in SECTIONS.items()}, expanded=True)
+                      for section, paths in sections.items() if paths}, expanded=True)
 if store_error is not None:
     st.error(f"Cannot open the store: {escape_md(store_error)}")
     st.stop()

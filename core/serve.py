@@ -7,6 +7,10 @@ comes up, when a model is configured (``RADJUDGE_MODELS`` in the environment or 
 ``.streamlit/secrets.toml``); without one nothing is loaded (no memory spent on it).
 ``make run`` uses it; ``streamlit run app.py`` still works, and app.py then starts the same
 import on its first run.
+
+It also refuses to listen on a non-loopback address unless the secrets configure a team
+deployment (sign-in plus an allow-list, :mod:`core.access`) or ``--allow-open`` says the network
+is private: ``make serve`` is the team command, ``make run`` stays on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+from core.access import serve_problem
 from core.settings import apply_offline_defaults
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +39,49 @@ def models_configured(root: Path = ROOT, env: dict | None = None) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
+def read_secrets(root: Path = ROOT, home: Path | None = None) -> dict:
+    """Streamlit's secrets as the server will see them: ~/.streamlit/secrets.toml, then the project's
+    (which wins, key by key at the top level). A file that does not parse is a clear error."""
+    merged: dict = {}
+    for path in ((home or Path.home()) / ".streamlit" / "secrets.toml", root / ".streamlit" / "secrets.toml"):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        try:
+            merged.update(tomllib.loads(text))
+        except ValueError as exc:
+            raise SystemExit(f"error: {path} is not valid TOML: {exc}") from None
+    return merged
+
+
+def configured_address(args: list[str], env: dict | None = None, root: Path = ROOT) -> str:
+    """The address Streamlit will bind: --server.address, else STREAMLIT_SERVER_ADDRESS, else
+    .streamlit/config.toml, else every interface ('')."""
+    env = os.environ if env is None else env
+    for i, arg in enumerate(args):
+        if arg.startswith("--server.address="):
+            return arg.split("=", 1)[1]
+        if arg == "--server.address" and i + 1 < len(args):
+            return args[i + 1]
+    if "STREAMLIT_SERVER_ADDRESS" in env:
+        return env["STREAMLIT_SERVER_ADDRESS"]
+    try:
+        config = tomllib.loads((root / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    return str(config.get("server", {}).get("address", ""))
+
+
 def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    allow_open = "--allow-open" in args
+    args = [a for a in args if a != "--allow-open"]
+    address = configured_address(args)
+    problem = serve_problem(address, read_secrets(), allow_open)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     apply_offline_defaults()
     if models_configured():
         from core.judges.llm import preload_litellm
@@ -42,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         preload_litellm()
     from streamlit.web import cli
 
-    sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *(sys.argv[1:] if argv is None else argv)]
+    sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *args]
     return cli.main()
 
 

@@ -23,6 +23,7 @@ import streamlit as st
 from core import ratings
 from core.queries import CATEGORY_NAMES
 from core.store import Store
+from pages._access import is_researcher, signed_in_identity
 from pages._shared import (
     VERSION_KEY,
     download_csv,
@@ -84,16 +85,6 @@ def _agreement(_store: Store, path: str, version: int, dataset: str, queue_id: s
 # -- who is rating -------------------------------------------------------------------
 
 
-def _signed_in_identity() -> str | None:
-    """The OIDC identity when Streamlit's login is configured and the user signed in, else None."""
-    try:
-        if st.user.is_logged_in:
-            return str(st.user.get("email") or st.user.get("name") or "") or None
-    except (AttributeError, KeyError, RuntimeError):
-        pass
-    return None
-
-
 def _current_rater() -> str | None:
     """Who is acting (ratings, adjudications, queue records).
 
@@ -102,7 +93,7 @@ def _current_rater() -> str | None:
     the name typed under Rate (or carried in the URL).
     """
     if _login_configured():
-        return _signed_in_identity()
+        return signed_in_identity()
     return st.session_state.get(RATER_KEY) or url_value("rater") or None
 
 
@@ -118,7 +109,7 @@ def _login_configured() -> bool:
 
 
 def _rater() -> str | None:
-    signed_in = _signed_in_identity() if _login_configured() else None
+    signed_in = signed_in_identity() if _login_configured() else None
     if signed_in:
         st.caption(f"Rating as **{escape_md(signed_in)}** (signed in).")
         return signed_in
@@ -310,6 +301,34 @@ def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
 
 
 def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: bool) -> None:
+    researcher = is_researcher()
+    if not researcher:
+        st.caption("Queues are created and managed by the researchers who run this dashboard.")
+    if researcher:
+        _new_queue_form(store, dataset)
+    if queues.empty:
+        st.caption("No queues yet.")
+        return
+    shown = queues[["queue_id", "name", "method", "scheme", "blinded", "n_pairs", "params", "created_by",
+                    "created_at"]]
+    st.dataframe(shown, hide_index=True)
+    download_csv(shown, dataset, synthetic, "rating-queues", key="ann_dl_queues")
+    queue_id = _pick_queue(queues, "ann_manage_queue")
+    row = queues.set_index("queue_id").loc[queue_id]
+    blind = st.toggle("Blinded", value=bool(row["blinded"]), key=f"ann_blind_{queue_id}", disabled=not researcher,
+                      help="Unblinding shows raters the judges' values and the other raters' ratings.")
+    if researcher and blind != bool(row["blinded"]):
+        ratings.set_blinded(store, queue_id, blind)
+        st.rerun()
+    prog = _progress(store, str(store.path), _version(), queue_id)
+    if prog.empty:
+        st.caption("Nobody has rated this queue yet.")
+    else:
+        st.dataframe(prog, hide_index=True)
+        download_csv(prog, dataset, synthetic, "rating-progress", key="ann_dl_progress")
+
+
+def _new_queue_form(store: Store, dataset: str) -> None:
     facets = load_facets(store, dataset)
     with st.form("ann_new_queue", enter_to_submit=False):  # Enter in a field must not create a queue
         st.markdown("**New rating queue**")
@@ -345,26 +364,6 @@ def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: boo
             st.session_state["ann_queue"] = queue_id
             st.session_state[FLASH_KEY] = f"Queue '{name.strip()}' created; raters find it under Rate."
             st.rerun()
-    if queues.empty:
-        st.caption("No queues yet.")
-        return
-    shown = queues[["queue_id", "name", "method", "scheme", "blinded", "n_pairs", "params", "created_by",
-                    "created_at"]]
-    st.dataframe(shown, hide_index=True)
-    download_csv(shown, dataset, synthetic, "rating-queues", key="ann_dl_queues")
-    queue_id = _pick_queue(queues, "ann_manage_queue")
-    row = queues.set_index("queue_id").loc[queue_id]
-    blind = st.toggle("Blinded", value=bool(row["blinded"]), key=f"ann_blind_{queue_id}",
-                      help="Unblinding shows raters the judges' values and the other raters' ratings.")
-    if blind != bool(row["blinded"]):
-        ratings.set_blinded(store, queue_id, blind)
-        st.rerun()
-    prog = _progress(store, str(store.path), _version(), queue_id)
-    if prog.empty:
-        st.caption("Nobody has rated this queue yet.")
-    else:
-        st.dataframe(prog, hide_index=True)
-        download_csv(prog, dataset, synthetic, "rating-progress", key="ann_dl_progress")
 
 
 # -- the Agreement tab ---------------------------------------------------------------------

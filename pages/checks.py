@@ -35,6 +35,7 @@ from core.judges import run_judge
 from core.judges.llm import redact
 from core.leaderboard import judges_leaderboard, systems_leaderboard
 from core.models import configured_models, local_only, secret_api_key
+from pages._access import researchers_only
 from pages._shared import (
     OKABE_ITO,
     VERSION_KEY,
@@ -217,6 +218,7 @@ def draw_board(store, dataset: str, synthetic: bool) -> None:
 
 
 ensure_router()
+researchers_only("pages/checks.py")
 st.title("Checks & leaderboards")
 st.caption("Deterministic report checks with conservative scoring and leaderboards that never mix "
            "incomparable runs (LAIas Bench).")

@@ -16,6 +16,7 @@ import streamlit as st
 from core.datasets import delete_dataset, restore_dataset
 from core.queries import FACETS, counts_by_category
 from core.store import StoreError
+from pages._access import is_researcher
 from pages._import_wizard import draw_import_wizard
 from pages._shared import (
     ensure_router,
@@ -294,9 +295,11 @@ if datasets.empty:
     st.caption("The store holds no datasets yet.")
 else:
     draw_datasets(datasets)
-draw_delete_dataset(store, datasets, dataset)
-
-browse, upload = st.tabs(["Browse pairs", "Import data"], default="Import data" if datasets.empty else None)
+researcher = is_researcher()  # viewers of a team deployment browse only (core/access.py)
+if researcher:
+    draw_delete_dataset(store, datasets, dataset)
+tabs = ["Browse pairs", "Import data"] if researcher else ["Browse pairs"]
+browse, *upload = st.tabs(tabs, default="Import data" if datasets.empty and researcher else None)
 with browse:
     if dataset is None:
         st.caption("Import a dataset (or build the demo) to browse its pairs.")
@@ -309,5 +312,6 @@ with browse:
             draw_pair_detail(store, pair)
         else:
             set_url("pair", None)
-with upload:
-    draw_import_wizard(store, datasets["name"].tolist(), dataset)
+if upload:
+    with upload[0]:
+        draw_import_wizard(store, datasets["name"].tolist(), dataset)

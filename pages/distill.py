@@ -19,6 +19,7 @@ import streamlit as st
 
 from core.distill import INSTALL_HINT, ml_available
 from core.distill.data import EXPERT, LABELS, list_models, load_card, teacher_choices
+from pages._access import researchers_only
 from pages._shared import (
     OKABE_ITO,
     VERSION_KEY,
@@ -113,6 +114,7 @@ def result_card(card: dict, dataset: str, synthetic: bool) -> None:
 
 
 ensure_router()
+researchers_only("pages/distill.py")
 st.title("Distill")
 st.caption("A fast learned scorer (CREPE: encoder + 6 count heads + 6 presence heads) trained on a teacher's "
            "per-category error counts, evaluated only on pairs it never saw.")

@@ -21,6 +21,7 @@ from core.judges.live import LIVE_PROMPTS, LiveCallFailed, highlight_html, score
 from core.judges.llm import EndpointRefused, GenParams
 from core.models import configured_models, local_only, secret_api_key
 from core.queries import CATEGORY_NAMES
+from pages._access import researchers_only
 from pages._errors import show_error
 from pages._shared import (
     ensure_router,
@@ -197,6 +198,7 @@ def draw_model_controls(reference: str, candidate: str) -> list[str]:
 # -- the page ------------------------------------------------------------------------
 
 ensure_router()
+researchers_only("pages/live.py")
 store = get_store()
 dataset = selected_dataset()
 

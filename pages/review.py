@@ -18,6 +18,7 @@ import streamlit as st
 from core.review.data import REVIEW_KIND, annotators, evaluation_frame, review_datasets
 from core.review.labels import LABELS
 from core.review.metrics import EVAL_SETS, accuracy_table, confusion, eval_subset, label_counts, radar_table
+from pages._access import researchers_only
 from pages._shared import (
     VERSION_KEY,
     download_csv,
@@ -153,6 +154,7 @@ def draw(store, dataset: str, synthetic: bool) -> None:
 
 def main() -> None:
     ensure_router()
+    researchers_only("pages/review.py")
     st.title("Edit review")
     store = get_store()
     dataset = selected_dataset()

@@ -36,6 +36,7 @@ from core.models import OFFLINE_JUDGES, configured_models, local_only, plan_run,
 from core.prompts import ALLOWED_K, list_prompts
 from core.queries import FACETS
 from core.runcost import cost_table, cost_text
+from pages._access import researchers_only
 from pages._errors import show_error
 from pages._shared import (
     VERSION_KEY,
@@ -558,6 +559,7 @@ def _cost_table(_store, path: str, version: int, dataset: str):
 # -- the page ------------------------------------------------------------------------------
 
 ensure_router()
+researchers_only("pages/run.py")
 store = get_store()
 dataset = selected_dataset()
 

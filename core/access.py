@@ -1,0 +1,132 @@
+"""Who may do what when the dashboard is served to a team, and when it may be served at all.
+
+Three set-ups, read from Streamlit's secrets (``.streamlit/secrets.toml``):
+
+* **No ``[auth]`` section**: one user on their own machine. Everything is allowed; ``make run``
+  binds loopback only.
+* **``[auth]`` (Streamlit's OIDC sign-in) without roles**: sign-in only names the rater on the
+  Annotate page; every page is open. Still for loopback.
+* **``[auth]`` plus ``[radjudge.roles]``**: a team deployment. Nobody sees anything before signing
+  in; a signed-in identity gets the first role whose allow-list holds it:
+
+  .. code-block:: toml
+
+     [radjudge.roles]
+     researchers = ["lead@hospital.org"]        # everything: import, run judges, delete
+     viewers = ["@hospital.org", "dr.b@uni.edu"] # browse, rate, download reports
+
+  An entry starting with ``@`` admits a whole e-mail domain. Identities not listed are refused.
+
+``serve_problem`` is the guard of ``make serve``: a non-loopback address needs the third set-up,
+unless the operator says explicitly that the dashboard may be open.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+RESEARCHER = "researcher"
+VIEWER = "viewer"
+# Pages that run judges, spend money on endpoints or write judge results: researchers only.
+RESEARCHER_PAGES = frozenset({"pages/run.py", "pages/live.py", "pages/distill.py", "pages/checks.py",
+                              "pages/review.py"})
+AUTH_KEYS = ("redirect_uri", "cookie_secret")
+
+
+@dataclass(frozen=True)
+class Roles:
+    researchers: tuple[str, ...]
+    viewers: tuple[str, ...]
+
+    def role_of(self, identity: str | None) -> str | None:
+        """The role of a signed-in ``identity`` (an e-mail), or None when it is on no list."""
+        if not identity:
+            return None
+        ident = identity.strip().lower()
+        for role, entries in ((RESEARCHER, self.researchers), (VIEWER, self.viewers)):
+            for entry in entries:
+                if ident == entry or (entry.startswith("@") and ident.endswith(entry)):
+                    return role
+        return None
+
+
+def _entries(value, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"[radjudge.roles] {where} must be a list of e-mail addresses or '@domain' entries")
+    return tuple(v.strip().lower() for v in value if v.strip())
+
+
+def sign_in_configured(secrets: Mapping) -> bool:
+    """Whether Streamlit's OIDC sign-in is set up (an ``[auth]`` section)."""
+    return "auth" in secrets
+
+
+def roles_from_secrets(secrets: Mapping) -> Roles | None:
+    """The team's allow-lists, or None when ``[radjudge.roles]`` is absent (no team deployment).
+
+    Raises ValueError on a malformed section (a string instead of a list, a role nobody has).
+    """
+    section = secrets.get("radjudge", {}) or {}
+    roles = section.get("roles") if isinstance(section, Mapping) else None
+    if roles is None:
+        return None
+    unknown = sorted(set(roles) - {"researchers", "viewers"})
+    if unknown:
+        raise ValueError(f"[radjudge.roles] knows 'researchers' and 'viewers', not {', '.join(unknown)}")
+    parsed = Roles(_entries(roles.get("researchers"), "researchers"), _entries(roles.get("viewers"), "viewers"))
+    if not parsed.researchers and not parsed.viewers:
+        raise ValueError("[radjudge.roles] lists nobody: add researchers = [...] and/or viewers = [...]")
+    return parsed
+
+
+def team_mode(secrets: Mapping) -> bool:
+    """Sign-in and roles both configured: the whole dashboard is behind sign-in."""
+    return sign_in_configured(secrets) and roles_from_secrets(secrets) is not None
+
+
+def role_for(secrets: Mapping, identity: str | None) -> str | None:
+    """The role of the current visitor: researcher outside a team deployment; otherwise from the lists
+    (None: not signed in, or signed in but on no list)."""
+    if not team_mode(secrets):
+        return RESEARCHER
+    return roles_from_secrets(secrets).role_of(identity)
+
+
+def may_open(role: str | None, page: str) -> bool:
+    """Whether ``role`` may open ``page`` (a path such as ``pages/run.py``)."""
+    if role == RESEARCHER:
+        return True
+    return role == VIEWER and page not in RESEARCHER_PAGES
+
+
+def is_loopback(address: str) -> bool:
+    """127.0.0.0/8, ::1 or localhost; an empty address (every interface) is not."""
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:  # a host name: whatever it resolves to, it is not a loopback literal
+        return False
+
+
+def serve_problem(address: str, secrets: Mapping, allow_open: bool = False) -> str | None:
+    """Why the dashboard must not listen on ``address``, or None when it may."""
+    if is_loopback(address) or allow_open:
+        return None
+    try:
+        team = team_mode(secrets)
+    except ValueError as exc:
+        return f"cannot serve on {address}: {exc}"
+    if team:
+        missing = [k for k in AUTH_KEYS if not secrets["auth"].get(k)]
+        if missing:
+            return f"cannot serve on {address}: [auth] lacks {', '.join(missing)} (see README, 'Serving a team')"
+        return None
+    what = "sign-in ([auth])" if not sign_in_configured(secrets) else "an allow-list ([radjudge.roles])"
+    return (f"refusing to serve on {address}: {what} is not configured in .streamlit/secrets.toml, so anyone "
+            f"who can reach this address would see every report. Configure it (README, 'Serving a team'), "
+            f"serve on 127.0.0.1, or pass --allow-open if this network is private to you.")

@@ -1,0 +1,78 @@
+"""The dashboard's side of :mod:`core.access`: who the visitor is and what they may open.
+
+``gate()`` runs in app.py before the navigation: in a team deployment (sign-in plus
+``[radjudge.roles]`` in the secrets) a visitor who is not signed in sees only a sign-in button,
+and one signed in but on no allow-list sees only a refusal. Pages that run judges call
+``researchers_only()`` first (the navigation already hides them from viewers; a typed URL must
+not reach them either); pages with a write for researchers only ask ``is_researcher()``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.access import RESEARCHER, may_open, role_for, team_mode
+
+VIEWER_CAN = "Viewers browse the results, rate pairs and download reports."
+
+
+def secrets() -> dict:
+    """Streamlit's secrets as a plain dict ({} when there is no secrets file)."""
+    try:
+        return st.secrets.to_dict()
+    except (FileNotFoundError, OSError, ValueError, AttributeError):
+        return {}
+
+
+def signed_in_identity() -> str | None:
+    """The OIDC identity (e-mail, else name) when the visitor signed in, else None."""
+    try:
+        if st.user.is_logged_in:
+            return str(st.user.get("email") or st.user.get("name") or "") or None
+    except (AttributeError, KeyError, RuntimeError):
+        pass
+    return None
+
+
+def current_role() -> str | None:
+    """researcher / viewer, or None (team deployment: not signed in, or on no list)."""
+    try:
+        return role_for(secrets(), signed_in_identity())
+    except ValueError:  # a malformed allow-list admits nobody; gate() says why
+        return None
+
+
+def is_researcher() -> bool:
+    return current_role() == RESEARCHER
+
+
+def gate() -> str:
+    """The visitor's role; stops the script with a sign-in screen or a refusal when there is none."""
+    conf = secrets()
+    try:
+        team = team_mode(conf)
+        role = current_role() if team else RESEARCHER
+    except ValueError as exc:
+        st.error(f"The team's allow-list in the secrets is wrong: {exc}. Nobody is admitted until it is fixed.")
+        st.stop()
+    if role is not None:
+        return role
+    identity = signed_in_identity()
+    st.title("RadJudge")
+    if identity is None:
+        st.info("This dashboard is shared with a team: sign in with your organisation's account to see it.")
+        if st.button("Sign in", key="gate_login", type="primary"):
+            st.login()
+    else:
+        st.error(f"{identity} is not on this dashboard's list of researchers or viewers. Ask the person who "
+                 "runs it to add you.")
+        if st.button("Sign out", key="gate_logout"):
+            st.logout()
+    st.stop()
+
+
+def researchers_only(page: str) -> None:
+    """Stop ``page`` for a visitor who may not open it (a viewer who typed its URL)."""
+    if not may_open(current_role(), page):
+        st.error(f"This page is for the researchers who run this dashboard. {VIEWER_CAN}")
+        st.stop()
