@@ -126,8 +126,19 @@ titles = dict(PAGES)
 if not may_open(role, home):
     home = "pages/data.py"
 sections = {section: [path for path in paths if may_open(role, path)] for section, paths in SECTIONS.items()}
-page = st.navigation({section: [st.Page(path, title=titles[path], default=path == home) for path in paths]
-                      for section, paths in sections.items() if paths}, expanded=True)
+pages = {path: st.Page(path, title=titles[path]) for paths in sections.values() for path in paths}
+
+
+def landing() -> None:
+    """The root URL: open the home page under its own address. A default st.Page answers only
+    at "/", so "/correlations" would be "page not found" while Correlations was the default."""
+    st.switch_page(pages[home], query_params=st.query_params.to_dict())
+
+
+nav = {section: [pages[path] for path in paths] for section, paths in sections.items() if paths}
+next(iter(nav.values())).append(st.Page(landing, title="RadJudge", url_path="home", default=True,
+                                        visibility="hidden"))
+page = st.navigation(nav, expanded=True)
 if store_error is not None:
     st.error(f"Cannot open the store: {escape_md(store_error)}")
     st.stop()

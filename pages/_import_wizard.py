@@ -21,7 +21,7 @@ import streamlit as st
 
 from core import importers
 from core.store import Store, StoreError
-from pages._shared import escape_md, switch_dataset_next_run
+from pages._shared import escape_md, show_table, switch_dataset_next_run
 
 # What the wizard can import -> label shown to the user.
 WHAT_LABELS: dict[str, str] = {
@@ -417,7 +417,7 @@ def draw_import_wizard(store: Store, dataset_names: list[str], current: str | No
         return
 
     st.caption(f"Preview: first {min(len(table), 10)} of {len(table):,} rows, {len(table.columns)} columns")
-    st.dataframe(table.head(10), hide_index=True, key="data_imp_preview")
+    show_table(table.head(10), hide_index=True, key="data_imp_preview")
 
     columns = [str(c) for c in table.columns]
     if what == "preset":

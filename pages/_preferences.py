@@ -13,7 +13,7 @@ import streamlit as st
 from core.comparisons import dataset_preference_accuracy
 from core.scores import METRICS
 from core.store import Store
-from pages._shared import OKABE_ITO, escape_md
+from pages._shared import OKABE_ITO, escape_md, show_table
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -40,7 +40,7 @@ def draw_preferences(store: Store, dataset: str, version: int, top: int = 6) -> 
                "95% Wilson intervals. Same numbers: `python -m core preference --dataset "
                f"{escape_md(dataset)}`.")
     shown = overall.assign(series=[_label(j, m) for j, m in zip(overall["judge"], overall["metric"], strict=True)])
-    st.dataframe(shown[["series", "accuracy", "ci_low", "ci_high", "n", "n_ties", "n_missing"]], hide_index=True,
+    show_table(shown[["series", "accuracy", "ci_low", "ci_high", "n", "n_ties", "n_missing"]], hide_index=True,
                  key="corr_pref_table", column_config={
                      "series": "judge · metric",
                      **{c: st.column_config.NumberColumn(format="%.3f") for c in ("accuracy", "ci_low", "ci_high")},

@@ -210,6 +210,53 @@ def escape_md(text: object) -> str:
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
 
 
+# What a table shows for a missing value (never "None" or "NaN"); pages say what it means where it matters.
+MISSING = "–"
+
+
+def readable_json(value: object) -> object:
+    """A JSON object or list held as text (run params, dataset versions, queue filters) in words:
+    ``{"seed": 7, "n": 3}`` -> ``seed 7 · n 3``; anything else unchanged."""
+    if not isinstance(value, str) or not value.strip().startswith(("{", "[")):
+        return value
+    import json
+
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    return _words(parsed)
+
+
+def _words(value: object) -> str:
+    if isinstance(value, dict):
+        parts = [f"{k.replace('_', ' ')} {_words(v)}" for k, v in value.items() if v not in (None, "", [], {})]
+        return " · ".join(parts) if parts else MISSING
+    if isinstance(value, list):
+        return ", ".join(_words(v) for v in value) if value else MISSING
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def show_table(data, **kwargs):
+    """``st.dataframe`` as every page calls it: missing values as ``MISSING``, JSON text in words.
+
+    Returns what ``st.dataframe`` returns (the selection event when ``on_select`` is given).
+    """
+    if isinstance(data, pd.DataFrame):
+        text_cols = [c for c in data.columns
+                     if data[c].dtype == object or pd.api.types.is_string_dtype(data[c].dtype)]
+        if text_cols:
+            data = data.copy()
+            for col in text_cols:
+                data[col] = data[col].map(readable_json)
+    kwargs.setdefault("placeholder", MISSING)
+    return st.dataframe(data, **kwargs)
+
+
 def download_csv(frame: pd.DataFrame, dataset: str | None, synthetic: bool, name: str, key: str) -> None:
     """A CSV download of a table: formulas neutralised, list cells joined, dataset and synthetic flag kept."""
     from core.export import to_safe_csv

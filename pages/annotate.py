@@ -36,6 +36,7 @@ from pages._shared import (
     load_pair,
     selected_dataset,
     set_url,
+    show_table,
     url_value,
 )
 
@@ -225,13 +226,13 @@ def _unblinded_panel(store: Store, pair_id: str, rater: str, history: pd.DataFra
         if others.empty:
             st.caption("No other rater has rated this pair.")
         else:
-            st.dataframe(others[["rater", "revision", "score", "sig_a", "sig_b", "sig_c", "sig_d", "sig_e", "sig_f",
+            show_table(others[["rater", "revision", "score", "sig_a", "sig_b", "sig_c", "sig_d", "sig_e", "sig_f",
                                  "note", "created_at"]], hide_index=True)
         judged = ratings.pair_judge_values(store, pair_id)
         if judged.empty:
             st.caption("No judge has scored this pair.")
         else:
-            st.dataframe(judged, hide_index=True)
+            show_table(judged, hide_index=True)
 
 
 def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
@@ -290,7 +291,7 @@ def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
         with st.expander(f"Your history on this pair ({len(mine)} revision{'s' if len(mine) != 1 else ''}; "
                          "saving again adds a revision, nothing is overwritten)"):
             cols = ["revision", "created_at", "skipped", "score", *ratings.COUNT_FIELDS, "note"]
-            st.dataframe(mine[cols], hide_index=True)
+            show_table(mine[cols], hide_index=True)
             if (mine["content_hash"] != pair["content_hash"]).any():
                 st.warning("The pair's text changed since an earlier revision.")
     if not bool(queue["blinded"]):
@@ -311,7 +312,7 @@ def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: boo
         return
     shown = queues[["queue_id", "name", "method", "scheme", "blinded", "n_pairs", "params", "created_by",
                     "created_at"]]
-    st.dataframe(shown, hide_index=True)
+    show_table(shown, hide_index=True)
     download_csv(shown, dataset, synthetic, "rating-queues", key="ann_dl_queues")
     queue_id = _pick_queue(queues, "ann_manage_queue")
     row = queues.set_index("queue_id").loc[queue_id]
@@ -324,7 +325,7 @@ def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: boo
     if prog.empty:
         st.caption("Nobody has rated this queue yet.")
     else:
-        st.dataframe(prog, hide_index=True)
+        show_table(prog, hide_index=True)
         download_csv(prog, dataset, synthetic, "rating-progress", key="ann_dl_progress")
 
 
@@ -379,21 +380,21 @@ def _agreement_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: 
     st.markdown("**Krippendorff's alpha and mean Kendall tau-b between raters**")
     st.caption("n_units: pairs rated by two or more raters. alpha is ordinal for the 0-5 score and ratio for "
                "error counts; NaN when the ratings do not vary.")
-    st.dataframe(summary, hide_index=True)
+    show_table(summary, hide_index=True)
     download_csv(summary, dataset, synthetic, "rater-agreement", key="ann_dl_summary")
     st.markdown("**Pairwise Kendall tau-b** (n: pairs both raters rated)")
-    st.dataframe(pairwise, hide_index=True)
+    show_table(pairwise, hide_index=True)
     download_csv(pairwise, dataset, synthetic, "rater-pairwise", key="ann_dl_pairwise")
     st.markdown(f"**Disagreements** ({len(disagree)}: score differs by 2 or more points, a count by 1 or more)")
     if disagree.empty:
         st.caption("The raters agree on every pair within these margins.")
     else:
-        st.dataframe(disagree.drop(columns=["pair_id"]), hide_index=True)
+        show_table(disagree.drop(columns=["pair_id"]), hide_index=True)
         download_csv(disagree, dataset, synthetic, "rater-disagreements", key="ann_dl_disagree")
         _adjudication_form(store, disagree)
     if not adjudicated.empty:
         st.markdown("**Adjudicated values**")
-        st.dataframe(adjudicated.drop(columns=["pair_id"]), hide_index=True)
+        show_table(adjudicated.drop(columns=["pair_id"]), hide_index=True)
         download_csv(adjudicated, dataset, synthetic, "adjudications", key="ann_dl_adjudicated")
 
 

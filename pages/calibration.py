@@ -43,6 +43,7 @@ from pages._shared import (
     load_datasets,
     selected_dataset,
     set_url,
+    show_table,
     url_value,
     url_values,
 )
@@ -248,7 +249,7 @@ def draw_counts(store, dataset: str, synthetic: bool, chosen: list[str], runs: l
     if missing:
         st.caption(missing)
     view = table[["judge", "x", "n", "y", "ci_low", "ci_high", "expert_mean", "bias"]]
-    st.dataframe(view, hide_index=True, key="cal_table_counts", column_config={
+    show_table(view, hide_index=True, key="cal_table_counts", column_config={
         "x": st.column_config.NumberColumn("expert count", format="%d"),
         "n": st.column_config.NumberColumn("n reports", format="%d"),
         "y": st.column_config.NumberColumn("mean detected", format="%.3f"),
@@ -300,7 +301,7 @@ def draw_injected(store, dataset: str, synthetic: bool, chosen: list[str], jc: p
     st.caption(f"Counts of the injected category only; 95% bootstrap CI ({settings['n_boot']} resamples, "
                f"seed {settings['seed']}).")
     view = table[["judge", "category", "x", "n", "y", "ci_low", "ci_high", "bias", "n_missing_judge"]]
-    st.dataframe(view.rename(columns={"x": "k", "y": "mean detected", "n": "n reports"}), hide_index=True,
+    show_table(view.rename(columns={"x": "k", "y": "mean detected", "n": "n reports"}), hide_index=True,
                  key="cal_table_injected", column_config={
                      "mean detected": st.column_config.NumberColumn(format="%.3f"),
                      "ci_low": st.column_config.NumberColumn("CI low", format="%.3f"),
@@ -354,7 +355,7 @@ def draw_reliability(store, dataset: str, synthetic: bool, chosen: list[str], ru
     if missing:
         st.caption(missing)
     view = table[["judge", "metric", "bin_low", "bin_high", "n", "y", "ci_low", "ci_high", "expert_mean"]]
-    st.dataframe(view, hide_index=True, key="cal_table_reliability", column_config={
+    show_table(view, hide_index=True, key="cal_table_reliability", column_config={
         "bin_low": st.column_config.NumberColumn("expert score from", format="%.2f"),
         "bin_high": st.column_config.NumberColumn("to", format="%.2f"),
         "n": st.column_config.NumberColumn("n reports", format="%d"),

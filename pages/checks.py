@@ -47,6 +47,7 @@ from pages._shared import (
     load_datasets,
     selected_dataset,
     set_url,
+    show_table,
     streamlit_secrets,
     url_value,
 )
@@ -167,17 +168,17 @@ def draw_checks(store, dataset: str, synthetic: bool, locale: str) -> None:
     left, right = st.columns([1, 2])
     with left:
         st.markdown("**Verdicts**")
-        st.dataframe(verdicts, hide_index=True, key="chk_verdicts_df")
+        show_table(verdicts, hide_index=True, key="chk_verdicts_df")
         download_csv(verdicts, dataset, synthetic, f"checks-{locale}-verdicts", "chk_dl_verdicts")
     with right:
         st.markdown("**Failing checks by id**")
         if failing.empty:
             st.caption("No check failed on any pair.")
         else:
-            st.dataframe(failing, hide_index=True, key="chk_failing_df")
+            show_table(failing, hide_index=True, key="chk_failing_df")
         download_csv(failing, dataset, synthetic, f"checks-{locale}-failing", "chk_dl_failing")
     st.markdown("**Per pair**")
-    st.dataframe(cases.drop(columns=["pair_id"]), hide_index=True, key="chk_cases_df")
+    show_table(cases.drop(columns=["pair_id"]), hide_index=True, key="chk_cases_df")
     download_csv(cases, dataset, synthetic, f"checks-{locale}-pairs", "chk_dl_cases")
     ext = st.selectbox("A pair's failing checks", list(cases["ext_id"]), key="chk_pair")
     if ext is not None:
@@ -186,7 +187,7 @@ def draw_checks(store, dataset: str, synthetic: bool, locale: str) -> None:
         if fails.empty:
             st.caption(f"Pair {escape_md(ext)} passes every check.")
         else:
-            st.dataframe(fails, hide_index=True, key="chk_pair_df")
+            show_table(fails, hide_index=True, key="chk_pair_df")
 
 
 def draw_board(store, dataset: str, synthetic: bool) -> None:
@@ -213,7 +214,7 @@ def draw_board(store, dataset: str, synthetic: bool) -> None:
         else:
             title = f"target {first['target']} · {int(first['n'])} pairs"
         st.markdown(f"**Group {escape_md(group)}**: {escape_md(title)} · split {escape_md(first['split'])}")
-        st.dataframe(part[show], hide_index=True, key=f"chk_board_{group}")
+        show_table(part[show], hide_index=True, key=f"chk_board_{group}")
     download_csv(table, dataset, synthetic, f"leaderboard-{board}", "chk_dl_board")
 
 

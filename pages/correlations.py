@@ -60,6 +60,7 @@ from pages._shared import (
     load_facets,
     selected_dataset,
     set_url,
+    show_table,
     url_value,
     url_values,
 )
@@ -450,11 +451,11 @@ def _ceiling(args: tuple, meta: dict) -> None:
         icon=":material/groups:")
     with st.expander("Agreement between each pair of annotators"):
         pairwise = agreement["pairwise"]
-        st.dataframe(pairwise, hide_index=True, key="corr_iaa_table",
+        show_table(pairwise, hide_index=True, key="corr_iaa_table",
                      column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("tau", "rho")})
         _download("Agreement CSV", pairwise, meta, f"agreement-{meta['target']}", "corr_dl_iaa")
         st.caption("Each annotator against the mean of the others (leave-one-out):")
-        st.dataframe(agreement["loo"], hide_index=True, key="corr_loo_table",
+        show_table(agreement["loo"], hide_index=True, key="corr_loo_table",
                      column_config={"tau": st.column_config.NumberColumn(format="%.3f"),
                                     "p": st.column_config.NumberColumn(format="%.3g")})
 
@@ -731,7 +732,7 @@ def main() -> None:
             table = _table(*args, n_boot, seed, ci)
     detail = _detail(table, resampled=table is not point)
     three = {"format": "%.3f"}
-    st.dataframe(detail, hide_index=True, key="corr_detail", column_config={
+    show_table(detail, hide_index=True, key="corr_detail", column_config={
         **{c: st.column_config.NumberColumn(**three) for c in ("tau", "tau CI low", "tau CI high", "rho",
                                                                "rho CI low", "rho CI high", "r", "r CI low",
                                                                "r CI high")},
@@ -800,7 +801,7 @@ def main() -> None:
         _scatter(series, judge, metric, row, target, stat, seed)
     with right:
         st.markdown(f"**Pairs ({len(series):,})**")
-        st.dataframe(series.rename(columns={"ext_id": "id", "group_id": "group", "value": metric,
+        show_table(series.rename(columns={"ext_id": "id", "group_id": "group", "value": metric,
                                             "target": f"expert {target}"}),
                      hide_index=True, key="corr_pairs", height=360)
         _download("Pairs CSV", series, meta, f"pairs-{judge}-{metric}-{target}", "corr_dl_pairs")

@@ -29,6 +29,7 @@ from pages._shared import (
     load_pairs,
     selected_dataset,
     set_url,
+    show_table,
     switch_dataset_next_run,
     url_value,
     url_values,
@@ -45,7 +46,7 @@ def draw_datasets(datasets: pd.DataFrame) -> None:
     view = datasets.copy()
     # Synthetic data is labelled wherever it is shown (DESIGN.md, conventions).
     view.insert(1, "origin", view.pop("synthetic").map({True: "synthetic", False: "imported"}))
-    st.dataframe(
+    show_table(
         view,
         hide_index=True,
         key="data_datasets",
@@ -194,7 +195,7 @@ def draw_pair_browser(store, dataset: str) -> str | None:
         st.caption("no pairs match these filters")
 
     table_key = f"data_pairs_{view}_{page}"
-    event = st.dataframe(
+    event = show_table(
         _pairs_view(frame),
         key=table_key,
         on_select="rerun",
@@ -257,7 +258,7 @@ def draw_pair_detail(store, pair: dict) -> None:
     info, notes = st.columns([2, 3])
     with info:
         st.markdown("**Metadata**")
-        st.dataframe(meta, hide_index=True, key="data_pair_meta")
+        show_table(meta, hide_index=True, key="data_pair_meta")
     with notes:
         st.markdown("**Expert annotations**")
         if summary.empty:
@@ -276,7 +277,7 @@ def draw_pair_detail(store, pair: dict) -> None:
             count_cols = {
                 c: st.column_config.NumberColumn(c, format="%d", width="small") for c in counts.columns[2:]
             }
-            st.dataframe(
+            show_table(
                 counts, hide_index=True, key="data_pair_counts",
                 column_config={"category": st.column_config.TextColumn(width="small"), **count_cols},
             )

@@ -31,6 +31,7 @@ from pages._shared import (
     load_datasets,
     selected_dataset,
     set_url,
+    show_table,
     url_value,
 )
 
@@ -104,12 +105,12 @@ def result_card(card: dict, dataset: str, synthetic: bool) -> None:
                f"epochs run {card['epochs_run']} of {card['epochs']} (best {card['best_epoch']}); expert target "
                f"{escape_md(card.get('expert_target') or 'none')}; 95% CIs: bootstrap over groups, 1,000 resamples.")
     table = comparison_table(card)
-    st.dataframe(table, hide_index=True)
+    show_table(table, hide_index=True)
     download_csv(table, dataset, synthetic, f"distill-{card['name']}-agreement", key=f"dl_agree_{card['name']}")
     st.plotly_chart(speed_figure(card), key=f"speed_{card['name']}")
     st.markdown("**MAE per category vs the teacher** (predicted vs teacher's significant-error counts)")
     mae = mae_table(card)
-    st.dataframe(mae, hide_index=True)
+    show_table(mae, hide_index=True)
     download_csv(mae, dataset, synthetic, f"distill-{card['name']}-mae", key=f"dl_mae_{card['name']}")
 
 

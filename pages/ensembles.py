@@ -38,6 +38,7 @@ from pages._shared import (
     load_datasets,
     selected_dataset,
     set_url,
+    show_table,
     url_value,
 )
 
@@ -219,7 +220,7 @@ def draw_ensembles(store, dataset: str | None, synthetic: bool) -> None:
     st.markdown(f"**Kendall's tau with the {TARGET_LABELS[target]} on the test pairs** (VERT Table 5 shape; "
                 f"95% bootstrap CI, {n_boot} resamples, seed {seed})")
     wide = table5(table)
-    st.dataframe(wide, hide_index=True, key="ens_table5")
+    show_table(wide, hide_index=True, key="ens_table5")
     download_csv(wide, dataset, synthetic, f"ensembles-table5-{target}", "ens_dl_table5")
     st.caption("Each column pools one metric across the judges; **All** feeds every judge metric (scores, "
                "per-category counts, matched findings) to the regression. A positive tau means agreement "
@@ -229,7 +230,7 @@ def draw_ensembles(store, dataset: str | None, synthetic: bool) -> None:
     view = table.drop(columns=["columns"]).assign(
         ensemble=table["ensemble"].map(lambda e: ENSEMBLE_LABELS.get(e, e)),
         feature_set=table["feature_set"].map(_set_label))
-    st.dataframe(view, hide_index=True, key="ens_table", column_config={
+    show_table(view, hide_index=True, key="ens_table", column_config={
         "n_train": st.column_config.NumberColumn("n_train", format="%d"),
         "n_test": st.column_config.NumberColumn("n_test", format="%d"),
         "tau": st.column_config.NumberColumn("tau", format="%.3f"),
@@ -300,7 +301,7 @@ def draw_simulator() -> None:
         tile.metric(SIM_METRICS[row["metric"]].split(" (")[0], f"{row['value']:.3f}",
                     help=f"α = {row['alpha']:g}, β_S = {row['beta_s']:g}, β_I = {row['beta_i']:g}")
     shown = grid.assign(metric=grid["metric"].map(SIM_METRICS))
-    st.dataframe(shown, hide_index=True, key="ens_sim_values", column_config={
+    show_table(shown, hide_index=True, key="ens_sim_values", column_config={
         "value": st.column_config.NumberColumn("score", format="%.3f")})
     download_csv(grid, None, False, "simulator-point", "ens_dl_sim_point")
 

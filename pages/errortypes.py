@@ -37,6 +37,7 @@ from pages._shared import (
     load_datasets,
     selected_dataset,
     set_url,
+    show_table,
     url_value,
     url_values,
 )
@@ -207,7 +208,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
                "**all** is the micro average over a-f. Expert counts are means over annotators.")
     counts = f1[["judge", "category", "tp", "fp", "fn", "support", "precision", "recall", "f1", "n_pairs",
                  "n_missing_judge", "n_missing_expert"]]
-    st.dataframe(counts, hide_index=True, key="et_table_f1", column_config={
+    show_table(counts, hide_index=True, key="et_table_f1", column_config={
         "tp": st.column_config.NumberColumn("TP", format="%.1f"),
         "fp": st.column_config.NumberColumn("FP", format="%.1f"),
         "fn": st.column_config.NumberColumn("FN", format="%.1f"),
@@ -223,7 +224,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
 
     st.subheader("Count errors per category (GREEN Table 4)")
     st.markdown("**Mean absolute error ± SD** of the judge's count against the mean expert count")
-    st.dataframe(wide_by_category(mae, lambda r: f"{_fmt(r['mae'])} ± {_fmt(r['sd'])}"), hide_index=True,
+    show_table(wide_by_category(mae, lambda r: f"{_fmt(r['mae'])} ± {_fmt(r['sd'])}"), hide_index=True,
                  key="et_table_mae")
     st.caption("Per report |judge − expert| in each category, then mean and SD over reports. **all** sums the "
                "absolute differences of a-f per report (GREEN's Δ error column), so an error put in the wrong "
@@ -231,7 +232,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     download_csv(mae, dataset, synthetic, f"mae-{errors}", "et_dl_mae")
 
     st.markdown("**Accuracy**: share of reports whose count equals the mean expert count")
-    st.dataframe(wide_by_category(acc, lambda r: f"{_fmt(r['accuracy'], '.1%')} ({int(r['n_correct'])})"),
+    show_table(wide_by_category(acc, lambda r: f"{_fmt(r['accuracy'], '.1%')} ({int(r['n_correct'])})"),
                  hide_index=True, key="et_table_acc")
     st.caption("In brackets: reports counted correctly (for **all**: correct report × category cells, out of "
                "6 × n). A judge can never match a mean of 1.5, which keeps (a) and (b) low on doubly "
@@ -240,7 +241,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
 
     st.markdown("**Average error count per report**")
     average = average_counts(mae)
-    st.dataframe(average, hide_index=True, key="et_table_avg")
+    show_table(average, hide_index=True, key="et_table_avg")
     download_csv(average, dataset, synthetic, f"average-counts-{errors}", "et_dl_avg")
 
 

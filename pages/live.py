@@ -31,6 +31,7 @@ from pages._shared import (
     load_pairs,
     selected_dataset,
     set_url,
+    show_table,
     streamlit_secrets,
     url_value,
 )
@@ -110,22 +111,22 @@ def draw_answer(key: str, title: str, parsed, raw: str, latency_ms: float, cost:
     st.caption(f"{status} · {latency_ms:,.0f} ms · {cost_text}")
     metrics = pd.DataFrame({"metric": list(METRIC_ORDER),
                             "value": [_fmt(parsed.metrics.get(m)) for m in METRIC_ORDER]})
-    st.dataframe(metrics, hide_index=True, key=f"live_metrics_{key}")
+    show_table(metrics, hide_index=True, key=f"live_metrics_{key}")
     counts = _counts_table(parsed)
     st.caption("Errors per category: clinically significant (sig) and insignificant (insig)")
-    st.dataframe(counts, hide_index=True, key=f"live_counts_{key}",
+    show_table(counts, hide_index=True, key=f"live_counts_{key}",
                  column_config={"category": st.column_config.TextColumn(width="small")})
     if errors is None:
         errors = [{"category": e.category, "significant": e.significant, "text": e.text} for e in parsed.errors]
     if errors:
         table = pd.DataFrame(errors)
-        st.dataframe(table, hide_index=True, key=f"live_errors_{key}")
+        show_table(table, hide_index=True, key=f"live_errors_{key}")
         st.download_button("Errors (CSV)", to_safe_csv(table), file_name=f"live-errors-{key}.csv",
                            mime="text/csv", key=f"live_errors_csv_{key}")
     matched = parsed.matched_findings if matched is None else matched
     st.caption(f"Matched findings: {parsed.matched if parsed.matched is not None else 'n/a'}")
     if matched:
-        st.dataframe(pd.DataFrame({"matched finding": matched}), hide_index=True, key=f"live_matched_{key}")
+        show_table(pd.DataFrame({"matched finding": matched}), hide_index=True, key=f"live_matched_{key}")
     if parsed.reason and parsed.status != "ok":
         st.caption(f"Parser note: {escape_md(parsed.reason)}")
     with st.expander("Raw output"):

@@ -29,6 +29,7 @@ from pages._shared import (
     load_datasets,
     selected_dataset,
     set_url,
+    show_table,
     url_value,
 )
 
@@ -104,7 +105,7 @@ def draw(store, dataset: str, synthetic: bool) -> None:
     acc = accuracy_table(frame)
     st.subheader("Results in the shape of RADAR Table 2")
     table = radar_table(acc, runs[["run_id", "seconds"]])
-    st.dataframe(table, hide_index=True, key="rv_table", column_config={
+    show_table(table, hide_index=True, key="rv_table", column_config={
         **{c: st.column_config.NumberColumn(c, format="%.3f") for c in table.columns if c.split()[-1] in
            ("Agr", "Sev", "Typ", "Comp")},
         "Time (s)": st.column_config.NumberColumn("Time (s)", format="%.1f",
@@ -118,7 +119,7 @@ def draw(store, dataset: str, synthetic: bool) -> None:
     download_csv(table, dataset, synthetic, "review-table", "rv_dl_table")
     with st.expander("Counts behind every cell, and the lenient composite of the released evaluation script"):
         detail = acc.drop(columns=["run_id"])
-        st.dataframe(detail, hide_index=True, key="rv_detail")
+        show_table(detail, hide_index=True, key="rv_detail")
         st.caption("composite_lenient counts 'agree' and 'partially agree' as the same agreement, as the "
                    "released RADAR evaluation script does; the paper's text (and Comp above) does not.")
         download_csv(detail, dataset, synthetic, "review-counts", "rv_dl_detail")
@@ -148,7 +149,7 @@ def draw(store, dataset: str, synthetic: bool) -> None:
 
     st.subheader("Gold labels (RADAR Table 1b)")
     counts = label_counts(frame[frame["run_id"] == run_ids[0]]) if len(frame) else pd.DataFrame()
-    st.dataframe(counts, hide_index=True, key="rv_counts")
+    show_table(counts, hide_index=True, key="rv_counts")
     download_csv(counts, dataset, synthetic, "review-gold-counts", "rv_dl_counts")
 
 

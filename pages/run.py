@@ -47,6 +47,7 @@ from pages._shared import (
     load_facets,
     selected_dataset,
     set_url,
+    show_table,
     streamlit_secrets,
     url_value,
     url_values,
@@ -331,7 +332,7 @@ def choose_pairs(store, dataset: str) -> tuple[list[str], str]:
         return taken["pair_id"].tolist(), text
     shown = frame.head(TABLE_ROWS)
     view = hashlib.sha1(repr((dataset, sorted(filters.items()), search)).encode()).hexdigest()[:10]
-    event = st.dataframe(
+    event = show_table(
         shown.rename(columns={"ext_id": "id", "group_id": "group"}), key=f"run_rows_{view}", on_select="rerun",
         selection_mode="multi-row", hide_index=True,
         column_order=["id", "system", "modality", "anatomy", "split", "group", "identical"])
@@ -365,7 +366,7 @@ def draw_models(models, restricted: bool) -> None:
                    else "no key" if not m.usable else "ready"),
     } for m in models])
     with st.expander(f"Configured models ({len(models)})", expanded=False):
-        st.dataframe(table, hide_index=True, key="run_models_table")
+        show_table(table, hide_index=True, key="run_models_table")
         st.caption("Key values are never shown, stored or logged; only whether one is present.")
 
 
@@ -469,7 +470,7 @@ def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], s
     d.metric("Estimated cost", cost_text,
              help="litellm's price table, ~4 characters a token, ~400 output tokens a call; unknown prices "
                   "are shown as unknown, never guessed")
-    st.dataframe(table, hide_index=True, key="run_estimate")
+    show_table(table, hide_index=True, key="run_estimate")
     for r in rows:
         if r["problem"]:
             st.error(f"{escape_md(r['judge'])} · {escape_md(r['prompt'])}: {escape_md(r['problem'])}")
@@ -507,7 +508,7 @@ def draw_results(store, job: Job, models, secrets, restricted: bool, concurrency
     for r in job.results:
         if r.get("status") in ("refused", "error"):
             show_error(f"{r['judge']}: ", r["error"])
-    st.dataframe(table, hide_index=True, key="run_results",
+    show_table(table, hide_index=True, key="run_results",
                  column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")})
     st.download_button("Runs (CSV)", to_safe_csv(table), file_name="runs.csv", mime="text/csv",
                        key="run_results_csv")
@@ -517,7 +518,7 @@ def draw_results(store, job: Job, models, secrets, restricted: bool, concurrency
         failures.insert(len(failures.columns) - 1, "reason", failures["error"].map(explain_error))
         for reason, count in failures["reason"].value_counts().items():
             st.caption(f"{count:,} pair(s): {escape_md(reason)}")
-        st.dataframe(failures, hide_index=True, key="run_failures",
+        show_table(failures, hide_index=True, key="run_failures",
                      column_config={"error": st.column_config.TextColumn("raw error")})
         st.download_button("Failures (CSV)", to_safe_csv(failures), file_name="failures.csv", mime="text/csv",
                            key="run_failures_csv")
@@ -548,7 +549,7 @@ def draw_costs(store, dataset: str) -> None:
         "per 1,000 pairs": [cost_text(c, k) for c, k in zip(table["usd_per_1k_pairs"], table["cost_known"],
                                                            strict=True)],
         "τ": table["tau_oriented"].round(3), "metric": table["metric"], "n": table["n"].astype("Int64")})
-    st.dataframe(show, hide_index=True, key="run_costs")
+    show_table(show, hide_index=True, key="run_costs")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

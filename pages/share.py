@@ -32,6 +32,7 @@ from pages._shared import (
     load_datasets,
     selected_dataset,
     set_url,
+    show_table,
     url_value,
 )
 
@@ -196,7 +197,7 @@ def draw_report(store, dataset: str, synthetic: bool) -> None:
 
 
 def _table_with_csv(frame: pd.DataFrame, name: str, key: str) -> None:
-    st.dataframe(frame, hide_index=True, key=f"share_{key}")
+    show_table(frame, hide_index=True, key=f"share_{key}")
     st.download_button("Download CSV", to_safe_csv(frame), file_name=f"radjudge-{name}.csv", mime="text/csv",
                        key=f"share_{key}_csv", icon=":material/download:")
 

@@ -33,6 +33,7 @@ from pages._shared import (
     load_datasets,
     selected_dataset,
     set_url,
+    show_table,
     url_value,
 )
 
@@ -186,7 +187,7 @@ def draw_clusters(store, dataset: str, synthetic: bool, summary, view: str) -> N
     reps = clusters[clusters["is_largest"]].sort_values("rank").head(3)
     with left:
         st.markdown(f"**Representatives** · largest cluster, {int(reps['size'].iloc[0])} explanations")
-        reps_event = st.dataframe(
+        reps_event = show_table(
             reps[["rank", "text", "distance"]], hide_index=True, key=reps_key, on_select="rerun",
             selection_mode="single-row",
             column_config={"text": st.column_config.TextColumn("explanation", width="large"),
@@ -196,7 +197,7 @@ def draw_clusters(store, dataset: str, synthetic: bool, summary, view: str) -> N
                 .agg(size=("size", "first"), text=("text", "first")))
     with right:
         st.markdown(f"**Clusters** · {len(overview)}, largest first")
-        clusters_event = st.dataframe(
+        clusters_event = show_table(
             overview.assign(cluster=overview["cluster"] + 1), hide_index=True, key=clusters_key,
             on_select="rerun", selection_mode="single-row",
             column_config={"cluster": st.column_config.NumberColumn("#", format="%d"),
@@ -236,7 +237,7 @@ def draw_members(store, dataset: str, synthetic: bool, members: pd.DataFrame, ke
     table = members.sort_values("rank").join(texts, on="pair_id")
     view = table[["rank", "text", "ext_id", "system", "distance", "reference", "candidate"]]
     member_key = f"sum_members_{key}_{number}"
-    event = st.dataframe(
+    event = show_table(
         view, hide_index=True, key=member_key, on_select="rerun", selection_mode="single-row",
         column_config={"text": st.column_config.TextColumn("explanation", width="large"),
                        "ext_id": st.column_config.TextColumn("pair"),
@@ -279,7 +280,7 @@ def draw_summary(store, dataset: str, synthetic: bool, judge: str, system: str |
         f"seed {summary.seed}" + (" · synthetic data" if synthetic else ""))
     for note in summary.notes:
         info.caption(escape_md(note))
-    st.dataframe(summary.categories[CATEGORY_VIEW], hide_index=True, key="sum_categories",
+    show_table(summary.categories[CATEGORY_VIEW], hide_index=True, key="sum_categories",
                  column_config=CATEGORY_CONFIG)
     name = f"summary-{judge}" + (f"-{system}" if system else "")
     download_csv(summary.categories, dataset, synthetic, name, "sum_dl_categories")
@@ -311,7 +312,7 @@ def draw_compare(store, dataset: str, synthetic: bool, judge: str, systems: list
             st.metric("GREEN (mean ± std)", _green_text(head["green_mean"], head["green_std"]))
             st.caption(f"{int(head['green_n'])} GREEN values over {int(head['n_reports_system'])} reports · "
                        f"seed {int(head['seed'])}" + (" · synthetic data" if synthetic else ""))
-            st.dataframe(part[CATEGORY_VIEW], hide_index=True, key=f"sum_compare_{'ab'[name == b]}",
+            show_table(part[CATEGORY_VIEW], hide_index=True, key=f"sum_compare_{'ab'[name == b]}",
                          column_config=CATEGORY_CONFIG)
     download_csv(table, dataset, synthetic, f"summary-{judge}-{a}-vs-{b}", "sum_dl_compare")
 

@@ -234,7 +234,9 @@ def test_share_page_links_report_button_and_provenance(app_test, judged: Store):
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Share"
     links = at.code[0].value.splitlines()
-    assert "/?dataset=demo" in links and "/share?dataset=demo" in links and len(links) >= 2
+    # every page under its own address (the root URL only forwards to the home page: app.py landing())
+    assert "/correlations?dataset=demo" in links and "/share?dataset=demo" in links and len(links) == 13
+    assert not [link for link in links if link.startswith(("/?", "/home"))]
     assert [b.label for b in at.get("download_button") if b.key == "share_report"] == ["Download HTML report"]
     command = [c.value for c in at.code if "report --dataset demo" in c.value]
     assert command == ["python -m core report --dataset demo --out demo-report.html --n-boot 1000 --seed 0 "
