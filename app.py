@@ -13,6 +13,7 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 import streamlit as st  # noqa: E402
 
+from core import glossary  # noqa: E402
 from core.access import may_open  # noqa: E402
 from core.judges.llm import preload_litellm  # noqa: E402
 from core.serve import models_configured  # noqa: E402
@@ -65,6 +66,12 @@ def home_page(datasets) -> str:
         if ((datasets["annotations"] > 0) & (datasets["runs"] > 0)).any():
             return "pages/correlations.py"
     return "pages/data.py"
+
+
+def draw_glossary() -> None:
+    """What the terms mean, one click away on every page (core/glossary.py; also in the HTML report)."""
+    with st.sidebar.expander("Glossary: what the terms mean"):
+        st.markdown("\n".join(f"- **{escape_md(term)}**: {escape_md(text)}" for term, text in glossary.entries()))
 
 
 def draw_sidebar(store, datasets) -> None:
@@ -143,6 +150,7 @@ if store_error is not None:
     st.error(f"Cannot open the store: {escape_md(store_error)}")
     st.stop()
 draw_sidebar(store, datasets)
+draw_glossary()
 if datasets.empty:
     draw_empty_state()
 page.run()

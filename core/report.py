@@ -43,6 +43,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from core import glossary
+from core.glossary import judge_in_words, metric_in_words
 from core.store import Store
 
 __all__ = ["ReportData", "TargetResult", "build_report", "collect", "provenance_tables", "radjudge_version",
@@ -360,8 +362,8 @@ def _summary_html(data: ReportData) -> str:
         else:
             lo, hi = _oriented_ci(best)
             out.append(
-                f"<p class='headline'>Closest to the experts: <strong>{e(best['judge'])}</strong>, "
-                f"metric {e(_metric_label(best['metric']))} (<code>{e(best['metric'])}</code>): "
+                f"<p class='headline'>Closest to the experts: <strong>{e(judge_in_words(best['judge']))}</strong>, "
+                f"scored by {e(metric_in_words(best['metric']))} (<code>{e(best['metric'])}</code>): "
                 f"Kendall's τ = <strong>{best['tau_oriented']:.2f}</strong> "
                 f"(95% CI {_fmt(lo, 2)} to {_fmt(hi, 2)}; n = {int(best['n']):,} pairs).</p>")
             if best.get("expected_sign", 1) < 0:
@@ -662,6 +664,7 @@ code { font-size: .9em; } code.wrap { white-space: pre-wrap; word-break: break-a
 border-radius: 4px; } .excerpt { white-space: pre-wrap; font-size: .88em; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
 footer { margin-top: 3em; color: #666; font-size: .85em; }
+.glossary dt { font-weight: 600; margin-top: 6px; } .glossary dd { margin: 0 0 0 18px; color: #333; }
 @media print { .chart { page-break-inside: avoid; } main { max-width: none; } }
 """
 
@@ -797,6 +800,7 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
 <h3>Statistics</h3>{_kv_table(stats_rows)}
 <h3>Software and run</h3>{_kv_table(software_rows)}
 </section>
+<section id="glossary"><h2>Glossary</h2>{glossary.as_html()}</section>
 <footer>Self-contained file: it loads nothing from the network. Made with RadJudge.</footer>
 </main>
 {chart_blocks}

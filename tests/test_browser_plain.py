@@ -63,6 +63,7 @@ def test_every_page_speaks_plainly_and_shares_public_links(server: str, page, de
         nav = page.get_by_test_id("stSidebarNav")
         for other in PAGES.values():
             expect(nav.get_by_text(other, exact=True)).to_be_visible()
+        expect(page.get_by_test_id("stSidebar").get_by_text("Glossary: what the terms mean")).to_be_visible()
         problems = _visible_problems(page)
         if problems:
             found[path] = problems

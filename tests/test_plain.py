@@ -36,3 +36,20 @@ def test_show_table_passes_the_placeholder_and_converts_text_columns(monkeypatch
     assert seen["placeholder"] == MISSING and seen["hide_index"] is True
     assert seen["data"]["params"].tolist()[0] == "seed 1" and pd.isna(seen["data"]["params"].tolist()[1])
     assert frame["params"].tolist()[0] == '{"seed": 1}'  # the caller's frame is not changed
+
+
+def test_the_glossary_explains_every_metric_category_and_statistic():
+    from core import glossary
+    from core.queries import CATEGORY_NAMES
+    from core.scores import METRICS
+
+    terms = dict(glossary.entries())
+    assert all(spec.label in terms for spec in METRICS.values())
+    assert all(any(name in term for term in terms) for name in CATEGORY_NAMES.values())
+    for word in ("Kendall's τ-b (tau)", "95% CI", "Ceiling", "Krippendorff's α (alpha)", "p and †", "F1"):
+        assert len(terms[word]) > 40
+    assert terms["GREEN-EC (sig.)"].endswith("Lower is better.")
+    assert glossary.judge_in_words("rules").startswith("rules (offline judge") and \
+        glossary.judge_in_words("gpt-x") == "gpt-x"
+    html = glossary.as_html()
+    assert html.count("<dt>") == len(terms) and "<script" not in html

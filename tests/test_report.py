@@ -83,8 +83,10 @@ def test_summary_numbers_match_an_independent_computation(judged: Store, report:
             best[(judge, metric)] = sign * sps.kendalltau(g["value"], g["target"]).statistic
     (judge, metric), tau = max(best.items(), key=lambda kv: kv[1])
     assert (judge, metric) == ("rules", "ec_sig")
-    assert (f"<strong>{judge}</strong>, metric GREEN-EC (sig.) (<code>{metric}</code>): Kendall's τ = "
-            f"<strong>{tau:.2f}</strong>") in report
+    assert (f"<strong>{judge} (offline judge: pattern rules that compare the findings of the two reports; no "
+            f"model, no key)</strong>, scored by GREEN-EC (sig.) — S: sum of clinically significant error counts "
+            f"over (a)-(f) (<code>{metric}</code>): Kendall's τ = <strong>{tau:.2f}</strong>") in report
+    assert "<section id=\"glossary\"><h2>Glossary</h2>" in report and "<dt>Kendall's τ-b (tau)</dt>" in report
     # the ceiling: Kendall tau between the two experts' counts
     values = annotator_values(load_annotations(judged, "demo"))
     wide = values[values["target"] == "sig_errors"].pivot(index="pair_id", columns="annotator", values="value")
