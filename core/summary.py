@@ -5,7 +5,9 @@ for every clinically significant error category (a)-(f) the summary gives how
 often the category occurs and the *representative explanations*: the
 explanation sentences of the category are embedded, clustered into ``k``
 clusters with ``k`` chosen by the silhouette score, and the 3 members nearest
-(cosine distance) to the mean of the largest cluster are listed.  The header
+(cosine distance) to the mean of the largest cluster are listed, counting texts
+that differ only in case, spacing or punctuation once (a difference from
+Figure 4, which can repeat one sentence).  The header
 line is the mean and standard deviation of the GREEN score (Figure 4,
 "[Summary]: Green score: mean 0.23 std 0.04").
 
@@ -374,8 +376,27 @@ def _cluster_category(texts: list[str], pair_ids: list, emb: np.ndarray, k_range
                          "text": text, "pair_id": pair_ids[i], "distance": float(d)})
     frame = pd.DataFrame(rows, columns=list(CLUSTER_COLUMNS[1:]))
     top = frame[frame["cluster"] == 0].sort_values("rank")
-    reps = top["text"].head(n_representatives).tolist()
+    reps = distinct_texts(top["text"], n_representatives)
     return frame, k, silhouette, status, reps, int(sizes.max())
+
+
+def normalized_text(text: str) -> str:
+    """Lower case, words only: the key under which two explanations count as the same sentence."""
+    return re.sub(r"[\W_]+", " ", str(text).lower()).strip()
+
+
+def distinct_texts(texts, n: int) -> list[str]:
+    """The first ``n`` texts that differ after normalisation (case, spacing, punctuation), in order:
+    three representatives are three different sentences, not one sentence three times."""
+    out, seen = [], set()
+    for text in texts:
+        key = normalized_text(text)
+        if key not in seen:
+            seen.add(key)
+            out.append(text)
+            if len(out) == n:
+                break
+    return out
 
 
 # -- public API -------------------------------------------------------------

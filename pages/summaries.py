@@ -17,13 +17,15 @@ from __future__ import annotations
 import hashlib
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from core.analysis import error_texts, judge_counts, judge_runs, judge_values, with_system
 from core.queries import CATEGORY_NAMES, find_pairs
 from core.scores import CATEGORIES
-from core.summary import compare_systems, green_summary
+from core.summary import compare_systems, green_summary, normalized_text
 from pages._shared import (
+    OKABE_ITO,
     VERSION_KEY,
     download_csv,
     ensure_router,
@@ -184,7 +186,8 @@ def draw_clusters(store, dataset: str, synthetic: bool, summary, view: str) -> N
         st.session_state["sum_view_key"] = key
 
     left, right = st.columns(2)
-    reps = clusters[clusters["is_largest"]].sort_values("rank").head(3)
+    largest = clusters[clusters["is_largest"]].sort_values("rank")
+    reps = largest[~largest["text"].map(normalized_text).duplicated()].head(3)  # three different sentences
     with left:
         st.markdown(f"**Representatives** · largest cluster, {int(reps['size'].iloc[0])} explanations")
         reps_event = show_table(
@@ -267,6 +270,30 @@ def draw_members(store, dataset: str, synthetic: bool, members: pd.DataFrame, ke
         st.text(pair["candidate"])
 
 
+def cluster_sizes(clusters: pd.DataFrame) -> pd.DataFrame:
+    """One row per (category, cluster): its size; clusters numbered from 1 (largest) within a category."""
+    if clusters.empty:
+        return pd.DataFrame(columns=["category", "cluster", "size"])
+    sizes = clusters.groupby(["category", "cluster"], as_index=False)["size"].first()
+    return sizes.assign(cluster=sizes["cluster"] + 1).sort_values(["category", "cluster"], ignore_index=True)
+
+
+def draw_cluster_sizes(clusters: pd.DataFrame) -> None:
+    """Stacked bars: per error category, the explanations in each cluster (largest at the bottom)."""
+    sizes = cluster_sizes(clusters)
+    if sizes.empty:
+        return
+    fig = go.Figure()
+    for number, part in sizes.groupby("cluster"):
+        fig.add_bar(x=[f"({c}) {CATEGORY_NAMES[c]}" for c in part["category"]], y=part["size"].tolist(),
+                    name=f"cluster {number}", marker_color=OKABE_ITO[(number - 1) % len(OKABE_ITO)],
+                    hovertemplate="%{x}<br>cluster " + str(number) + ": %{y} explanations<extra></extra>")
+    fig.update_layout(barmode="stack", height=360, margin={"t": 40, "b": 10},
+                      title="Cluster sizes per error category (cluster 1 = largest)",
+                      xaxis_title="Error category", yaxis_title="Explanations (count)", legend_title="Cluster")
+    st.plotly_chart(fig, key="sum_sizes_chart")
+
+
 def draw_summary(store, dataset: str, synthetic: bool, judge: str, system: str | None, seed: int) -> None:
     with st.spinner("Clustering the explanations…"):
         summary = _summary(store, str(store.path), _version(), dataset, judge, system, seed)
@@ -284,6 +311,7 @@ def draw_summary(store, dataset: str, synthetic: bool, judge: str, system: str |
                  column_config=CATEGORY_CONFIG)
     name = f"summary-{judge}" + (f"-{system}" if system else "")
     download_csv(summary.categories, dataset, synthetic, name, "sum_dl_categories")
+    draw_cluster_sizes(summary.clusters)
     st.divider()
     draw_clusters(store, dataset, synthetic, summary, _view_key(dataset, judge, system, seed, _version()))
 

@@ -32,7 +32,7 @@ from core.ensemble import ensemble_table, feature_sets_by_metric
 from core.errortypes import accuracy_per_category, f1_per_category, mae_per_category
 from core.importers import PairColumns, import_annotations, import_pairs
 from core.judges import run_judge
-from core.queries import find_pairs, get_pair
+from core.queries import CATEGORY_NAMES, find_pairs, get_pair
 from core.scores import METRICS, formula, green, green_f1
 from core.store import Store
 from core.summary import green_summary
@@ -280,6 +280,12 @@ def test_summaries_list_representatives_and_open_a_cluster(app_test, judged_stor
     assert at.metric[0].value == f"{summary.green_mean:.3f} ± {summary.green_std:.3f}"
     assert any("seed 0" in c.value for c in at.caption)
     assert not [d for d in at.dataframe if (d.key or "").startswith("sum_members_")]  # nothing selected yet
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)  # cluster sizes per category, labelled
+    assert chart["layout"]["xaxis"]["title"]["text"] == "Error category"
+    assert chart["layout"]["yaxis"]["title"]["text"] == "Explanations (count)"
+    shown = {(x, trace["name"]): y for trace in chart["data"] for x, y in zip(trace["x"], trace["y"], strict=True)}
+    sizes = summary.clusters.groupby(["category", "cluster"])["size"].first()
+    assert shown == {(f"({c}) {CATEGORY_NAMES[c]}", f"cluster {k + 1}"): int(n) for (c, k), n in sizes.items()}
 
     # Select the second representative: the largest cluster's members and that pair open.
     reps = _selectable(at, "sum_reps_")

@@ -104,7 +104,10 @@ def test_silhouette_picks_k_and_representatives_are_nearest_the_largest_centre()
     expected = [cosine(v, centre) for v in unit]
     np.testing.assert_allclose(largest["distance"], expected, atol=1e-9)
     assert largest["distance"].is_monotonic_increasing
-    assert cat["representatives"] == largest["text"].head(3).tolist()
+    # the nearest texts that differ: the two exact copies and the lower-case one with a full stop count once
+    distinct = largest.loc[~largest["text"].str.lower().str.strip(". ").duplicated(), "text"].head(3).tolist()
+    assert cat["representatives"] == distinct and len(distinct) == 3
+    assert len({t.lower().strip(". ") for t in cat["representatives"]}) == 3
     assert len(clusters) == 10 and list(s.clusters.columns) == list(CLUSTER_COLUMNS)
 
 
@@ -132,7 +135,7 @@ def test_identical_texts_and_k_capped_by_distinct_texts():
     errs = errors_frame({"a": ["Effusion"] * 4, "b": ["Effusion"] * 3 + ["Pneumothorax"] * 3})
     cats = green_summary(errs, empty_counts(), empty_scores(), "j").categories.set_index("category")
     assert "identical" in cats.loc["a", "status"] and cats.loc["a", "largest_size"] == 4
-    assert cats.loc["a", "representatives"] == ["Effusion"] * 3  # as Figure 4 repeats duplicates
+    assert cats.loc["a", "representatives"] == ["Effusion"]  # one sentence once, not three times
     assert cats.loc["b", "k"] == 2 and cats.loc["b", "status"] == "clustered"
     assert cats.loc["b", "n_distinct_texts"] == 2
 
@@ -212,3 +215,12 @@ def test_compare_systems_side_by_side():
     assert not any("effusion" in t.lower() for t in rows.loc["B", "representatives"])
     with pytest.raises(ValueError):
         compare_systems(errs, counts, scores, "j", systems=("A", "A"))
+
+
+def test_distinct_texts_ignore_case_spacing_and_punctuation():
+    from core.summary import distinct_texts
+
+    texts = ["Small effusion.", "small  effusion", "SMALL EFFUSION!", "Large effusion", "Pneumothorax", "x"]
+    assert distinct_texts(texts, 3) == ["Small effusion.", "Large effusion", "Pneumothorax"]
+    assert distinct_texts(texts[:3], 3) == ["Small effusion."]
+    assert distinct_texts([], 3) == []

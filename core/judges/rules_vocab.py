@@ -169,9 +169,13 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"(?:renal\s+)?cortical\s+thinning", r"renal\s+atrophy")),
     C("bladder_wall_thickening", "bladder wall thickening",
       (r"bladder\s+wall\s+thickening", r"thickened\s+bladder\s+wall")),
+    # Fluid confined to the pelvis (cul-de-sac, pouch of Douglas) is not ascites: named for where it is.
+    C("pelvic_free_fluid", "pelvic free fluid",
+      (r"(?:pelvic\s+)?free\s+fluid\s+in\s+the\s+(?:pelvis|cul-de-sac|pouch\s+of\s+douglas|rectouterine\s+pouch)",
+       r"pelvic\s+free\s+fluid", r"free\s+pelvic\s+fluid"), "graded", level=2, family="free_fluid"),
     C("ascites", "ascites",
-      (r"ascites", r"free\s+(?:intraperitoneal\s+|peritoneal\s+|pelvic\s+|abdominal\s+)?fluid",
-       r"pelvic\s+free\s+fluid", r"intraperitoneal\s+fluid"), "graded", level=2),
+      (r"ascites", r"free\s+(?:intraperitoneal|peritoneal|abdominal)\s+fluid", r"intraperitoneal\s+fluid"),
+      "graded", level=2, family="free_fluid"),
     C("bowel_obstruction", "small bowel obstruction",
       (r"small[-\s]bowel\s+obstruction", r"(?:large\s+)?bowel\s+obstruction", r"SBO"), "always",
       scales=("sbo",)),
@@ -397,6 +401,7 @@ CONCEPTS: tuple[Concept, ...] = (
     # ---- generic catch-alls (matched only when nothing specific is) ------------
     C("any_fracture", "fracture", (r"fractures?",), "always", scales=("disp",), family="fracture", generic=True),
     C("any_effusion", "effusion", (r"effusions?",), "graded", level=2, family="effusion", generic=True),
+    C("any_free_fluid", "free fluid", (r"free\s+fluid",), "graded", level=2, family="free_fluid", generic=True),
     C("any_nodule", "nodule", (r"nodules?",), "graded", size_mm=6, family="nodule", generic=True),
     C("any_mass", "mass", (_MASS,), "always", family="mass", generic=True),
     C("any_cyst", "cyst", (r"(?:simple\s+|anechoic\s+|complicated\s+|complex\s+)?cysts?",), family="cyst",
