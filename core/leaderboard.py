@@ -164,7 +164,7 @@ def judges_leaderboard(store: Store, dataset: str, *, target: str = "score", spl
         return pd.DataFrame(columns=[*cols, "ms_per_pair", "calls", "tokens_in", "tokens_out", "cost_usd",
                                      "cost_known"])
     table = correlate(frame, by=("run_id", "judge", "metric"), n_boot=n_boot, seed=seed, min_n=min_n,
-                      target_name=target)
+                      target_name=target, ci="auto")  # the bootstrap up to 5,000 pairs, asymptotic above
     table = apply_orientations(table, declared_orientations(store, dataset), target)
     sets = {k: stable_hash("pairs", *sorted(g["pair_id"]), length=12)
             for k, g in frame.dropna(subset=["value", "target"]).groupby(["run_id", "metric"])}

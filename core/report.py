@@ -152,7 +152,8 @@ def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.
     if not frame.empty:
         from core.analysis import apply_orientations, declared_orientations
 
-        corr = correlate(frame, n_boot=n_boot, seed=seed, min_n=min_n, cluster_col="group_id", target_name=target)
+        corr = correlate(frame, n_boot=n_boot, seed=seed, min_n=min_n, cluster_col="group_id", target_name=target,
+                         ci="auto")  # as `correlate` and the page: the bootstrap up to 5,000 pairs
         corr = apply_orientations(corr, declared_orientations(store, dataset), target)
         table = judge_metric_table(corr)
     values = annotator_frame[annotator_frame["target"] == target]
@@ -343,6 +344,21 @@ def _oriented_ci(row: dict) -> tuple[float, float]:
     return (min(lo, hi), max(lo, hi))
 
 
+def _ci_text(data: ReportData) -> str:
+    """Which intervals the report's tables show: the methods its rows record (docs/STATISTICS.md)."""
+    methods = sorted({m for r in data.targets if len(r.corr) and "ci_method" in r.corr
+                      for m in r.corr["ci_method"].dropna().unique()})
+    boot = (f"percentile bootstrap, {data.n_boot:,} resamples, seed {data.seed}, pairs sharing a reference (group) "
+            "resampled together")
+    words = {"bootstrap": boot, "bootstrap-cluster": boot,
+             "asymptotic": "asymptotic (influence values, pairs independent)",
+             "asymptotic-cluster": "asymptotic, cluster-robust over reference groups (influence values; Fisher z "
+                                   "with t(G-1))"}
+    used = list(dict.fromkeys(words[m] for m in methods if m in words)) or [boot]
+    return ("95%; " + "; ".join(used) + ". The bootstrap up to 5,000 pairs per row, asymptotic intervals above "
+            "(as `correlate --ci auto`).")
+
+
 def _summary_html(data: ReportData) -> str:
     name = data.dataset["name"]
     if data.runs.empty:
@@ -431,10 +447,17 @@ def _correlation_table_html(result: TargetResult, n_boot: int, seed: int) -> str
             cells.append(f"<td>{text}{detail}</td>")
         body.append(f"<tr><th scope='row'>{e(judge)}</th>{''.join(cells)}</tr>")
     resampling = ", ".join(sorted(set(result.corr["resampling"].astype(str)))) if len(result.corr) else "pairs"
+    methods = set(result.corr["ci_method"].dropna()) if "ci_method" in result.corr else set()
+    kinds = []
+    if not methods or methods & {"bootstrap", "bootstrap-cluster"}:
+        kinds.append(f"percentile bootstrap of |τ| ({n_boot:,} resamples, seed {seed}, resampling {e(resampling)})")
+    if methods & {"asymptotic", "asymptotic-cluster"}:
+        cluster = "cluster-robust over reference groups" if "asymptotic-cluster" in methods else "pairs independent"
+        kinds.append(f"asymptotic, from each pair's influence on τ ({cluster})")
     return (f"<h3>{label}</h3><div class='scroll'><table class='corr'><thead><tr><th scope='col'>Judge</th>{head}"
             f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
-            f"<p class='legend'>{e(TABLE_LEGEND)} CI: 95% percentile bootstrap of |τ| ({n_boot:,} resamples, "
-            f"seed {seed}, resampling {e(resampling)}); n: pairs with both a judge value and the target.</p>")
+            f"<p class='legend'>{e(TABLE_LEGEND)} CI: 95%, {'; '.join(kinds)}; n: pairs with both a judge value "
+            "and the target.</p>")
 
 
 def _figure_json(fig) -> str:
@@ -743,8 +766,7 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
     stats_rows = [
         ("Correlation", "Kendall's τ-b between each judge metric and the expert target (targets: per annotator "
                         "first, summed over categories, then averaged across annotators)"),
-        ("Confidence intervals", f"95% percentile bootstrap, {data.n_boot:,} resamples, seed {data.seed}; "
-                                 "pairs sharing a reference (group) are resampled together"),
+        ("Confidence intervals", _ci_text(data)),
         ("Significance", "† marks p ≥ 0.01 (scipy's p, pairs treated as independent)"),
         ("Minimum pairs", f"{data.min_n} (fewer: no statistics, shown as (n=…))"),
         ("Calibration / F1", f"clinically significant errors; calibration bootstrap {data.n_boot:,} resamples, "

@@ -280,3 +280,24 @@ def test_share_links_start_with_the_public_url_when_one_is_set(app_test, judged:
     at.switch_page("pages/share.py")
     at.run()
     assert any("Set `RADJUDGE_PUBLIC_URL`" in c.value.replace("\\", "") for c in at.caption)
+
+
+def test_report_intervals_follow_the_size_rule_and_say_which(judged: Store, monkeypatch):
+    """Above AUTO_BOOTSTRAP_MAX_N pairs the report, like `correlate`, shows asymptotic intervals, says so,
+    and its numbers are the CLI's (here the threshold is lowered so the 120-pair demo crosses it)."""
+    from core import stats
+    from core.analysis import correlation_frame
+    from core.report import build_report
+
+    small = build_report(judged, "demo", n_boot=50)
+    assert "percentile bootstrap, 50 resamples, seed 0" in small and "asymptotic, cluster-robust" not in small
+    monkeypatch.setattr(stats, "AUTO_BOOTSTRAP_MAX_N", 50)
+    big = build_report(judged, "demo", n_boot=50)
+    assert "asymptotic, cluster-robust over reference groups" in big and "percentile bootstrap" not in big
+    frame = correlation_frame(judged, "demo", "sig_errors", counts=False)
+    expected = stats.correlate(frame, n_boot=50, seed=0, cluster_col="group_id", target_name="sig_errors",
+                               ci="auto")
+    row = expected[(expected["judge"] == "rules") & (expected["metric"] == "ec_sig")].iloc[0]
+    assert row["ci_method"] == "asymptotic-cluster"
+    lo, hi = sorted((abs(row["ci_low"]), abs(row["ci_high"])))
+    assert f"{lo:.2f}" in big and f"{hi:.2f}" in big
