@@ -21,9 +21,11 @@ from core.judges.live import LIVE_PROMPTS, LiveCallFailed, highlight_html, score
 from core.judges.llm import EndpointRefused, GenParams
 from core.models import configured_models, local_only, secret_api_key
 from core.queries import CATEGORY_NAMES
+from core.scores import METRICS
 from pages._access import researchers_only
 from pages._errors import show_error
 from pages._shared import (
+    MISSING,
     ensure_router,
     escape_md,
     get_store,
@@ -88,17 +90,20 @@ def _picked(store, dataset: str | None) -> tuple[str, str, dict | None]:
 
 
 def _counts_table(parsed) -> pd.DataFrame:
+    """Error counts per category as words: every cell a count or MISSING (this judge gave none)."""
+    def cell(value) -> str:
+        return MISSING if value is None or pd.isna(value) else str(int(value))
+
     return pd.DataFrame({
-        "category": list(CATEGORY_NAMES),
-        "error type": list(CATEGORY_NAMES.values()),
-        "sig": [parsed.sig.get(c) for c in CATEGORY_NAMES],
-        "insig": [parsed.insig.get(c) for c in CATEGORY_NAMES],
-    }).astype({"sig": "Int64", "insig": "Int64"})
+        "error category": [f"({c}) {name}" for c, name in CATEGORY_NAMES.items()],
+        "significant": [cell(parsed.sig.get(c)) for c in CATEGORY_NAMES],
+        "insignificant": [cell(parsed.insig.get(c)) for c in CATEGORY_NAMES],
+    })
 
 
 def _fmt(value) -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)):
-        return "n/a"
+        return MISSING
     return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
@@ -109,13 +114,14 @@ def draw_answer(key: str, title: str, parsed, raw: str, latency_ms: float, cost:
     status = "parsed" if parsed.status == "ok" else f"parse: {parsed.status}"
     cost_text = "cost unknown" if cost is None else f"${cost:.4f}"
     st.caption(f"{status} · {latency_ms:,.0f} ms · {cost_text}")
-    metrics = pd.DataFrame({"metric": list(METRIC_ORDER),
-                            "value": [_fmt(parsed.metrics.get(m)) for m in METRIC_ORDER]})
-    show_table(metrics, hide_index=True, key=f"live_metrics_{key}")
-    counts = _counts_table(parsed)
-    st.caption("Errors per category: clinically significant (sig) and insignificant (insig)")
-    show_table(counts, hide_index=True, key=f"live_counts_{key}",
-                 column_config={"category": st.column_config.TextColumn(width="small")})
+    metrics = pd.DataFrame({"score": [METRICS[m].label for m in METRIC_ORDER],
+                            "value": [_fmt(parsed.metrics.get(m)) for m in METRIC_ORDER],
+                            "meaning": [METRICS[m].description for m in METRIC_ORDER]})
+    show_table(metrics, hide_index=True, key=f"live_metrics_{key}",
+               column_config={"meaning": st.column_config.TextColumn(width="large")})
+    st.caption(f"Errors per category, clinically significant or not ({MISSING}: this judge gave no count)")
+    # A static table: it wraps the category names instead of scrolling sideways in a half-width column.
+    st.table(_counts_table(parsed).set_index("error category"))
     if errors is None:
         errors = [{"category": e.category, "significant": e.significant, "text": e.text} for e in parsed.errors]
     if errors:

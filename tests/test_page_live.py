@@ -39,6 +39,11 @@ def _tables(at, *columns: str):
     return [d.value for d in at.dataframe if set(columns) <= set(d.value.columns)]
 
 
+def _counts(at) -> list:
+    """The per-category count tables (static st.table, index = '(a) False report of a finding', ...)."""
+    return [t.value for t in at.table if "significant" in t.value.columns]
+
+
 
 def _html_blocks(at) -> list[str]:
     return [m.value for m in at.markdown if m.proto.allow_html]
@@ -56,12 +61,12 @@ def test_rules_answer_for_pasted_text_and_nothing_stored(app_test, demo_store_co
     assert any("paste" in i.value.lower() for i in at.info)  # empty state says what to do
     _paste(at, REFERENCE, CANDIDATE)
 
-    counts = _tables(at, "error type", "sig")[0]
-    sig = dict(zip(counts["category"], counts["sig"], strict=True))
-    assert sig == {"a": 1, "b": 0, "c": 1, "d": 1, "e": 0, "f": 0}  # false pneumothorax, side, severity
-    assert "Misassessment of the severity of a finding" in counts["error type"].tolist()
-    metrics = dict(_tables(at, "metric", "value")[0].values.tolist())
-    assert metrics["ec_sig"] == "3" and metrics["ec_total"] == "3"
+    counts = _counts(at)[0]
+    sig = {name[1]: value for name, value in counts["significant"].items()}
+    assert sig == {"a": "1", "b": "0", "c": "1", "d": "1", "e": "0", "f": "0"}  # false pneumothorax, side, severity
+    assert "(d) Misassessment of the severity of a finding" in counts.index.tolist()
+    metrics = dict(_tables(at, "score", "value")[0][["score", "value"]].values.tolist())
+    assert metrics["GREEN-EC (sig.)"] == "3" and metrics["GREEN-EC (total)"] == "3"
     errors = _tables(at, "category", "significant", "text")[0]
     assert errors["category"].tolist() == ["a", "c", "d"]
     assert "no cardiomegaly" in _tables(at, "matched finding")[0]["matched finding"].tolist()
@@ -126,8 +131,8 @@ def test_pair_from_the_dataset_is_scored_without_writes(app_test, demo_store: St
                                                [pair_id]).iloc[0]
     assert [t.value for t in at.text][:2] == [reference, candidate]
     expected = score_rules_live(reference, candidate).parsed
-    counts = _tables(at, "error type", "sig")[0]
-    assert counts["sig"].tolist() == [expected.sig[c] for c in "abcdef"]
+    counts = _counts(at)[0]
+    assert counts["significant"].tolist() == [str(expected.sig[c]) for c in "abcdef"]
     assert at.query_params["pair"] == pair_id
     assert not [b for b in at.button if b.key == "live_save"]  # stored pairs are not saved again
     assert _store_state(demo_store) == before
@@ -146,8 +151,8 @@ def test_configured_model_answers_side_by_side(app_test, demo_store_copy: Store,
         _assert_ok(at)
         assert server.requests == 1
     assert any("fake" in m.value and "green" in m.value for m in at.markdown)
-    counts = _tables(at, "error type", "sig")[1]
-    assert counts["sig"].notna().all()
+    counts = _counts(at)[1]
+    assert (counts["significant"] != "–").all() and counts.index.tolist()[0] == "(a) False report of a finding"
     assert any("cost unknown" in c.value for c in at.caption)
     assert _store_state(store) == before  # live calls are never stored
 
