@@ -438,6 +438,29 @@ def import_pairs(store: Store, data, *, dataset: str, columns: PairColumns, kind
     return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added)
 
 
+def import_scored_pairs(store: Store, data, *, dataset: str, columns: PairColumns, score_col: str,
+                        scale_max: float = 5.0, annotator: str = "expert", kind: str = "score",
+                        source: str | None = None, name: str | None = None,
+                        progress: Progress | None = None) -> ImportReport:
+    """Pairs and one expert score per pair from the same file, in one transaction: every problem of either
+    is reported before anything is written (as the ``rate-eval`` preset does for its own layout)."""
+    dataset = _check_dataset_name(dataset)
+    _tick(progress, 0, 3, "reading")
+    df = read_table(data, name)
+    _tick(progress, 1, 3, "validating")
+    frame = prepare_pairs(df, dataset, columns)
+    lookup = dict(zip(frame["ext_id"], frame["pair_id"], strict=True))
+    label = source or name or _source_label(data)
+    ann = prepare_annotations(df, dataset, lookup, id_col=columns.id, score_col=score_col, scale_max=scale_max,
+                              annotator=annotator, source=label)
+    _tick(progress, 2, 3, "writing")
+    with store.write() as conn:
+        added = write_pairs(conn, frame, dataset=dataset, kind=kind, source=label)
+        write_annotations(conn, ann)
+    _tick(progress, 3, 3, "done")
+    return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added)
+
+
 def prepare_pairs(df: pd.DataFrame, dataset: str, columns: PairColumns) -> pd.DataFrame:
     """Validate a pairs table and shape it as rows of the ``pairs`` table."""
     c = columns

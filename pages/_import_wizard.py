@@ -31,7 +31,7 @@ WHAT_LABELS: dict[str, str] = {
     "preset": "A known dataset format (preset)",
 }
 FILE_TYPES = ["csv", "tsv", "jsonl", "ndjson", "parquet"]
-NEW_DATASET = "➕ new dataset"
+NEW_DATASET = "(new dataset)"  # plain text: no emoji font is assumed
 NONE = "(none)"
 
 # Column names people use for each role, best first; matched after normalizing
@@ -180,6 +180,12 @@ def run_import(
             group=m.get("group"), system=m.get("system"), modality=m.get("modality"),
             anatomy=m.get("anatomy"), split=m.get("split"),
         )
+        if m.get("score"):  # an expert score in the same file: pairs and scores in one transaction
+            return importers.import_scored_pairs(
+                store, table, dataset=request.dataset, columns=columns, score_col=m["score"],
+                scale_max=float(o.get("scale_max", 5.0)), annotator=o.get("annotator") or "expert",
+                kind="score", source=request.filename, progress=progress,
+            )
         return importers.import_pairs(
             store, table, dataset=request.dataset, columns=columns, kind=o.get("kind", "score"),
             source=request.filename, progress=progress,
@@ -296,6 +302,17 @@ def _mapping_widgets(what: str, columns: list[str], token: str) -> tuple[dict, d
         with right:
             for role in PAIR_ROLES_OPTIONAL:
                 mapping[role] = _column_picker(role, columns, guesses[role], required=False, token=token)
+        guess = guess_mapping(columns, [*PAIR_ROLES_REQUIRED, *PAIR_ROLES_OPTIONAL, "score"])["score"]
+        with st.expander("Expert scores in the same file (optional)", expanded=guess is not None):
+            mapping["score"] = _column_picker("score", columns, guess, required=False, token=token)
+            if mapping["score"]:
+                c1, c2 = st.columns(2)
+                options["scale_max"] = c1.number_input(
+                    "Score scale maximum (scores run 0..max)", min_value=0.5, value=5.0, step=0.5,
+                    key=f"data_imp_pscale_{token}")
+                options["annotator"] = c2.text_input("Whose scores (annotator name)", value="expert",
+                                                     key=f"data_imp_pann_{token}")
+                st.caption("Imported with the pairs as one overall score per pair (dataset kind: score).")
     elif what == "annotations":
         guesses = guess_mapping(columns, ["id", "category", "significant", "count", "score", "annotator"])
         counts_likely = bool(guesses["category"] and guesses["count"])
@@ -440,8 +457,10 @@ def draw_import_wizard(store: Store, dataset_names: list[str], current: str | No
         try:
             report = run_import(store, request, table, progress=progress)
         except importers.ImportValidationError as exc:
+            bar.empty()  # not left at "validating (1/3)": the outcome below says what happened
             st.session_state["data_imp_outcome"] = {**outcome, "problems": exc.problems}
         except StoreError as exc:  # e.g. the store stayed locked by a CLI job
+            bar.empty()
             st.session_state["data_imp_outcome"] = {**outcome, "problems": [str(exc)]}
         else:
             outcome.update(ok=True, report=dataclasses.asdict(report))

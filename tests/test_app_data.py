@@ -281,6 +281,39 @@ def test_import_wizard_lists_every_problem_and_imports_nothing(app_test, demo_st
     assert demo_store_copy.data_version() == version
 
 
+def test_import_wizard_takes_pairs_with_their_scores_in_one_step(app_test, tmp_store: Store, tmp_path):
+    scored = tmp_path / "scored.csv"
+    scored.write_text("id,reference,candidate,rating\nr1,No effusion.,Small effusion.,2\n"
+                      "r2,Normal.,Normal.,5\n", encoding="utf-8")
+    at = _data_page(app_test(tmp_store))
+    _upload(at, scored)
+    picked = {s.label: s.value for s in at.selectbox}
+    assert picked["Score column"] == "rating"  # guessed, in the pairs step itself
+    assert not [s for s in at.selectbox if "➕" in str(s.value) or any("➕" in str(o) for o in s.options)]
+    at.text_input(key=[t.key for t in at.text_input if t.label == "Whose scores (annotator name)"][0]) \
+        .set_value("dr_a")
+    at.button(key="data_imp_go").click().run()
+    _assert_ok(at)
+    assert "2 added" in at.success[0].value
+    row = list_datasets(tmp_store).set_index("name").loc["scored"]
+    assert (row["kind"], row["pairs"], row["annotations"], row["annotators"]) == ("score", 2, 2, 1)
+    values = tmp_store.query_df("SELECT annotator, value, scale_max FROM annotations ORDER BY value")
+    assert values.values.tolist() == [["dr_a", 2.0, 5.0], ["dr_a", 5.0, 5.0]]
+
+
+def test_a_bad_score_imports_neither_pairs_nor_scores_and_clears_the_progress(app_test, tmp_store: Store, tmp_path):
+    scored = tmp_path / "scored.csv"
+    scored.write_text("id,reference,candidate,score\nr1,a,b,2\nr2,c,d,seven\n", encoding="utf-8")
+    at = _data_page(app_test(tmp_store))
+    _upload(at, scored)
+    at.button(key="data_imp_go").click().run()
+    _assert_ok(at)
+    assert at.error[0].value.startswith("Nothing was imported: 1 problem(s)")
+    assert "row 2: score 'seven' is not a number" in "\n".join(c.value for c in at.main.code)
+    assert not at.get("progress")  # not left at "validating (1/3)"
+    assert list_datasets(tmp_store).empty and tmp_store.query_one("SELECT count(*) FROM pairs") == 0
+
+
 def test_import_wizard_reports_an_unreadable_file(app_test, tmp_store: Store):
     at = _data_page(app_test(tmp_store))
     at.file_uploader(key="data_imp_file").upload("notes.csv", b"\xff\xfe\x00bad", "text/csv").run()
