@@ -206,14 +206,15 @@ def draw_board(store, dataset: str, synthetic: bool) -> None:
     show = (["rank", "system", "n", "score", "strict_pass_rate", "relaxed_pass_rate", "cost_usd", "latency_ms_mean"]
             if board == "systems" else ["rank", "judge", "metric", "n", "tau_oriented", "ci_low", "ci_high", "p",
                                         "too_few"])
-    for group, part in table.groupby("group", sort=False):
+    for number, (group, part) in enumerate(table.groupby("group", sort=False), start=1):
         first = part.iloc[0]
         if board == "systems":
             loc = first["locale"] if isinstance(first["locale"], str) else "-"
             title = f"{first['judge']} · {first['metric']} · locale {loc}"
         else:
-            title = f"target {first['target']} · {int(first['n'])} pairs"
-        st.markdown(f"**Group {escape_md(group)}**: {escape_md(title)} · split {escape_md(first['split'])}")
+            title = f"against the experts' {str(first['target']).replace('_', ' ')} · {int(first['n'])} pairs"
+        # numbered, not by the group's internal hash: rows of one table share their pairs and target
+        st.markdown(f"**Leaderboard {number}**: {escape_md(title)} · split {escape_md(first['split'])}")
         show_table(part[show], hide_index=True, key=f"chk_board_{group}")
     download_csv(table, dataset, synthetic, f"leaderboard-{board}", "chk_dl_board")
 

@@ -51,6 +51,7 @@ from core.targets import main_targets_present
 from pages import _shared
 from pages._preferences import draw_preferences
 from pages._shared import (
+    MISSING,
     VERSION_KEY,
     ensure_router,
     escape_md,
@@ -438,7 +439,7 @@ def _ceiling(args: tuple, meta: dict) -> None:
                    "agreement to compare with.")
         return
     def fmt(v: float) -> str:
-        return "n/a" if math.isnan(v) else f"{v:.3f}"
+        return MISSING if math.isnan(v) else f"{v:.3f}"
 
     k = agreement["n_annotators"]
     others = "the other expert" if k == 2 else f"the mean of the other {k - 1}"
@@ -502,7 +503,7 @@ def _scatter(series: pd.DataFrame, judge: str, metric: str, row: pd.Series, targ
     est = row[STAT_EST[stat]]
     fig.update_layout(
         title=f"{_esc(judge)} · {_esc(metric_label(metric))}: {STAT_SYMBOL[stat]} = "
-              f"{'n/a' if pd.isna(est) else f'{est:.3f}'}, n = {n:,}",
+              f"{MISSING if pd.isna(est) else f'{est:.3f}'}, n = {n:,}",
         xaxis_title=TARGET_AXIS[target] + " — jittered", yaxis_title=f"{_esc(metric_label(metric))}{unit} — jittered",
         legend_title="system", height=440, margin={"t": 50, "b": 40})
     st.plotly_chart(fig, width="stretch", key="corr_scatter")
@@ -790,11 +791,12 @@ def main() -> None:
     sign = int(row["expected_sign"])  # the metric's orientation, or the one its import declared
     est, low, high = STAT_EST[stat], *STAT_CI[stat]  # the statistic chosen above, as in the table
     ci = "" if pd.isna(row[low]) else f", 95% CI {row[low]:.3f} to {row[high]:.3f}"
-    value = "n/a" if pd.isna(row[est]) else f"{row[est]:.3f}"
-    st.markdown(f"**{escape_md(_series_label(judge, metric))}** vs the {target} target: {STAT_SYMBOL[stat]} = "
-                f"{value}{ci}, n = {int(row['n']):,}; expected "
-                f"sign {'+' if sign > 0 else '−'} ({'higher' if sign > 0 else 'lower'} metric with "
-                f"{'higher' if target == 'score' else 'more'} expert {target.replace('_', ' ')})"
+    value = MISSING if pd.isna(row[est]) else f"{row[est]:.3f}"
+    target_words = TARGET_LABELS[target].split(" (")[0].lower()
+    st.markdown(f"**{escape_md(_series_label(judge, metric))}** against the {target_words}: {STAT_SYMBOL[stat]} = "
+                f"{value}{ci}, n = {int(row['n']):,} pairs; expected "
+                f"sign {'+' if sign > 0 else '−'} ({'a higher' if sign > 0 else 'a lower'} value where the experts "
+                f"{'score higher' if target == 'score' else 'count more errors'})"
                 + ("" if pd.isna(row[est]) or row[est] * sign > 0 else " — **wrong sign ⚠**") + ".")
     left, right = st.columns([3, 2])
     with left:

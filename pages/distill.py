@@ -97,7 +97,7 @@ def result_card(card: dict, dataset: str, synthetic: bool) -> None:
     cols = st.columns(4)
     cols[0].metric("ms per pair (student)", _fmt(card["ms_per_pair"], 2))
     teacher_ms = card.get("teacher_ms_per_pair")
-    cols[1].metric("ms per pair (teacher)", _fmt(teacher_ms, 2) if teacher_ms else "n/a")
+    cols[1].metric("ms per pair (teacher)", _fmt(teacher_ms, 2) if teacher_ms else "–")
     cols[2].metric("tau vs teacher", _fmt(all_m["vs_teacher"]["tau"]))
     cols[3].metric("tau vs experts", _fmt((all_m.get("vs_expert") or {}).get("tau")))
     st.caption(f"Test split: n = {card['n_test']} pairs never seen in training (train {card['n_train']}, "

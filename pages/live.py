@@ -130,7 +130,7 @@ def draw_answer(key: str, title: str, parsed, raw: str, latency_ms: float, cost:
         st.download_button("Errors (CSV)", to_safe_csv(table), file_name=f"live-errors-{key}.csv",
                            mime="text/csv", key=f"live_errors_csv_{key}")
     matched = parsed.matched_findings if matched is None else matched
-    st.caption(f"Matched findings: {parsed.matched if parsed.matched is not None else 'n/a'}")
+    st.caption(f"Matched findings: {parsed.matched if parsed.matched is not None else MISSING}")
     if matched:
         show_table(pd.DataFrame({"matched finding": matched}), hide_index=True, key=f"live_matched_{key}")
     if parsed.reason and parsed.status != "ok":

@@ -172,7 +172,7 @@ def test_spearman_toggle_shows_rho(app_test, judged_store: Store):
     assert any("|ρ| (Spearman ρ)" in c.value for c in at.caption)
     assert at.query_params["stat"] == "spearman"
     # the line above the scatter reports the chosen statistic, as the table does
-    line = next(m.value for m in at.markdown if " target: " in m.value and "expected sign" in m.value)
+    line = next(m.value for m in at.markdown if " against the " in m.value and "expected sign" in m.value)
     judge, metric = at.selectbox(key="corr_judge").value, at.selectbox(key="corr_metric").value
     row = _expected(judged_store).set_index(["judge", "metric"]).loc[(judge, metric)]
     assert f"ρ = {row['rho']:.3f}" in line and "τ =" not in line
