@@ -57,6 +57,9 @@ def gate() -> str:
         st.stop()
     if role is not None:
         return role
+    # A navigation of one hidden entry: no page list in the sidebar (a new server would otherwise list the
+    # files of pages/ before any st.navigation call), and every address lands on this screen.
+    st.navigation([st.Page(_closed, title="RadJudge", url_path="signin", default=True)], position="hidden")
     identity = signed_in_identity()
     st.title("RadJudge")
     if identity is None:
@@ -69,6 +72,10 @@ def gate() -> str:
         if st.button("Sign out", key="gate_logout"):
             st.logout()
     st.stop()
+
+
+def _closed() -> None:
+    """The only page of a visitor without a role (never run: gate() stops first)."""
 
 
 def researchers_only(page: str) -> None:
