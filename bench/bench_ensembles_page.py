@@ -14,18 +14,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import shlex
 import statistics
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from bench_page import _app, _timed, demo_store, replace_section  # noqa: E402
+from bench_page import _app, _timed, demo_store  # noqa: E402
+from perfdoc import command, publish, stamp  # noqa: E402
 
 SECTION = "### Ensembles page: first render on the demo"
 BUDGET_S = 2.0
@@ -76,11 +74,10 @@ def main() -> int:
             print(f"pass {i + 1} {name}: {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
     e, d = med["ensembles"], med["data"]
-    cmd = ".venv/bin/python bench/" + Path(__file__).name + (" " + shlex.join(sys.argv[1:]) if sys.argv[1:] else "")
     lines = [
         SECTION, "",
-        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()}, Python {platform.python_version()}. "
-        f"Command: `{cmd}` (load average {load:.2f} before, {os.getloadavg()[0]:.2f} after).", "",
+        f"{stamp()}. Command: `{command(__file__)}` (load average {load:.2f} before, "
+        f"{os.getloadavg()[0]:.2f} after).", "",
         f"| page, first render on a cold cache (AppTest, median of {args.repeat}) | wall (s) | CPU (s) | "
         "vs Data page | target (s) | met |",
         "| --- | ---: | ---: | ---: | ---: | :---: |",
@@ -93,12 +90,7 @@ def main() -> int:
         "done once and shared, as in bench_page.py; the machine's 2 cores are shared with other jobs.",
         "",
     ]
-    table = "\n".join(lines)
-    print()
-    print(table)
-    if args.write:
-        replace_section(ROOT / "docs" / "PERFORMANCE.md", table, SECTION)
-        print("wrote the section to docs/PERFORMANCE.md")
+    publish(SECTION, "\n".join(lines), args.write)
     return 0
 
 

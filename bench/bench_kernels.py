@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import argparse
 import math
-import platform
-import shlex
 import statistics
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
-from perfdoc import write_section  # noqa: E402
+from perfdoc import command, stamp, write_section  # noqa: E402
 from scipy import stats as sps  # noqa: E402
 
 from core import stats  # noqa: E402
@@ -76,11 +73,9 @@ def main() -> None:
         cells_ns.append(t_cells / (n * n / 2 * args.boot) * 1e9)
         merge_ns.append(t_merge / (n * levels * args.boot) * 1e9)
         rows.append((n, t_cells, t_merge, t_scipy, stats.kendall_kernel(n)))
-    cmd = ".venv/bin/python bench/" + Path(__file__).name + (" " + shlex.join(sys.argv[1:]) if sys.argv[1:] else "")
     lines = [
         TITLE, "",
-        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()}, Python {platform.python_version()}, "
-        f"numpy {np.__version__}. Command: `{cmd}`", "",
+        f"{stamp(f', numpy {np.__version__}')}. Command: `{command(__file__)}`", "",
         f"| pairs (= cells, continuous) | cell kernel, {args.boot} resamples (s) | merge kernel (s) "
         f"| scipy loop, {args.boot} resamples (s, **extrapolated** from {args.scipy_boot}) "
         "| cell / merge | scipy / chosen | chosen by `kendall_kernel` |",

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import platform
+import shlex
+import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "PERFORMANCE.md"
@@ -17,3 +21,23 @@ def write_section(title: str, text: str, path: Path = DOC) -> None:
         end = old.find("\n### ", start + len(title))
         new = old[:start] + text.rstrip() + "\n" + (old[end:] if end >= 0 else "")
     path.write_text(new)
+
+
+def command(script: str) -> str:
+    """The command line that ran this benchmark, as a section header quotes it."""
+    args = " " + shlex.join(sys.argv[1:]) if sys.argv[1:] else ""
+    return f".venv/bin/python bench/{Path(script).name}{args}"
+
+
+def stamp(extra: str = "") -> str:
+    """When and where: ``2026-11-25 06:58 UTC, x86_64, Python 3.11.7`` plus ``extra``."""
+    return f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()}, Python {platform.python_version()}{extra}"
+
+
+def publish(title: str, table: str, write: bool, path: Path = DOC) -> None:
+    """Print the section, and with ``write`` put it in place of its old one."""
+    print()
+    print(table)
+    if write:
+        write_section(title, table, path)
+        print(f"wrote the section to {path}")

@@ -8,6 +8,7 @@ when it is missing. Set RADJUDGE_SCREENSHOT=1 to refresh docs/screenshot.png
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -61,23 +62,26 @@ def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
     pytest.fail(f"streamlit was not healthy after {START_TIMEOUT_S} s:\n{log.read_text()}")
 
 
-@pytest.fixture
-def server(demo_store: Store, tmp_path: Path):
-    """A dashboard on a free loopback port over the demo store; always stopped afterwards."""
-    port = _free_port()
-    env = {
+@contextlib.contextmanager
+def serve_dashboard(store_path: Path, tmp_path: Path, *extra_args: str, env: dict | None = None,
+                    port: int | None = None):
+    """``python -m core.serve`` on a loopback port (free by default) over ``store_path`` (as `make run`
+    starts it); yields its base URL and always stops it."""
+    port = port or _free_port()
+    environment = {
         **os.environ,
-        "RADJUDGE_STORE": str(demo_store.path),
+        "RADJUDGE_STORE": str(store_path),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+        **(env or {}),
     }
     log = tmp_path / "streamlit.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "core.serve",  # `streamlit run app.py` as `make run` starts it
              "--server.headless", "true", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", *extra_args],
+            cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,
         )
     try:
         _wait_healthy(proc, f"http://127.0.0.1:{port}/_stcore/health", log)
@@ -89,6 +93,13 @@ def server(demo_store: Store, tmp_path: Path):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.fixture
+def server(demo_store: Store, tmp_path: Path):
+    """A dashboard on a free loopback port over the demo store; always stopped afterwards."""
+    with serve_dashboard(demo_store.path, tmp_path) as url:
+        yield url
 
 
 @pytest.fixture

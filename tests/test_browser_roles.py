@@ -9,16 +9,13 @@ sets after a successful sign-in: its user payload signed with the configured ``c
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from core.store import Store
 from tests.conftest import copy_store
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _wait_healthy
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, serve_dashboard
 
 pytestmark = pytest.mark.browser
 
@@ -29,9 +26,12 @@ SECRET = "c" * 40
 
 @pytest.fixture
 def team_server(demo_store: Store, tmp_path: Path):
+    """The dashboard with a team's secrets file: (base URL, the store it serves)."""
+    secrets = tmp_path / "secrets.toml"
+    store = copy_store(demo_store, tmp_path / "team.duckdb")
+    # The redirect URI names the server's own origin, which the signed cookie must match: port chosen first.
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    secrets = tmp_path / "secrets.toml"
     secrets.write_text(
         "[auth]\n"
         f'redirect_uri = "{base}/oauth2callback"\n'
@@ -41,25 +41,10 @@ def team_server(demo_store: Store, tmp_path: Path):
         "[radjudge.roles]\n"
         'researchers = ["lead@hospital.org"]\n'
         'viewers = ["@hospital.org"]\n', encoding="utf-8")
-    store = copy_store(demo_store, tmp_path / "team.duckdb")
-    env = {**os.environ, "RADJUDGE_STORE": str(store.path), "HOME": str(tmp_path),
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    log = tmp_path / "streamlit.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "core.serve", "--server.headless", "true", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--secrets.files", str(secrets)],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        _wait_healthy(proc, f"{base}/_stcore/health", log)
+    with serve_dashboard(store.path, tmp_path, "--secrets.files", str(secrets), env={"HOME": str(tmp_path)},
+                         port=port) as url:
+        assert url == base
         yield base, store
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def _signed_in_cookie(base: str, email: str) -> dict:
