@@ -61,14 +61,14 @@ def _benign(url: str) -> bool:
 
 
 def _cancelled_by_navigation(url: str, failure: str | None) -> bool:
-    """A local script chunk or media file the browser dropped because the test moved on.
+    """A local script chunk, media file or the tab's icon the browser dropped because the test moved on.
 
     Chromium aborts (net::ERR_ABORTED) requests still in flight when the page navigates or
     rerenders; the server did not fail. Errors with a status still count (the response handler).
     """
     parts = urlsplit(url)
     return (failure or "").startswith("net::ERR_ABORTED") and parts.hostname == "127.0.0.1" \
-        and parts.path.startswith(("/static/", "/media/"))
+        and (parts.path.startswith(("/static/", "/media/")) or parts.path == "/favicon.png")
 
 
 # The first request of a fresh server to a page URL is answered by Streamlit's legacy
