@@ -150,6 +150,19 @@ def _places(sections, touched: set[str] = frozenset()):
             if ss[j] not in touched and (_mentions(ss[j]) is None or _mentions(ss[j]) not in findings)]
 
 
+def _also_in_copies(sections, touched: set[str], finding: str | None, edit) -> None:
+    """Apply ``edit`` (sentence -> sentence or None) to the report's other sentences stating ``finding``
+    (an impression often repeats a finding): the candidate stays consistent, one error."""
+    for _, ss in sections:
+        for m, sentence in enumerate(ss):
+            if sentence not in touched and finding is not None and _mentions(sentence) == finding \
+                    and _positive(sentence):
+                new = edit(sentence)
+                if new and new != sentence:
+                    ss[m] = new
+                    touched.add(new)
+
+
 def _edit_a(sections, rng, touched: set[str]) -> str | None:
     negated = [(i, j) for i, j in _places(sections, touched) if _mentions(sections[i][1][j])
                and NEGATION.match(sections[i][1][j].lower()) and "," not in sections[i][1][j]
@@ -170,9 +183,15 @@ def _edit_a(sections, rng, touched: set[str]) -> str | None:
     return f"a: '{finding}' added"
 
 
+def _single_finding(sentence: str) -> bool:
+    """States one finding only: removing it omits one finding, not several (one label, one error)."""
+    low = sentence.lower()
+    return sum(f in low for f in FINDINGS) == 1 and not re.search(r",| and | with | or ", low)
+
+
 def _edit_b(sections, rng, touched: set[str]) -> str | None:
     places = [(i, j) for i, j in _places(sections, touched) if _positive(sections[i][1][j])
-              and COMPARISON.search(sections[i][1][j]) is None]
+              and COMPARISON.search(sections[i][1][j]) is None and _single_finding(sections[i][1][j])]
     if not places:
         return None
     i, j = rng.choice(places)
@@ -201,6 +220,8 @@ def _edit_c(sections, rng, touched: set[str]) -> str | None:
 
     sections[i][1][j] = re.sub(rf"\b{word}\b", swap, old, count=1, flags=re.I)
     touched.add(sections[i][1][j])
+    _also_in_copies(sections, touched, _mentions(old),
+                    lambda t: re.sub(rf"\b{word}\b", swap, t, count=1, flags=re.I))
     return f"c: '{word}' swapped in '{old}'"
 
 
@@ -212,9 +233,13 @@ def _edit_d(sections, rng, touched: set[str]) -> str | None:
         return None
     i, j, a, b = rng.choice(pairs)
     old = sections[i][1][j]
-    sections[i][1][j] = re.sub(rf"\b{a}\b", lambda m: b.capitalize() if m.group(0)[0].isupper() else b, old,
-                               count=1, flags=re.I)
+    def change(text: str) -> str:
+        return re.sub(rf"\b{a}\b", lambda m: b.capitalize() if m.group(0)[0].isupper() else b, text,
+                      count=1, flags=re.I)
+
+    sections[i][1][j] = change(old)
     touched.add(sections[i][1][j])
+    _also_in_copies(sections, touched, _mentions(old), change)
     return f"d: '{a}' -> '{b}' in '{old}'"
 
 
@@ -245,6 +270,12 @@ def _edit_f(sections, rng, touched: set[str]) -> str | None:
         return None
     sections[i][1][j] = new[0].upper() + new[1:]
     touched.add(sections[i][1][j])
+
+    def drop(text: str) -> str | None:
+        out = re.sub(r"\s+([,.])", r"\1", re.sub(r",\s*\.", ".", COMPARISON.sub("", text, count=1).strip()))
+        return out[0].upper() + out[1:] if len(out) >= 8 else None
+
+    _also_in_copies(sections, touched, _mentions(old), drop)
     return f"f: comparison removed from '{old}'"
 
 

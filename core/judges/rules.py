@@ -115,7 +115,7 @@ from core.judges.runs import OutputRecord, RunSpec
 __all__ = ["RULES_VERSION", "Finding", "Match", "RuleError", "RulesResult", "clear_caches", "judge_pair",
            "parse_report", "render_green", "score_pair", "spec_for"]
 
-RULES_VERSION = "rules-2"  # 2: pelvic free fluid is its own finding, not ascites
+RULES_VERSION = "rules-3"  # 2: pelvic free fluid is its own finding, not ascites; 3: granulomatous disease, mid lung
 
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
@@ -540,7 +540,7 @@ def _norm_site(cls: str, raw: str) -> str:
             return "interpolar region"
         return low.removesuffix("s")
     if cls == "lung zone":
-        return "apex" if low.startswith("ap") else "base"
+        return "apex" if low.startswith("ap") else "mid lung" if low.startswith("mid") else "base"
     if cls == "hip region":
         return low.removesuffix(" region")
     if cls == "breast region":

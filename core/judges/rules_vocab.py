@@ -111,9 +111,11 @@ CONCEPTS: tuple[Concept, ...] = (
       "graded", size_mm=6, family="nodule"),
     C("rib_fracture", "rib fracture", (r"rib\s+fractures?", r"fractures?\s+of\s+the\s+\w+\s+ribs?"), "always",
       scales=("disp",), family="fracture"),
-    C("granuloma", "calcified granuloma", (r"calcified\s+granulomas?", r"granulomas?", r"calcified\s+nodules?")),
+    C("granuloma", "calcified granuloma", (r"calcified\s+granulomas?", r"granulomas?", r"calcified\s+nodules?",
+                                           r"(?:prior\s+|old\s+|healed\s+)?granulomatous\s+(?:disease|infection)")),
     C("hiatal_hernia", "hiatal hernia", (r"hiatal\s+hernias?", r"hiatus\s+hernias?")),
-    C("emphysema", "emphysema", (r"(?:centrilobular|paraseptal|panlobular|bullous)\s+emphysema", r"emphysema"),
+    C("emphysema", "emphysema", (r"(?:centrilobular|paraseptal|panlobular|bullous)\s+emphysema", r"emphysema",
+                                 r"emphysematous\s+(?:changes?|disease|lungs?)", r"COPD"),
       "graded", level=3),
     C("lymphadenopathy", "lymphadenopathy",
       (r"(?:enlarged|abnormal|suspicious|pathologic(?:ally\s+enlarged)?|prominent)\s+(?:(?:mediastinal|hilar|"
@@ -536,7 +538,7 @@ SITE_CLASSES: tuple[tuple[str, str], ...] = (
                       r"subareolar(?:\s+region)?|axillary\s+tail"),
     ("clock face", r"\d{1,2}(?::\d\d)?\s*o'?\s*clock"),
     ("curve", r"dextroconvex|levoconvex|dextroscoliosis|levoscoliosis"),
-    ("lung zone", r"apical|apex|apices|basilar|bases?|bibasilar"),
+    ("lung zone", r"apical|apex|apices|basilar|bases?|bibasilar|mid\s*-?lung|midlung"),
     ("medial/lateral", r"medial|lateral"),
     ("position", r"anteroinferior|posterosuperior|superior|inferior|anterior|posterior"),
 )
