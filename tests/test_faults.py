@@ -182,9 +182,10 @@ def test_resume_after_a_kill_at_any_point_from_start_up_to_the_last_batch(tmp_pa
             assert len(counts) == n and (counts["n"] == 1).all() and counts["error"].isna().all()
             assert store.query_one("SELECT n_ok FROM judge_runs") == n
             assert_intact(store.path)
-    # the sweep covered the early window (nothing stored yet) and the end of the run
+    # the sweep covered the early window (nothing stored yet) and later kills with answers stored. Not
+    # asserted: that later kills stored more; kill times are fractions of one timed run, and on a busy
+    # machine one process can start slower than the next (a fresh clone's full suite saw that order broken)
     assert stored_at_kill[0] == 0 and max(stored_at_kill) > 0, stored_at_kill
-    assert stored_at_kill == sorted(stored_at_kill), stored_at_kill
 
 
 @pytest.mark.parametrize("judge", ["rules", "llm"])
