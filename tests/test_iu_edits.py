@@ -74,6 +74,22 @@ def test_benign_changes_alone_change_words_or_order_but_no_finding():
     assert changed >= 5  # the seeds above do reorder and rephrase
 
 
+def test_the_hard_variant_counts_every_finding_removed_and_rewords_without_labels():
+    report = ("FINDINGS: Cardiomegaly with pulmonary edema and small pleural effusion. There is no "
+              "pneumothorax. Left basilar atelectasis.\n\nIMPRESSION: Cardiomegaly with pulmonary edema.")
+    rng = random.Random(0)
+    removed_lists = reworded = 0
+    for _ in range(300):
+        pair = iu_edits.make_pair(report, rng, max_edits=1, hard=True)
+        for note in pair.edits:
+            if note.startswith("b:") and "edema" in note:  # the list sentence: three findings, three labels
+                assert pair.labels["b"] == 3 and "edema" not in pair.candidate
+                removed_lists += 1
+        if not pair.edits and pair.benign:
+            reworded += any("->" in b or "reworded" in b for b in pair.benign)
+    assert removed_lists > 5 and reworded > 5
+
+
 def test_pairs_are_seeded():
     reports = [REPORT, REPORT.replace("right", "left"), REPORT.replace("Mild", "Moderate")] * 10
     a = iu_edits.make_pairs(reports, 20, seed=5)
