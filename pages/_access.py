@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.access import RESEARCHER, may_open, role_for, team_mode
+from pages._shared import escape_md
 
 VIEWER_CAN = "Viewers browse the results, rate pairs and download reports."
 
@@ -53,7 +54,7 @@ def gate() -> str:
         team = team_mode(conf)
         role = current_role() if team else RESEARCHER
     except ValueError as exc:
-        st.error(f"The team's allow-list in the secrets is wrong: {exc}. Nobody is admitted until it is fixed.")
+        st.error(f"The team's allow-list in the secrets is wrong: {escape_md(exc)}. Nobody is admitted until it is fixed.")
         st.stop()
     if role is not None:
         return role
@@ -67,7 +68,7 @@ def gate() -> str:
         if st.button("Sign in", key="gate_login", type="primary"):
             st.login()
     else:
-        st.error(f"{identity} is not on this dashboard's list of researchers or viewers. Ask the person who "
+        st.error(f"{escape_md(identity)} is not on this dashboard's list of researchers or viewers. Ask the person who "
                  "runs it to add you.")
         if st.button("Sign out", key="gate_logout"):
             st.logout()
