@@ -1,4 +1,4 @@
-# RadJudge for a team: the same pinned requirements as `make run`, served by core.serve, which
+# RadJudge for a team: the same pinned requirements as `make run`, served by serve.py, which
 # refuses to listen on 0.0.0.0 unless the secrets configure sign-in and an allow-list.
 #   docker build -t radjudge .
 #   docker run -p 8501:8501 -v /srv/radjudge/data:/data \
@@ -15,7 +15,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 COPY requirements.txt constraints.txt ./
 RUN python -m pip install --no-cache-dir -c constraints.txt -r requirements.txt
-COPY app.py ./
+COPY app.py serve.py ./
 COPY core ./core
 COPY pages ./pages
 COPY .streamlit/config.toml ./.streamlit/config.toml
@@ -24,4 +24,4 @@ RUN useradd --create-home --uid 10001 radjudge && mkdir -p /data && chown radjud
 USER radjudge
 VOLUME /data
 EXPOSE 8501
-CMD ["python", "-m", "core.serve", "--server.address", "0.0.0.0", "--server.port", "8501"]
+CMD ["python", "serve.py", "--server.address", "0.0.0.0", "--server.port", "8501"]

@@ -44,14 +44,14 @@ $(STORE): | $(VENV)/.runtime-ok
 demo: $(STORE)
 
 run: setup $(STORE)
-	$(PY) -m core.serve --server.address 127.0.0.1 --server.port $(PORT)
+	$(PY) serve.py --server.address 127.0.0.1 --server.port $(PORT)
 
 # For a team: listens on ADDRESS (every interface by default) and refuses to start unless
 # .streamlit/secrets.toml configures sign-in and an allow-list ([auth], [radjudge.roles];
 # README, 'Serving a team'). STORE is the team's store; no demo is built.
 ADDRESS ?= 0.0.0.0
 serve: setup
-	RADJUDGE_STORE=$(STORE) $(PY) -m core.serve --server.address $(ADDRESS) --server.port $(PORT)
+	RADJUDGE_STORE=$(STORE) $(PY) serve.py --server.address $(ADDRESS) --server.port $(PORT)
 
 # Debian's chromium for the real-browser test (Playwright's own download cannot work here).
 browser:

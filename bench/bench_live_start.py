@@ -2,8 +2,8 @@
 
 A researcher starts the dashboard, opens Live scoring, pastes a pair and clicks
 "Score with the models". The time from that click until the model's answer is
-on screen is what they wait. Per pass: a new server process (``python -m
-core.serve``, as ``make run`` starts it, or plain ``streamlit run app.py``), a
+on screen is what they wait. Per pass: a new server process (``python
+serve.py``, as ``make run`` starts it, or plain ``streamlit run app.py``), a
 model configured against the loopback fake server, Debian Chromium driven by
 Playwright. Then a second click on new text in the same session: the warm
 figure, with litellm long imported, is the floor to compare against.
@@ -63,7 +63,7 @@ def _start(launcher: str, store: Path, url: str) -> tuple[subprocess.Popen, str]
                PYTHONPATH=str(ROOT))
     env.pop("RADJUDGE_LOCAL_ONLY", None)
     opts = ["--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1"]
-    cmd = {"serve": [sys.executable, "-m", "core.serve", *opts],
+    cmd = {"serve": [sys.executable, str(ROOT / "serve.py"), *opts],
            "streamlit": [sys.executable, "-m", "streamlit", "run", "app.py", *opts],
            "none": [sys.executable, "-c", _NO_PRELOAD, "run", "app.py", *opts]}[launcher]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -148,7 +148,7 @@ def main() -> None:
     def med(launcher: str, i: int) -> float:
         return statistics.median(r[i] for r in results[launcher])
 
-    names = {"serve": "`python -m core.serve` (make run): litellm imported as the server starts",
+    names = {"serve": "`python serve.py` (make run): litellm imported as the server starts",
              "streamlit": "`streamlit run app.py`: litellm imported from the first page run",
              "none": "baseline: no preload (litellm imported by the click, as before)"}
     lines = ["### First live score after a server start", "",

@@ -1,27 +1,15 @@
-"""``python -m core.serve [streamlit options]``: ``streamlit run app.py``, with litellm loading early.
-
-litellm takes seconds to import. Streamlit runs app.py only when the first browser connects,
-so an import started there would still be under way when the first pair is scored. This
-launcher starts it in a background thread of the server process itself, before the server
-comes up, when a model is configured (``RADJUDGE_MODELS`` in the environment or in
-``.streamlit/secrets.toml``); without one nothing is loaded (no memory spent on it).
-``make run`` uses it; ``streamlit run app.py`` still works, and app.py then starts the same
-import on its first run.
-
-It also refuses to listen on a non-loopback address unless the secrets configure a team
-deployment (sign-in plus an allow-list, :mod:`core.access`) or ``--allow-open`` says the network
-is private: ``make serve`` is the team command, ``make run`` stays on 127.0.0.1.
+"""What the dashboard launcher (``serve.py`` beside app.py) decides before Streamlit starts, without
+importing Streamlit: whether a model is configured (litellm is then loaded as the server starts), the
+secrets and address the server will see, and whether it may listen there (:mod:`core.access`).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import tomllib
 from pathlib import Path
 
 from core.access import serve_problem
-from core.settings import apply_offline_defaults
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,25 +61,8 @@ def configured_address(args: list[str], env: dict | None = None, root: Path = RO
     return str(config.get("server", {}).get("address", ""))
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    allow_open = "--allow-open" in args
-    args = [a for a in args if a != "--allow-open"]
-    address = configured_address(args)
-    problem = serve_problem(address, read_secrets(), allow_open)
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
-    apply_offline_defaults()
-    if models_configured():
-        from core.judges.llm import preload_litellm
-
-        preload_litellm()
-    from streamlit.web import cli
-
-    sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *args]
-    return cli.main()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def launch_args(argv: list[str]) -> tuple[list[str], str | None]:
+    """The launcher's arguments without ``--allow-open``, and why it must not start (None: it may)."""
+    allow_open = "--allow-open" in argv
+    args = [a for a in argv if a != "--allow-open"]
+    return args, serve_problem(configured_address(args), read_secrets(), allow_open)

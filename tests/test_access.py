@@ -1,5 +1,5 @@
 """Serving a team: roles from the secrets' allow-list, the pages each role reaches, and the launcher's
-refusal to listen on a public address without sign-in (core/access.py, pages/_access.py, core/serve.py)."""
+refusal to listen on a public address without sign-in (core/access.py, pages/_access.py, serve.py)."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_make_serve_refuses_an_open_public_address_and_listens_nowhere(tmp_path)
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = dict(os.environ, HOME=str(tmp_path), RADJUDGE_STORE=str(tmp_path / "s.duckdb"))
-    proc = subprocess.run([sys.executable, "-m", "core.serve", "--server.address", "0.0.0.0",
+    proc = subprocess.run([sys.executable, str(ROOT / "serve.py"), "--server.address", "0.0.0.0",
                            "--server.port", str(port)], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 2
@@ -135,11 +135,11 @@ def test_make_serve_refuses_an_open_public_address_and_listens_nowhere(tmp_path)
 def test_the_dockerfile_installs_the_pinned_requirements_and_serves_through_the_guard():
     text = (ROOT / "Dockerfile").read_text()
     assert "-c constraints.txt -r requirements.txt" in text
-    assert '"-m", "core.serve"' in text and "streamlit run" not in text.split("CMD", 1)[1]
+    assert 'CMD ["python", "serve.py"' in text and "COPY app.py serve.py" in text and "streamlit run" not in text.split("CMD", 1)[1]
     assert "secrets.toml" not in "".join(line for line in text.splitlines() if line.startswith("COPY"))
     assert ".streamlit/secrets.toml" in (ROOT / ".dockerignore").read_text().splitlines()
     make = (ROOT / "Makefile").read_text()
-    assert "serve: setup" in make and "-m core.serve --server.address $(ADDRESS)" in make
+    assert "serve: setup" in make and "$(PY) serve.py --server.address $(ADDRESS)" in make
 
 
 # -- the pages ---------------------------------------------------------------------------------

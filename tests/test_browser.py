@@ -1,4 +1,4 @@
-"""One real-browser pass: `python -m core.serve` (streamlit run app.py) + headless Debian Chromium via Playwright.
+"""One real-browser pass: `python serve.py` (streamlit run app.py) + headless Debian Chromium via Playwright.
 
 Playwright's own browser download cannot work here, so the test drives the
 Debian package at /usr/bin/chromium and is skipped (with that reason) only
@@ -65,7 +65,7 @@ def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
 @contextlib.contextmanager
 def serve_dashboard(store_path: Path, tmp_path: Path, *extra_args: str, env: dict | None = None,
                     port: int | None = None):
-    """``python -m core.serve`` on a loopback port (free by default) over ``store_path`` (as `make run`
+    """``python serve.py`` on a loopback port (free by default) over ``store_path`` (as `make run`
     starts it); yields its base URL and always stops it."""
     port = port or _free_port()
     environment = {
@@ -78,7 +78,7 @@ def serve_dashboard(store_path: Path, tmp_path: Path, *extra_args: str, env: dic
     log = tmp_path / "streamlit.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "core.serve",  # `streamlit run app.py` as `make run` starts it
+            [sys.executable, str(ROOT / "serve.py"),  # `streamlit run app.py` as `make run` starts it
              "--server.headless", "true", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", *extra_args],
             cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,

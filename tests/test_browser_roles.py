@@ -1,4 +1,4 @@
-"""A team deployment in a real browser: `python -m core.serve` with sign-in and an allow-list in a secrets
+"""A team deployment in a real browser: `python serve.py` with sign-in and an allow-list in a secrets
 file, visited without signing in, as a viewer and as a researcher.
 
 No OIDC provider can run here, so the signed-in visitors carry the session cookie Streamlit itself

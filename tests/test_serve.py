@@ -1,4 +1,4 @@
-"""The dashboard launcher (``python -m core.serve``, what ``make run`` starts): litellm loads in the
+"""The dashboard launcher (``python serve.py``, what ``make run`` starts): litellm loads in the
 server process as it starts, only when a model is configured."""
 
 from __future__ import annotations
@@ -44,3 +44,13 @@ def test_preload_imports_litellm_once_in_a_background_thread():
                          timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["1", "True", "True"]
+
+
+def test_core_never_imports_streamlit():
+    """The UI lives in app.py, pages/ and the launcher serve.py; core/ stays importable without it."""
+    import re
+
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "core").rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+             if re.match(r"\s*(import streamlit|from streamlit\b)", line)]
+    assert found == []

@@ -1,0 +1,46 @@
+"""``python serve.py [streamlit options]``: ``streamlit run app.py``, with litellm loading early.
+
+litellm takes seconds to import. Streamlit runs app.py only when the first browser connects,
+so an import started there would still be under way when the first pair is scored. This
+launcher starts it in a background thread of the server process itself, before the server
+comes up, when a model is configured (``RADJUDGE_MODELS`` in the environment or in
+``.streamlit/secrets.toml``); without one nothing is loaded (no memory spent on it).
+``make run`` uses it; ``streamlit run app.py`` still works, and app.py then starts the same
+import on its first run.
+
+It also refuses to listen on a non-loopback address unless the secrets configure a team
+deployment (sign-in plus an allow-list, :mod:`core.access`) or ``--allow-open`` says the network
+is private: ``make serve`` is the team command, ``make run`` stays on 127.0.0.1. It lives beside
+app.py, not in core/, because it starts the UI; the decisions are in :mod:`core.serve`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))  # `python serve.py` from any folder finds core/
+
+from core.serve import launch_args, models_configured  # noqa: E402
+from core.settings import apply_offline_defaults  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, problem = launch_args(list(sys.argv[1:] if argv is None else argv))
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    apply_offline_defaults()
+    if models_configured():
+        from core.judges.llm import preload_litellm
+
+        preload_litellm()
+    from streamlit.web import cli
+
+    sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *args]
+    return cli.main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
