@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.access import RESEARCHER, may_open, role_for, team_mode
+from core.access import RESEARCHER, may_open, role_for
 from pages._shared import escape_md
 
 VIEWER_CAN = "Viewers browse the results, rate pairs and download reports."
@@ -49,10 +49,8 @@ def is_researcher() -> bool:
 
 def gate() -> str:
     """The visitor's role; stops the script with a sign-in screen or a refusal when there is none."""
-    conf = secrets()
     try:
-        team = team_mode(conf)
-        role = current_role() if team else RESEARCHER
+        role = role_for(secrets(), signed_in_identity())  # researcher outside a team deployment
     except ValueError as exc:
         st.error(f"The team's allow-list in the secrets is wrong: {escape_md(exc)}. Nobody is admitted until it is fixed.")
         st.stop()

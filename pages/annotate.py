@@ -21,9 +21,10 @@ import pandas as pd
 import streamlit as st
 
 from core import ratings
+from core.access import sign_in_configured
 from core.queries import CATEGORY_NAMES
 from core.store import Store
-from pages._access import is_researcher, signed_in_identity
+from pages._access import is_researcher, secrets, signed_in_identity
 from pages._shared import (
     VERSION_KEY,
     download_csv,
@@ -103,10 +104,7 @@ SIGN_IN_TO_WRITE = "Sign in with your organisation's account first: with sign-in
 
 def _login_configured() -> bool:
     """Whether Streamlit's OIDC login is set up (an ``[auth]`` section in .streamlit/secrets.toml)."""
-    try:
-        return "auth" in st.secrets
-    except (FileNotFoundError, OSError, ValueError):
-        return False
+    return sign_in_configured(secrets())
 
 
 def _rater() -> str | None:

@@ -16,11 +16,9 @@ from core import ratings
 from core.access import RESEARCHER, VIEWER, may_open, role_for, roles_from_secrets, serve_problem, team_mode
 from core.serve import configured_address, read_secrets
 from core.store import Store
+from tests.test_page_annotate import AUTH, _SignedIn
 
 ROOT = Path(__file__).resolve().parents[1]
-AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 32,
-        "client_id": "radjudge", "client_secret": "y" * 16,
-        "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
 ROLES = {"researchers": ["Lead@Hospital.org"], "viewers": ["@hospital.org", "dr.b@uni.edu"]}
 TEAM = {"auth": AUTH, "radjudge": {"roles": ROLES}}
 
@@ -143,18 +141,6 @@ def test_the_dockerfile_installs_the_pinned_requirements_and_serves_through_the_
 
 
 # -- the pages ---------------------------------------------------------------------------------
-
-
-class _SignedIn:
-    """Stands in for ``st.user`` of a visitor signed in through the configured OIDC provider."""
-
-    is_logged_in = True
-
-    def __init__(self, email: str):
-        self.email = email
-
-    def get(self, key, default=None):
-        return {"email": self.email, "name": self.email.split("@")[0]}.get(key, default)
 
 
 def _team_app(app_test, store: Store, monkeypatch, email: str | None, page: str | None = None):
