@@ -24,6 +24,7 @@ REPORT = ("FINDINGS: The heart is normal in size. There is no pneumothorax. Ther
 def _apply(cat: str, seed: int = 0) -> tuple[str, str]:
     sections = iu_edits._sentences(REPORT)
     note = iu_edits.EDITS[cat](sections, random.Random(seed), set())
+    note = note[0] if isinstance(note, tuple) else note
     assert note and note.startswith(f"{cat}:"), note
     return iu_edits._join(sections), note
 
@@ -51,8 +52,8 @@ def test_the_edits_of_one_pair_never_overlap_and_labels_count_them():
     rng = random.Random(3)
     for _ in range(200):
         pair = iu_edits.make_pair(REPORT, rng, max_edits=4)
-        assert sum(pair.labels.values()) == len(pair.edits) <= 4
-        assert all(v in (0, 1) for v in pair.labels.values())
+        assert len(pair.edits) <= 4 and sum(pair.labels.values()) >= len(pair.edits)
+        assert all(v in (0, 1) for c, v in pair.labels.items() if c != "b")  # (b): one label per finding lost
         if not pair.edits and not pair.benign:
             assert pair.candidate == REPORT
         # no edit was undone by a later one: a removed sentence was never one an edit wrote
@@ -88,6 +89,30 @@ def test_the_hard_variant_counts_every_finding_removed_and_rewords_without_label
         if not pair.edits and pair.benign:
             reworded += any("->" in b or "reworded" in b for b in pair.benign)
     assert removed_lists > 5 and reworded > 5
+
+
+def test_what_a_report_states_reads_word_forms_synonyms_and_negation_scope():
+    assert iu_edits.stated("Emphysema without acute disease.") == {"emphysema"}
+    assert iu_edits.stated("No pneumothorax or pleural effusions.") == set()
+    assert iu_edits.stated("There has been clearing of left base airspace opacities.") == set()
+    assert iu_edits.stated("The lungs are hyperexpanded. Bilateral effusions; no pneumothorax.") == {
+        "hyperinflation", "pleural effusion"}
+    assert iu_edits.stated("The heart is mildly enlarged.") == {"cardiomegaly"}
+
+
+def test_a_removal_is_labelled_by_what_the_candidate_no_longer_states():
+    # the impression repeats the effusion: both copies go, one label
+    report = "FINDINGS: Small right pleural effusion. No pneumothorax.\n\nIMPRESSION: Right pleural effusion."
+    sections = iu_edits._sentences(report)
+    note, count = iu_edits._edit_b_hard(sections, random.Random(0), set())
+    assert count == 1 and "effusion" not in iu_edits._join(sections).lower(), note
+    # a sentence an earlier edit wrote still states it: nothing is lost, so nothing is removed
+    sections = iu_edits._sentences(report)
+    kept = "Small left pleural effusion."
+    sections[0][1][0] = kept
+    before = iu_edits._join(sections)
+    assert iu_edits._edit_b_hard(sections, random.Random(0), {kept}) is None
+    assert iu_edits._join(sections) == before
 
 
 def test_pairs_are_seeded():
@@ -129,3 +154,13 @@ def test_on_real_iu_reports_the_benchmark_runs_and_the_rules_judge_finds_most_ed
     assert result["categories"]["a"]["f1"] > 0.8  # the floor measured today: a regression guard, not the target
     assert abs(result["tau_rules_total"]) > 0.6
     assert result["benign_flagged"] <= max(1, result["benign_pairs"] // 10)
+
+
+def test_on_real_iu_reports_the_hard_variant_meets_the_issue_targets(real_reports):
+    """Issue 22's targets on the worst-case variant, seed 0, 1,000 pairs (bench/iu_edits.py prints the same)."""
+    pairs = iu_edits.make_pairs(real_reports, 1000, seed=0, hard=True)
+    result = iu_edits.evaluate(pairs, [iu_edits.rules_counts(p) for p in pairs])
+    targets = {"a": 0.8, "b": 0.8, "c": 0.8, "d": 0.8, "e": 0.7, "f": 0.7}
+    f1 = {c: result["categories"][c]["f1"] for c in targets}
+    assert all(f1[c] >= t for c, t in targets.items()), f1
+    assert result["benign_pairs"] > 100 and result["benign_flagged"] <= 0.05 * result["benign_pairs"]

@@ -172,11 +172,26 @@ def test_negation_does_not_leak_past_but_or_into_other_sentences():
     ("Moderate left hydronephrosis.", "Moderate pelviectasis on the left."),
     ("The heart size is normal.", "Normal heart size."),
     ("Cholelithiasis.", "Gallstones are present."),
+    # chest X-ray wordings from real reports (rules-4)
+    ("Bibasilar atelectasis.", "Bibasilar volume loss."),
+    ("Right upper lobe airspace opacity.", "Right upper lobe airspace opacification."),
+    ("Lungs are hyperinflated.", "The lungs are hyperexpanded."),
+    ("Vague nodular density in the right mid lung.", "Nodule in the right mid lung."),
 ])
 def test_synonyms_match_without_error(ref, cand):
     res = judge_pair(ref, cand)
     assert res.errors == [], [e.explanation for e in res.errors]
     assert res.matched == 1
+
+
+def test_chest_and_brain_words_stay_apart():
+    """Bare "volume loss" is the lung's (atelectasis); cerebral volume loss is qualified. Low lung volumes are
+    not hyperinflation (they are its opposite)."""
+    concepts = {f.concept for f in rules.parse_report("FINDINGS: Left basilar volume loss. Low lung volumes.")}
+    assert concepts == {"atelectasis", "low_lung_volumes"}
+    concepts = {f.concept for f in rules.parse_report("FINDINGS: Mild generalized volume loss. Hyperinflated lungs.")}
+    assert concepts == {"volume_loss", "hyperinflation"}
+    assert errors_of(judge_pair("Low lung volumes.", "Hyperinflated lungs."), "b")  # a real disagreement
 
 
 def test_identical_reports_have_no_errors_and_everything_matched():

@@ -115,7 +115,7 @@ from core.judges.runs import OutputRecord, RunSpec
 __all__ = ["RULES_VERSION", "Finding", "Match", "RuleError", "RulesResult", "clear_caches", "judge_pair",
            "parse_report", "render_green", "score_pair", "spec_for"]
 
-RULES_VERSION = "rules-3"  # 2: pelvic free fluid is its own finding, not ascites; 3: granulomatous disease, mid lung
+RULES_VERSION = "rules-4"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings
 
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
