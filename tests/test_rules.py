@@ -194,6 +194,21 @@ def test_chest_and_brain_words_stay_apart():
     assert errors_of(judge_pair("Low lung volumes.", "Hyperinflated lungs."), "b")  # a real disagreement
 
 
+@pytest.mark.parametrize(("ref", "cand", "where"), [
+    ("Right IJ central venous catheter with tip in the SVC.",
+     "Right IJ central venous catheter with tip in the right atrium.", "right atrium"),
+    ("Endotracheal tube 5 cm above the carina.", "Endotracheal tube in the right mainstem bronchus.",
+     "right mainstem bronchus"),
+])
+def test_a_line_or_tube_ending_elsewhere_is_a_significant_location_error(ref, cand, where):
+    res = judge_pair(ref, cand)
+    assert [(e.category, e.significant) for e in res.errors] == [("c", True)], res.errors
+    assert f"with its tip at the {where}" in res.errors[0].explanation
+    # the tip's "right atrium" gives a left-sided line no side of its own; the same tip in other words matches
+    same = judge_pair("Left PICC with tip in the SVC.", "Left PICC line, tip in the superior vena cava.")
+    assert same.errors == [] and same.matched == 1
+
+
 def test_identical_reports_have_no_errors_and_everything_matched():
     report = ("EXAMINATION: Chest radiograph.\nCOMPARISON: 01/02/2020.\n\nFINDINGS:\n"
               "Moderate right pleural effusion, increased since the prior study. No pneumothorax. "

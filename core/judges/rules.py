@@ -75,7 +75,9 @@ chronic and incidental observations never matter.  Then:
 
 * (a) / (b) / (c): significant when the finding matters (the candidate's for
   (a), the reference's for (b), either for (c)); a wrong side of a finding
-  that matters is significant.
+  that matters is significant; a line or tube whose tip is placed elsewhere
+  (superior vena cava vs right atrium, carina vs right mainstem bronchus) is
+  significant, because a malpositioned device is acted on.
 * (d): significant when the finding matters at either severity/size and the
   difference changes management: it crosses the threshold, spans two steps,
   concerns an always-critical finding, or a size ratio >= 1.5 (1.2 for aortic
@@ -115,7 +117,8 @@ from core.judges.runs import OutputRecord, RunSpec
 __all__ = ["RULES_VERSION", "Finding", "Match", "RuleError", "RulesResult", "clear_caches", "judge_pair",
            "parse_report", "render_green", "score_pair", "spec_for"]
 
-RULES_VERSION = "rules-4"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings
+RULES_VERSION = "rules-4"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings,
+#                             device tips
 
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
@@ -549,6 +552,9 @@ def _norm_site(cls: str, raw: str) -> str:
         return "dextroconvex" if low.startswith("dextro") else "levoconvex"
     if cls == "brain region":
         return low.replace("lobes", "lobe").replace("convexities", "convexity").replace("thalami", "thalamus")
+    if cls == "device tip":
+        low = re.sub(r"main-?\s?stem(?: bronchus)?", "mainstem bronchus", low)
+        return {"svc": "superior vena cava", "cavo-atrial junction": "cavoatrial junction"}.get(low, low)
     return low
 
 
@@ -860,8 +866,11 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         if change == "resolved":
             present = False
         low = seg.lower()
-        side = _side_of(seg) if _SIDE_HINT.search(low) else None
         sites, rest = _sites_of(seg)
+        if mn.concept.family == "device":  # "tip in the right atrium" is where it ends, not its side
+            side = _side_of(rest) if _SIDE_HINT.search(rest.lower()) else None
+        else:
+            side = _side_of(seg) if _SIDE_HINT.search(low) else None
         grade, grade_text = _grade_of(mn.concept, rest)
         size, size_text = _size_of(rest) if ("m" in low and _DIGIT.search(low)) else (None, None)
         out.append(Finding(
@@ -1074,6 +1083,8 @@ def _where(f: Finding, cls: str | None) -> str:
         return f"at {vals} o'clock"
     if cls == "rib":
         return f"at rib {vals}"
+    if cls == "device tip":
+        return f"with its tip at the {vals}"
     if cls in ("liver segment",):
         return f"in {vals}"
     if cls in ("medial/lateral", "position", "uterine layer", "curve", "tendon", "lung zone", "meniscal horn"):
@@ -1148,8 +1159,8 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
         r, c = r_pos[i], c_pos[j]
         loc = _location_error(r, c)
         sev = _severity_error(r, c)
-        if loc:
-            errors.append(_error("c", _matters(r) or _matters(c), loc, r, c))
+        if loc:  # a line or tube ending elsewhere is acted on: always significant
+            errors.append(_error("c", _matters(r) or _matters(c) or _family(r.concept) == "device", loc, r, c))
         if sev:
             errors.append(_error("d", sev[1], sev[0], r, c))
         if c.change and c.change != r.change:

@@ -541,6 +541,10 @@ SITE_CLASSES: tuple[tuple[str, str], ...] = (
                       r"subareolar(?:\s+region)?|axillary\s+tail"),
     ("clock face", r"\d{1,2}(?::\d\d)?\s*o'?\s*clock"),
     ("curve", r"dextroconvex|levoconvex|dextroscoliosis|levoscoliosis"),
+    # where a line or tube ends (read before "right"/"left" give the device a side)
+    ("device tip", r"superior\s+vena\s+cava|SVC|cavo-?atrial\s+junction|right\s+atrium|right\s+ventricle|"
+                   r"(?:right|left)\s+main-?\s?stem(?:\s+bronchus)?|carina|stomach|esophagus|duodenum|"
+                   r"(?:brachiocephalic|subclavian|(?:internal\s+)?jugular|azygos)\s+vein"),
     ("lung zone", r"apical|apex|apices|basilar|bases?|bibasilar|mid\s*-?lung|midlung"),
     ("medial/lateral", r"medial|lateral"),
     ("position", r"anteroinferior|posterosuperior|superior|inferior|anterior|posterior"),
