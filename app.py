@@ -5,11 +5,11 @@ shares (store path, dataset picker, synthetic badge). Pages live in pages/
 and read the picked dataset from ``st.session_state["dataset"]``.
 """
 
-import os
+from core import settings
 
 # Before anything can import litellm: use its bundled price map instead of
 # fetching one over the network at import time.
-os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+settings.use_local_price_map()
 
 import streamlit as st  # noqa: E402
 
@@ -17,7 +17,7 @@ from core import glossary  # noqa: E402
 from core.access import may_open  # noqa: E402
 from core.judges.llm import preload_litellm  # noqa: E402
 from core.serve import models_configured  # noqa: E402
-from core.store import StoreError  # noqa: E402
+from core.store.db import StoreError  # noqa: E402
 from pages._access import gate  # noqa: E402
 from pages._shared import (  # noqa: E402
     DATASET_KEY,
@@ -40,7 +40,7 @@ if models_configured():  # litellm's seconds of import, off the first scoring (o
 
 # Explicit entries (this also turns off the automatic scan of pages/). No icons: Streamlit
 # fetches ":material/...:" navigation icons from a font CDN, and the dashboard must not
-# reach the network (tests/test_browser_pages.py fails on any outbound request).
+# reach the network (tests/app/test_browser_pages.py fails on any outbound request).
 # Adding a page is one line here; the page file starts with
 # `ensure_router()` from pages/_shared.py (see its docstring for why).
 PAGES = [  # (file, title); the default page is chosen by home_page()

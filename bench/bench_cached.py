@@ -24,11 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,12 +35,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pandas as pd  # noqa: E402
 
-from bench.perfdoc import write_section  # noqa: E402
-from core.importers import PairColumns, import_pairs  # noqa: E402
+from bench.perfdoc import finish, stamp  # noqa: E402
+from core.ingest.importers import PairColumns, import_pairs  # noqa: E402
 from core.judges.llm import GenParams, cache_key, run_llm_judge  # noqa: E402
 from core.judges.runs import OutputRecord, RunSpec, ensure_run, finish_run, load_pairs, write_outputs  # noqa: E402
 from core.prompts import prompt_hash, render_messages  # noqa: E402
-from core.store import Store  # noqa: E402
+from core.store.db import Store  # noqa: E402
 from tests.fake_openai import FakeOpenAI, green_answer  # noqa: E402
 
 MODEL = "openai/bench-judge"
@@ -119,11 +117,10 @@ def main() -> int:
     def met(s: float) -> str:
         return "yes" if s < TARGET_S else "**no**"
 
-    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     cmd = f".venv/bin/python bench/bench_cached.py --pairs {n}" + (" --write" if args.write else "")
     lines = [
         TITLE, "",
-        f"{when}, {platform.machine()}, Python {platform.python_version()}. Command: `{cmd}`", "",
+        f"{stamp()}. Command: `{cmd}`", "",
         f"| what ({n:,} pairs) | calls sent | seconds | ratio vs baseline | target (s) | met |",
         "| --- | ---: | ---: | ---: | ---: | :---: |",
         f"| baseline: read the dataset's pairs from the store | – | {baseline:.2f} | 1.0x | – | – |",
@@ -140,10 +137,7 @@ def main() -> int:
         f"pairs and a finished run whose answers fill the cache) took {build_s:.1f} s and is not timed above. "
         "The machine's 2 cores are shared with other jobs, so timings vary between runs.",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.write:
-        write_section(TITLE, text)
+    finish(TITLE, lines, args.write)
     return 0
 
 

@@ -19,7 +19,6 @@ extrapolated (its import time + n x its per-call time); the table says so.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -36,10 +35,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pandas as pd  # noqa: E402
 
+from bench.benchlib import parser, start_fake_server  # noqa: E402
 from bench.perfdoc import write_section  # noqa: E402
-from core.importers import PairColumns, import_pairs  # noqa: E402
+from core.ingest.importers import PairColumns, import_pairs  # noqa: E402
 from core.prompts import render_messages  # noqa: E402
-from core.store import Store  # noqa: E402
+from core.store.db import Store  # noqa: E402
 
 MODEL = "openai/bench-judge"
 ENV = dict(os.environ, PYTHONPATH=str(ROOT), LITELLM_LOCAL_MODEL_COST_MAP="True")
@@ -79,10 +79,7 @@ def _judge(store: Store, dataset: str, url: str, concurrency: int) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=100)
-    ap.add_argument("--latency", type=float, default=0.2)
-    ap.add_argument("--concurrency", type=int, default=32)
+    ap = parser(__doc__, pairs=100, latency=0.2, concurrency=32)
     ap.add_argument("--repeat", type=int, default=3, help="passes of the judge command")
     ap.add_argument("--baseline-max", type=int, default=100, help="loop calls timed at most; more: extrapolated")
     ap.add_argument("--write", action="store_true", help="replace this benchmark's section of docs/PERFORMANCE.md")
@@ -99,9 +96,7 @@ def main() -> None:
     calls_file = tmp / "calls.json"
     calls_file.write_text(json.dumps(calls))
 
-    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_openai.py"), "--port", "0",
-                               "--latency", str(args.latency)], stdout=subprocess.PIPE, text=True)
-    url = server.stdout.readline().split()[-1]
+    server, url = start_fake_server("--latency", str(args.latency))
     load_before = os.getloadavg()[0]
     try:
         t0 = time.perf_counter()

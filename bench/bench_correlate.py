@@ -13,9 +13,9 @@ Timed, each as a fresh process (wall seconds, median of ``--repeat``; peak RSS o
   temporary folder; on the continuous store only with ``--before-continuous``: it took 1,161 s in
   issue 18);
 * ``ensemble --dataset demo`` on a 400-pair demo store with the rules, lexical and length judges, before
-  and after, plus ``core.ensemble.ensemble_table`` timed in process (no imports);
+  and after, plus ``core.analysis.ensemble.ensemble_table`` timed in process (no imports);
 * the baseline in the same run: a naive scipy loop over the same stored vectors (read with
-  core.analysis.correlation_frame), i.e. ``scipy.stats.kendalltau/spearmanr/pearsonr`` per series and per
+  core.reads.frames.correlation_frame), i.e. ``scipy.stats.kendalltau/spearmanr/pearsonr`` per series and per
   cluster-bootstrap resample; timed on ``--baseline-boot`` resamples per series and extrapolated to 1,000
   (labelled as such).
 
@@ -47,7 +47,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import numpy as np  # noqa: E402
 from bigstores import continuous_store, discrete_store  # noqa: E402
-from perfdoc import write_section  # noqa: E402
+from perfdoc import finish  # noqa: E402
 
 TITLE = "### Statistics at scale: correlate on 1,000,000 judge outputs (bench_correlate.py)"
 TARGETS = {"correlate": 10.0, "breakdown": 15.0, "memory_mb": 1500.0, "ensemble_table": 1.0}
@@ -103,9 +103,9 @@ def naive_loop(store: Path, dataset: str, n_boot: int, baseline_boot: int) -> di
     """What a script would do: read the vectors, then scipy per series and per cluster-bootstrap resample."""
     from scipy import stats as sps
 
-    from core.analysis import correlation_frame
-    from core.stats import bootstrap_indices
-    from core.store import Store
+    from core.analysis.stats import bootstrap_indices
+    from core.reads.frames import correlation_frame
+    from core.store.db import Store
 
     t0 = time.perf_counter()
     frame = correlation_frame(Store(store), dataset, "score", counts=False)
@@ -147,11 +147,11 @@ def demo_for_ensemble(root: Path, folder: Path, tag: str = "") -> Path:
 
 
 def ensemble_in_process(store: Path, repeat: int) -> float:
-    from core.analysis import feature_frame
-    from core.ensemble import ensemble_table, feature_sets_by_metric
-    from core.scores import METRICS
-    from core.store import Store
-    from core.targets import HIGHER_IS_BETTER, resolve_target
+    from core.analysis.ensemble import ensemble_table, feature_sets_by_metric
+    from core.analysis.scores import METRICS
+    from core.reads.frames import feature_frame
+    from core.reads.targets import HIGHER_IS_BETTER, resolve_target
+    from core.store.db import Store
 
     s = Store(store)
     target = resolve_target(s, "demo", None)
@@ -253,7 +253,7 @@ def main() -> int:
                      f"| {ratio} | {'–' if target is None else f'< {target:.0f} s, < 1,500 MB'} | {met} |")
     lines.append(f"| naive scipy loop on the continuous store, 1,000 cluster-bootstrap resamples per series "
                  f"(**extrapolated** from {args.baseline_boot}) | {base['total']:.0f} | – | – | 1x | – | – |")
-    lines.append(f"| `core.ensemble.ensemble_table` on the demo, in process (no imports) | {in_proc:.2f} | – | – | – "
+    lines.append(f"| `core.analysis.ensemble.ensemble_table` on the demo, in process (no imports) | {in_proc:.2f} | – | – | – "
                  f"| < {TARGETS['ensemble_table']:.0f} s | {'yes' if in_proc < TARGETS['ensemble_table'] else '**no**'} |")
     lines += [
         "",
@@ -267,11 +267,7 @@ def main() -> int:
         "own schema, so it runs on copies of the stores built by its own code from the same seeds. The "
         "machine's 2 cores are shared with other jobs, so wall times vary between runs.",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.write:
-        write_section(TITLE, text)
-        print("\nwritten to docs/PERFORMANCE.md")
+    finish(TITLE, lines, args.write)
     return 0 if all(math.isfinite(r["s"]) for _, r, _ in rows) else 1
 
 

@@ -1,4 +1,4 @@
-"""Coverage study: do the 95% intervals of core.stats cover the population value 95% of the time?
+"""Coverage study: do the 95% intervals of core.analysis.stats cover the population value 95% of the time?
 
 Simulated data with a known population correlation, in the shape of the judge studies: references with
 4 candidates each (pairs of one reference share a reference effect), n = 200 and n = 5,000 pairs.
@@ -44,7 +44,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import numpy as np  # noqa: E402
 from perfdoc import write_section  # noqa: E402
 
-from core import stats  # noqa: E402
+from core.analysis import stats  # noqa: E402
 
 TITLE = "### Coverage of the 95% intervals (bench_coverage.py)"
 DOC = ROOT / "docs" / "STATISTICS.md"
@@ -96,19 +96,19 @@ def study(design: str, n: int, reps: int, boot_reps: int, n_boot: int, seed: int
         est = {"kendall": point["tau"], "spearman": point["rho"], "pearson": point["r"]}
         t0 = time.perf_counter()
         phi = stats.influence_values(x, y)
-        codes = stats._cluster_codes(len(x), labels) if clustered else None
+        codes = stats.cluster_codes_of(len(x), labels) if clustered else None
         asym = {}
         for s in STATS:
-            asym[("asymptotic-cluster" if clustered else "asymptotic", s)] = stats._interval(
+            asym[("asymptotic-cluster" if clustered else "asymptotic", s)] = stats.influence_interval(
                 phi[s], codes, est[s], 0.95)[:2]
             if clustered:
-                asym[("asymptotic, clusters ignored", s)] = stats._interval(phi[s], None, est[s], 0.95)[:2]
+                asym[("asymptotic, clusters ignored", s)] = stats.influence_interval(phi[s], None, est[s], 0.95)[:2]
         t_asym += time.perf_counter() - t0
         if r < boot_reps:
             t0 = time.perf_counter()
             reps_ = stats.bootstrap_distribution(x, y, labels, n_boot=n_boot, seed=seed * 100_003 + r)
             for s in STATS:
-                lo, hi, _ = stats._percentile(reps_[s], 0.95)
+                lo, hi, _ = stats.percentile_interval(reps_[s], 0.95)
                 asym[("bootstrap-cluster" if clustered else "bootstrap", s)] = (lo, hi)
                 a_lo, a_hi = asym[("asymptotic-cluster" if clustered else "asymptotic", s)]
                 gaps[s].append((abs(a_lo - lo) + abs(a_hi - hi)) / 2 / (hi - lo))

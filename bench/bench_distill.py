@@ -22,7 +22,6 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,19 +29,16 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from core.stats import correlation  # noqa: E402
-from core.store import Store  # noqa: E402
+from bench.benchlib import best_of  # noqa: E402
+from bench.perfdoc import show  # noqa: E402
+from core.analysis.stats import correlation  # noqa: E402
+from core.store.db import Store  # noqa: E402
 
 START, END = "<!-- bench_distill:start -->", "<!-- bench_distill:end -->"
 
 
 def _best_ms(fn, n: int, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1000 / n
+    return best_of(fn, repeat) * 1000 / n
 
 
 def write_section(text: str) -> None:
@@ -66,13 +62,13 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="replace this benchmark's section of docs/PERFORMANCE.md")
     args = ap.parse_args()
 
-    from core.demo import build_demo
     from core.distill.data import model_dir
     from core.distill.model import predict, torch
     from core.distill.train import load_student, train_student
+    from core.ingest.demo import build_demo
     from core.judges import rules, run_judge
     from core.judges.lexical import lexical_scores
-    from core.targets import dataset_targets
+    from core.reads.targets import dataset_targets
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(os.path.join(tmp, "bench.duckdb"))
@@ -135,8 +131,7 @@ def main() -> None:
              f"| rules judge (teacher) | {ms_rules:.2f} | {taus['rules']:.3f} |",
              f"| BLEU-4 + ROUGE-L (lexical, both) | {ms_lex:.2f} | BLEU-4 {taus['bleu4']:.3f}, ROUGE-L "
              f"{taus['rouge_l']:.3f} |"]
-    text = "\n".join(lines)
-    print(text)
+    text = show(lines)
     if args.write:
         write_section(text)
 

@@ -1,6 +1,6 @@
 """Import rate for a large pairs file, against the time to merely read it.
 
-Writes a CSV of N synthetic pairs (core.synth), then times in one command:
+Writes a CSV of N synthetic pairs (core.ingest.synth), then times in one command:
 the baseline ``pandas.read_csv`` of the file, and ``import_pairs`` (read,
 validate every row, hash ids and texts, one transaction) into a fresh store;
 then the re-import of the same file (everything skipped).
@@ -21,9 +21,10 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from core.importers import PairColumns, import_pairs  # noqa: E402
-from core.store import Store  # noqa: E402
-from core.synth import generate_demo  # noqa: E402
+from bench.perfdoc import show  # noqa: E402
+from core.ingest.importers import PairColumns, import_pairs  # noqa: E402
+from core.ingest.synth import generate_demo  # noqa: E402
+from core.store.db import Store  # noqa: E402
 
 
 def main() -> None:
@@ -60,8 +61,7 @@ def main() -> None:
              f"{imported / read:.1f}x |",
              f"| re-import of the same file (all skipped) | {reimported:.2f} | {n / reimported:,.0f} | "
              f"{reimported / read:.1f}x |"]
-    text = "\n".join(lines)
-    print(text)
+    text = show(lines)
     if args.write:
         perf = ROOT / "docs" / "PERFORMANCE.md"
         old = perf.read_text() if perf.exists() else "# Performance\n"

@@ -1,10 +1,10 @@
 """The two exact Kendall tau-b kernels of the bootstrap, against each other and a naive scipy loop.
 
-For m distinct (x, y) cells and B resamples, ``core.stats`` computes tau-b of every resample either with
+For m distinct (x, y) cells and B resamples, ``core.analysis.stats`` computes tau-b of every resample either with
 the cell kernel (a triangular product in BLAS, ``m^2 / 2`` multiply-adds per resample) or with the merge
 kernel (weighted merge-sort inversion counts, ``m log2 m`` elementwise steps per resample), and picks the
-cheaper one (``core.stats.kendall_kernel``). This times both on the same resamples (continuous x and y, so
-m = n), checks that they agree exactly, and fits the per-unit costs ``_CELLS_NS`` and ``_MERGE_NS`` that
+cheaper one (``core.analysis.stats.kendall_kernel``). This times both on the same resamples (continuous x and y, so
+m = n), checks that they agree exactly, and fits the per-unit costs ``CELLS_NS`` and ``MERGE_NS`` that
 the choice uses. Baseline in the same run: ``scipy.stats.kendalltau`` on each materialized resample.
 
     .venv/bin/python bench/bench_kernels.py [--sizes 100 300 1000 3000 10000] [--boot 200] [--write]
@@ -24,21 +24,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
-from perfdoc import command, stamp, write_section  # noqa: E402
+from benchlib import best_of  # noqa: E402
+from perfdoc import command, finish, stamp  # noqa: E402
 from scipy import stats as sps  # noqa: E402
 
-from core import stats  # noqa: E402
+from core.analysis import stats  # noqa: E402
 
 TITLE = "### Bootstrap Kendall kernels: cells vs merge (bench_kernels.py)"
-
-
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:
@@ -55,11 +47,11 @@ def main() -> None:
     for n in args.sizes:
         x = rng.normal(size=n)
         y = 0.6 * x + rng.normal(size=n)
-        counts = stats._counts_by_pair(n, None, args.boot, 1)
+        counts = stats.counts_by_pair(n, None, args.boot, 1)
         got = {}
 
         def run(kernel: str, got=got, x=x, y=y, counts=counts) -> None:
-            got[kernel] = stats._boot_stats(x, y, counts, ("kendall",), kernel=kernel)["kendall"]
+            got[kernel] = stats.boot_stats(x, y, counts, ("kendall",), kernel=kernel)["kendall"]
 
         t_cells = best_of(lambda: run("cells"), args.repeat)
         t_merge = best_of(lambda: run("merge"), args.repeat)
@@ -88,15 +80,11 @@ def main() -> None:
         "",
         f"Both kernels give the same numbers on every resample (asserted), equal to scipy's to 1e-12. Fitted "
         f"costs: cell kernel {statistics.median(cells_ns[-2:]):.2f} ns per m^2/2 multiply-add (median of the two "
-        f"largest sizes), merge kernel {statistics.median(merge_ns):.1f} ns per m log2 m step; core.stats uses "
-        f"_CELLS_NS = {stats._CELLS_NS} and _MERGE_NS = {stats._MERGE_NS}. Best of {args.repeat}; the machine's "
+        f"largest sizes), merge kernel {statistics.median(merge_ns):.1f} ns per m log2 m step; core.analysis.stats uses "
+        f"CELLS_NS = {stats.CELLS_NS} and MERGE_NS = {stats.MERGE_NS}. Best of {args.repeat}; the machine's "
         "2 cores are shared.",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.write:
-        write_section(TITLE, text)
-        print("\nwritten to docs/PERFORMANCE.md")
+    finish(TITLE, lines, args.write)
 
 
 if __name__ == "__main__":

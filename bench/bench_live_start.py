@@ -13,7 +13,6 @@ figure, with litellm long imported, is the floor to compare against.
 
 from __future__ import annotations
 
-import argparse
 import os
 import socket
 import statistics
@@ -28,9 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from bench.perfdoc import write_section  # noqa: E402
-from core.demo import build_demo  # noqa: E402
-from core.store import Store  # noqa: E402
+from bench.benchlib import parser, start_fake_server  # noqa: E402
+from bench.perfdoc import finish  # noqa: E402
+from core.ingest.demo import build_demo  # noqa: E402
+from core.store.db import Store  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
@@ -121,18 +121,15 @@ def _pass(pw, launcher: str, store: Path, url: str) -> tuple[float, float, float
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__, latency=0.2)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--latency", type=float, default=0.2, help="seconds the fake model takes to answer")
     ap.add_argument("--write", action="store_true", help="replace this benchmark's section of docs/PERFORMANCE.md")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     store = Path(tempfile.mkdtemp()) / "live.duckdb"
     build_demo(Store(store), n_pairs=40, seed=7)
-    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_openai.py"), "--port", "0",
-                               "--latency", str(args.latency)], stdout=subprocess.PIPE, text=True)
-    url = server.stdout.readline().split()[-1]
+    server, url = start_fake_server("--latency", str(args.latency))
     load_before = os.getloadavg()[0]
     results: dict[str, list[tuple[float, float, float]]] = {"serve": [], "streamlit": [], "none": []}
     try:
@@ -161,10 +158,7 @@ def main() -> None:
         passes = ", ".join(f"{r[1]:.2f}" for r in rows)
         lines.append(f"| {names[launcher]} | {med(launcher, 0):.2f} | **{med(launcher, 1):.2f}** | {passes} | "
                      f"{med(launcher, 2):.2f} |")
-    text = "\n".join(lines)
-    print(text)
-    if args.write:
-        write_section("### First live score after a server start", text)
+    finish("### First live score after a server start", lines, args.write)
 
 
 if __name__ == "__main__":

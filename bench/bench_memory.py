@@ -22,12 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from bench.perfdoc import write_section  # noqa: E402
+from bench.perfdoc import finish, stamp  # noqa: E402
 
 TITLE = "### Dashboard memory peak (bench_memory.py)"
 
@@ -54,7 +52,7 @@ def peak_mb():
 os.environ["RADJUDGE_STORE"] = sys.argv[1]
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
-import core.analysis, core.stats, duckdb, pandas  # start-up cost, measured before any page
+import core.reads.frames, core.analysis.stats, duckdb, pandas  # start-up cost, measured before any page
 original = PagesManager.__init__
 def init_without_pages_dir(self, *args, **kwargs):  # as tests/conftest.py's app_test does
     original(self, *args, **kwargs)
@@ -86,7 +84,7 @@ def measure(store_path: Path) -> dict:
 def main() -> int:
     from bench_page import bench_store  # the 1M-output store's builder (bench/bench_page.py)
 
-    from core.store import Store
+    from core.store.db import Store
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=50_000)
@@ -109,12 +107,11 @@ def main() -> int:
         return (f"| {name} | {m['startup_mb']:.0f} | {m['data_mb']:.0f} | {m['data_s']:.2f} | {m['corr_mb']:.0f} | "
                 f"{m['corr_s']:.2f} | {m['corr_mb'] / base['corr_mb']:.2f}x | {m['corr_mb'] - base['corr_mb']:+.0f} |")
 
-    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     cmd = f".venv/bin/python bench/bench_memory.py --pairs {args.pairs} --runs {args.runs}" + \
         (" --write" if args.write else "")
     lines = [
         TITLE, "",
-        f"{when}, {platform.machine()}, Python {platform.python_version()}. Command: `{cmd}`", "",
+        f"{stamp()}. Command: `{cmd}`", "",
         "| store | peak RSS after start-up (MB) | after Data page (MB) | Data page (s) | "
         "after Correlations page (MB) | Correlations page (s) | peak vs empty store | difference (MB) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -129,10 +126,7 @@ def main() -> int:
         f"measuring took {total:.0f} s. The machine's 2 cores are shared with other jobs, so the page times "
         "vary between runs (memory much less).",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.write:
-        write_section(TITLE, text)
+    finish(TITLE, lines, args.write)
     return 0
 
 

@@ -52,7 +52,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from core.store import Store, content_hash_for, insert_metric_values, new_pair_numbers, stable_hash  # noqa: E402
+from core.store.db import Store, content_hash_for, insert_metric_values, new_pair_numbers, stable_hash  # noqa: E402
 from pages._shared import DETAIL_PAIRS  # noqa: E402
 
 DATASET = "bench"
@@ -174,7 +174,7 @@ def bench_store(n_pairs: int, n_runs: int, folder: Path) -> tuple[Store, float]:
 
 def demo_store(folder: Path, n_pairs: int = 400) -> Store:
     """The baseline: ``python -m core demo --pairs 400`` plus the rules and lexical judges."""
-    from core.demo import build_demo
+    from core.ingest.demo import build_demo
     from core.judges import run_judge
 
     path = folder / f"bench-page-demo-{n_pairs}.duckdb"

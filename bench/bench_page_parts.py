@@ -27,10 +27,10 @@ import bench_page  # noqa: E402
 
 #: module:function (or module:Class.method) timed while the page renders
 TIMED = (
-    "core.pairmatrix:pair_matrix", "core.pairmatrix:PairMatrix.correlate", "core.pairmatrix:read_ratings",
-    "core.stats:agreement_matrix", "core.stats:judge_metric_table", "core.queries:list_datasets",
-    "core.queries:facet_values", "core.targets:main_targets_present", "core.analysis:judge_runs",
-    "core.ratings:expert_annotators", "core.store:Store.data_version",
+    "core.reads.pairmatrix:pair_matrix", "core.reads.pairmatrix:PairMatrix.correlate", "core.reads.pairmatrix:read_ratings",
+    "core.analysis.stats:agreement_matrix", "core.analysis.stats:judge_metric_table", "core.reads.queries:list_datasets",
+    "core.reads.queries:facet_values", "core.reads.targets:main_targets_present", "core.reads.frames:judge_runs",
+    "core.reads.ratings:expert_annotators", "core.store.db:Store.data_version",
 )
 SPENT: collections.Counter = collections.Counter()
 

@@ -32,21 +32,13 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 from scipy.stats import kendalltau  # noqa: E402
 
+from bench.benchlib import best_of  # noqa: E402
+from core.ingest.synth import generate_demo  # noqa: E402
 from core.judges import rules  # noqa: E402
 from core.judges.lexical import lexical_scores  # noqa: E402
 from core.parse import parse_output  # noqa: E402
-from core.synth import generate_demo  # noqa: E402
 
 CATS = "abcdef"
-
-
-def _best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return min(times)
 
 
 def _expert(corpus, annotator: str, ids: list[str]):
@@ -94,9 +86,9 @@ def main() -> None:
         for ref, cand in pairs:
             lexical_scores(ref, cand)
 
-    t_rules = _best(run_rules, args.repeat)
-    t_nocache = _best(run_rules_nocache, args.repeat)
-    t_lex = _best(run_lexical, args.repeat)
+    t_rules = best_of(run_rules, args.repeat, clock=time.process_time)
+    t_nocache = best_of(run_rules_nocache, args.repeat, clock=time.process_time)
+    t_lex = best_of(run_lexical, args.repeat, clock=time.process_time)
 
     cmd = f".venv/bin/python bench/bench_rules.py --pairs {args.pairs} --seed {args.seed} --repeat {args.repeat}"
     speed = [f"### Rules judge vs lexical baselines: speed ({n} demo pairs, seed {args.seed}, one core)", "",

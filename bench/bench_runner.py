@@ -12,10 +12,8 @@ ratio baseline/runner, and appends the result to docs/PERFORMANCE.md with
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,20 +25,18 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pandas as pd  # noqa: E402
 
-from bench.perfdoc import write_section  # noqa: E402
-from core.importers import PairColumns, import_pairs  # noqa: E402
+from bench.benchlib import parser, start_fake_server  # noqa: E402
+from bench.perfdoc import finish  # noqa: E402
+from core.ingest.importers import PairColumns, import_pairs  # noqa: E402
 from core.judges.llm import run_llm_judge  # noqa: E402
 from core.prompts import render_messages  # noqa: E402
-from core.store import Store  # noqa: E402
+from core.store.db import Store  # noqa: E402
 
 MODEL = "openai/bench-judge"
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=100)
-    ap.add_argument("--latency", type=float, default=0.2)
-    ap.add_argument("--concurrency", type=int, default=32)
+    ap = parser(__doc__, pairs=100, latency=0.2, concurrency=32)
     ap.add_argument("--repeat", type=int, default=5, help="runner passes (fresh texts each: no cache hits)")
     ap.add_argument("--write", action="store_true", help="replace this benchmark's section of docs/PERFORMANCE.md")
     args = ap.parse_args()
@@ -63,9 +59,7 @@ def main() -> None:
 
     # The server runs in its own process, as a real provider would: in this
     # process it would compete with the client for the GIL and slow both sides.
-    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_openai.py"), "--port", "0",
-                               "--latency", str(args.latency)], stdout=subprocess.PIPE, text=True)
-    url = server.stdout.readline().split()[-1]
+    server, url = start_fake_server("--latency", str(args.latency))
     try:
         # one warm-up call each so neither side pays its client set-up (about a second)
         litellm.completion(model=MODEL, messages=[{"role": "user", "content": "warm-up"}], api_base=url,
@@ -112,10 +106,7 @@ def main() -> None:
     lines += ["", f"CPU seconds of this process per pass: {cpu:.2f} on average. The client is CPU-bound: "
               "litellm spends roughly 10-15 ms of CPU per call (it prepares each async call in a worker thread), "
               "which the 2 shared cores serialise; the 200 ms waits themselves overlap."]
-    text = "\n".join(lines)
-    print(text)
-    if args.write:
-        write_section("### Judge runner vs sequential loop", text)
+    finish("### Judge runner vs sequential loop", lines, args.write)
 
 if __name__ == "__main__":
     main()

@@ -14,7 +14,6 @@ that failed after retries, and ``check-store``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -31,8 +30,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pandas as pd  # noqa: E402
 
-from core.importers import PairColumns, import_pairs  # noqa: E402
-from core.store import Store  # noqa: E402
+from bench.benchlib import parser, start_fake_server  # noqa: E402
+from core.ingest.importers import PairColumns, import_pairs  # noqa: E402
+from core.store.db import Store  # noqa: E402
 
 MODEL = "openai/soak-judge"
 ENV = dict(os.environ, PYTHONPATH=str(ROOT), LITELLM_LOCAL_MODEL_COST_MAP="True")
@@ -66,12 +66,9 @@ def _outcome(store: Store, dataset: str) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=10_000)
+    ap = parser(__doc__, pairs=10_000, latency=0.05, concurrency=64)
     ap.add_argument("--kills", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1, help="kill times and server faults")
-    ap.add_argument("--latency", type=float, default=0.05, help="server seconds per answer")
-    ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--max-retries", type=int, default=3)
     ap.add_argument("--faults", default="429=0.03,500=0.03,drop=0.02,truncate=0.01",
                     help="per-attempt fault rates of the server")
@@ -87,10 +84,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "soak.duckdb")
     import_pairs(store, _pairs(args.pairs), dataset="soak", columns=PairColumns("id", "ref", "cand"), name="soak.csv")
-    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_openai.py"), "--port", "0", "--latency",
-                               str(args.latency), "--faults", args.faults, "--seed", str(args.seed)],
-                              stdout=subprocess.PIPE, text=True)
-    url = server.stdout.readline().split()[-1]
+    server, url = start_fake_server("--latency", str(args.latency), "--faults", args.faults, "--seed", str(args.seed))
     cmd = [sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "soak", "--judge", MODEL,
            "--api-base", url, "--concurrency", str(args.concurrency), "--max-retries", str(args.max_retries),
            "--allow-failures", "--json"]

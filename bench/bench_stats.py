@@ -1,7 +1,7 @@
 """Correlation table with bootstrap CIs vs a naive scipy loop over the resamples.
 
 Synthetic, seeded data: 10 metrics x 2,000 pairs (500 references with 4
-candidates each, as in ReXVal), one judge. ``core.stats.correlate`` computes
+candidates each, as in ReXVal), one judge. ``core.analysis.stats.correlate`` computes
 Kendall tau-b, Spearman rho and Pearson r with 1,000 bootstrap resamples each,
 once resampling pairs and once resampling reference groups. The baseline is
 what a script would do: for every resample, materialize it and call scipy's
@@ -14,7 +14,6 @@ extrapolated linearly to 1,000 (labelled as such). Prints a markdown table;
 
 from __future__ import annotations
 
-import argparse
 import platform
 import shlex
 import statistics
@@ -30,7 +29,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy import stats as sps  # noqa: E402
 
-from core.stats import bootstrap_indices, correlate  # noqa: E402
+from bench.benchlib import parser  # noqa: E402
+from core.analysis.stats import bootstrap_indices, correlate  # noqa: E402
 
 METRICS = ("green", "ec_sig", "ec_total", "green_f1", "formula", "vert", "rubric", "radfact", "bleu4", "rouge_l")
 BUDGET_S = 2.0
@@ -85,8 +85,7 @@ def naive_loop(data: pd.DataFrame, n_boot: int, seed: int, groups: bool) -> floa
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=2000)
+    ap = parser(__doc__, pairs=2000)
     ap.add_argument("--boot", type=int, default=1000)
     ap.add_argument("--baseline-boot", type=int, default=20, help="resamples timed for the naive loop")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs of correlate (median and best shown)")
@@ -112,7 +111,7 @@ def main() -> None:
 
     cmd = ".venv/bin/python bench/" + Path(__file__).name + (" " + shlex.join(sys.argv[1:]) if sys.argv[1:] else "")
     lines = [
-        f"### core.stats.correlate: {len(METRICS)} metrics x {args.pairs} pairs, "
+        f"### core.analysis.stats.correlate: {len(METRICS)} metrics x {args.pairs} pairs, "
         f"{args.boot} bootstrap resamples, tau + rho + r with CIs",
         "",
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.processor() or platform.machine()}, "

@@ -33,7 +33,7 @@ import pandas as pd  # noqa: E402
 
 DATASET = "big"
 MODALITIES = ("CT", "MRI", "XR", "US", "CTA", "MG")
-#: one metric per run, cycling: every one a 0-1 score, higher is better (core.scores.METRICS)
+#: one metric per run, cycling: every one a 0-1 score, higher is better (core.analysis.scores.METRICS)
 RUN_METRICS = ("rouge_l", "bleu4", "radfact", "green", "vert")
 
 

@@ -20,7 +20,7 @@ GREEN and ReXVal:
 plus benign changes that must count as no error: sentences reordered within a section and negations
 rephrased ("There is no pneumothorax." -> "No pneumothorax is seen."). The labels come from the edits
 alone. :func:`evaluate` scores a judge's per-category counts against them at the count level (as
-``core.errortypes``: TP = min, FP and FN the excess), and Kendall's tau-b of every judge total against the
+``core.analysis.errortypes``: TP = min, FP and FN the excess), and Kendall's tau-b of every judge total against the
 number of edits.
 
     .venv/bin/python bench/iu_edits.py [--pairs 1000] [--seed 0] [--write]
@@ -458,7 +458,7 @@ def matched_check(pairs: list[Pair]) -> float:
 
 def evaluate(pairs: list[Pair], judged: list[dict[str, int]]) -> dict:
     """Per category precision / recall / F1 (count level), benign false alarms, tau of totals."""
-    from core.stats import correlation
+    from core.analysis.stats import correlation
 
     out = {"categories": {}}
     for cat in CATEGORIES:
@@ -486,9 +486,9 @@ def baselines_tau(pairs: list[Pair]) -> dict[str, float]:
     """|tau| of BLEU-2, ROUGE-L and the word-count difference against the number of edits."""
     import numpy as np
 
+    from core.analysis.stats import correlation
     from core.judges.length import length_scores
     from core.judges.lexical import lexical_scores
-    from core.stats import correlation
 
     truth = np.array([sum(p.labels.values()) for p in pairs], dtype=float)
     lex = [lexical_scores(p.reference, p.candidate) for p in pairs]
@@ -503,8 +503,8 @@ def _run(reports: list[str], n: int, seed: int, hard: bool) -> dict:
 
     import numpy as np
 
+    from core.analysis.stats import correlation
     from core.judges.rules import clear_caches
-    from core.stats import correlation
 
     pairs = make_pairs(reports, n, seed, hard=hard)
     clear_caches()  # the rules judge caches parsed sentences: each variant starts cold

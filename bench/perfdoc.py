@@ -41,3 +41,18 @@ def publish(title: str, table: str, write: bool, path: Path = DOC) -> None:
     if write:
         write_section(title, table, path)
         print(f"wrote the section to {path}")
+
+
+def show(lines: list[str]) -> str:
+    """Print the section's lines and return them as one text."""
+    text = "\n".join(lines)
+    print(text)
+    return text
+
+
+def finish(title: str, lines: list[str], write: bool, path: Path = DOC) -> None:
+    """Print the section, and with ``write`` put it in place of its old one (as ``publish``, no blank line first)."""
+    text = show(lines)
+    if write:
+        write_section(title, text, path)
+        print(f"\nwritten to {path}")

@@ -1,16 +1,16 @@
 """The words the dashboard and the report use, explained for a clinician: one list, shown in the
-sidebar of every page (app.py) and at the end of the HTML report (core/report.py).
+sidebar of every page (app.py) and at the end of the HTML report (core/report/html.py).
 
-Metric entries come from :data:`core.scores.METRICS` (label and one-sentence definition) and error
-categories from :data:`core.queries.CATEGORY_NAMES`, so a new metric is explained where it is defined.
+Metric entries come from :data:`core.analysis.scores.METRICS` (label and one-sentence definition) and error
+categories from :data:`core.reads.queries.CATEGORY_NAMES`, so a new metric is explained where it is defined.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-from core.queries import CATEGORY_NAMES
-from core.scores import METRICS
+from core.analysis.scores import METRICS
+from core.taxonomy import CATEGORY_NAMES
 
 TERMS: tuple[tuple[str, str], ...] = (
     ("Pair", "A reference report (written or checked by a radiologist) and a candidate report for the same "

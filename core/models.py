@@ -20,24 +20,20 @@ streamlit.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.judges import OFFLINE_JUDGES  # one list: core.judges.OFFLINE_MODULES
+from core.judges import OFFLINE_JUDGES
 from core.judges.llm import GenParams, cache_key, environment_key_allowed, is_private_endpoint, safe_api_base
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
-from core.settings import apply_offline_defaults
-from core.store import Store
+from core.settings import API_BASE_VAR, LOCAL_ONLY_VAR, MODELS_VAR, apply_offline_defaults, merged
+from core.store.db import Store
 
 __all__ = ["MODELS_VAR", "API_BASE_VAR", "LOCAL_ONLY_VAR", "PROVIDER_KEYS", "ModelConfig", "RunPlan",
-           "configured_models", "count_cached", "estimate_cost", "estimate_prompt_tokens", "local_only",
-           "plan_run", "secret_api_key", "OFFLINE_JUDGES"]
+           "configured_models", "count_cached", "estimate_cost", "estimate_prompt_tokens",
+           "plan_run", "secret_api_key"]
 
-MODELS_VAR = "RADJUDGE_MODELS"
-API_BASE_VAR = "RADJUDGE_API_BASE"
-LOCAL_ONLY_VAR = "RADJUDGE_LOCAL_ONLY"
 
 # provider -> the environment variables that hold its credentials (any one suffices).
 PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
@@ -61,7 +57,6 @@ LOCAL_PROVIDERS = {"ollama": "http://localhost:11434", "ollama_chat": "http://lo
                    "hosted_vllm": None, "lm_studio": None, "llamafile": None, "openai_like": None}
 # Providers whose requests an OpenAI-compatible server can answer (RADJUDGE_API_BASE applies to them).
 OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "lm_studio", "llamafile", "openai_like"}
-_TRUE = {"1", "true", "yes", "on"}
 
 
 @dataclass(frozen=True)
@@ -78,21 +73,6 @@ class ModelConfig:
     @property
     def usable(self) -> bool:
         return self.key_present or not self.needs_key
-
-
-def _settings(env: Mapping[str, str] | None, secrets: Mapping | None) -> dict[str, str]:
-    """Secrets overlaid by the environment; only plain (root-level, scalar) values."""
-    merged: dict[str, str] = {}
-    for source in (secrets or {}, env if env is not None else os.environ):
-        for k, v in source.items():
-            if isinstance(v, str | int | float | bool) and not isinstance(v, Mapping):
-                merged[str(k)] = str(v)
-    return merged
-
-
-def local_only(env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> bool:
-    """True when ``RADJUDGE_LOCAL_ONLY`` is set (environment or secrets)."""
-    return _settings(env, secrets).get(LOCAL_ONLY_VAR, "").strip().lower() in _TRUE
 
 
 def provider_of(model: str) -> str:
@@ -138,10 +118,10 @@ def _is_local(api_base: str) -> bool:
 def configured_models(env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> list[ModelConfig]:
     """The models named by ``RADJUDGE_MODELS``, each with its endpoint and key status.
 
-    ``env`` defaults to ``os.environ``; ``secrets`` is a plain dict (e.g. of
+    ``env`` defaults to the process environment (core.settings); ``secrets`` is a plain dict (e.g. of
     ``st.secrets``). Key values are read only to test their presence.
     """
-    settings = _settings(env, secrets)
+    settings = merged(env, secrets)
     default_base = settings.get(API_BASE_VAR, "").strip() or None
     models = []
     for name, url in _parse_entries(settings.get(MODELS_VAR, "")):

@@ -5,10 +5,10 @@ secrets and address the server will see, and whether it may listen there (:mod:`
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 
+from core import settings
 from core.access import serve_problem
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def models_configured(root: Path = ROOT, env: dict | None = None) -> bool:
     """True when RADJUDGE_MODELS names a model in the environment or the secrets file."""
-    env = os.environ if env is None else env
+    env = settings.environ() if env is None else env
     if env.get("RADJUDGE_MODELS", "").strip():
         return True
     secrets = root / ".streamlit" / "secrets.toml"
@@ -46,7 +46,7 @@ def read_secrets(root: Path = ROOT, home: Path | None = None) -> dict:
 def configured_address(args: list[str], env: dict | None = None, root: Path = ROOT) -> str:
     """The address Streamlit will bind: --server.address, else STREAMLIT_SERVER_ADDRESS, else
     .streamlit/config.toml, else every interface ('')."""
-    env = os.environ if env is None else env
+    env = settings.environ() if env is None else env
     for i, arg in enumerate(args):
         if arg.startswith("--server.address="):
             return arg.split("=", 1)[1]

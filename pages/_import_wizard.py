@@ -3,7 +3,7 @@
 Split in two so the import itself is testable without a browser:
 
 - ``guess_mapping`` and ``run_import`` take plain values (a DataFrame and a
-  role -> column mapping) and call ``core.importers``; no widgets.
+  role -> column mapping) and call ``core.ingest.importers``; no widgets.
 - ``draw_import_wizard`` draws the widgets, builds an ``ImportRequest`` and
   hands it to ``run_import``.
 """
@@ -19,8 +19,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core import importers
-from core.store import Store, StoreError
+from core.ingest import importers
+from core.store.db import Store, StoreError
 from pages._shared import escape_md, show_table, switch_dataset_next_run
 
 # What the wizard can import -> label shown to the user.
@@ -250,6 +250,11 @@ def _read_upload(uploaded) -> tuple[pd.DataFrame | None, list[str]]:
     return table, problems
 
 
+def _mode_choice(label: str, modes: dict[str, str], index: int, key: str) -> str:
+    """What a file holds (``modes``: value -> words), as a horizontal radio."""
+    return st.radio(label, list(modes), index=index, horizontal=True, key=key, format_func=modes.get)
+
+
 def _column_picker(
     role: str, columns: list[str], guess: str | None, *, required: bool, token: str
 ) -> str | None:
@@ -316,12 +321,9 @@ def _mapping_widgets(what: str, columns: list[str], token: str) -> tuple[dict, d
     elif what == "annotations":
         guesses = guess_mapping(columns, ["id", "category", "significant", "count", "score", "annotator"])
         counts_likely = bool(guesses["category"] and guesses["count"])
-        mode = st.radio(
-            "Annotations hold", ["score", "counts"], index=1 if counts_likely else 0, horizontal=True,
-            key=f"data_imp_annmode_{token}",
-            format_func={"score": "an overall score per pair", "counts": "error counts per category"}.get,
-        )
-        options["mode"] = mode
+        mode = options["mode"] = _mode_choice(
+            "Annotations hold", {"score": "an overall score per pair", "counts": "error counts per category"},
+            1 if counts_likely else 0, f"data_imp_annmode_{token}")
         left, right = st.columns(2)
         with left:
             mapping["id"] = _column_picker("id", columns, guesses["id"], required=True, token=token)
@@ -347,12 +349,9 @@ def _mapping_widgets(what: str, columns: list[str], token: str) -> tuple[dict, d
                 )
     elif what == "outputs":
         guesses = guess_mapping(columns, ["id", "text", "score"])
-        mode = st.radio(
-            "Outputs hold", ["text", "score"], index=0 if guesses["text"] else 1, horizontal=True,
-            key=f"data_imp_outmode_{token}",
-            format_func={"text": "judge text (GREEN format, parsed)", "score": "one numeric score"}.get,
-        )
-        options["mode"] = mode
+        mode = options["mode"] = _mode_choice(
+            "Outputs hold", {"text": "judge text (GREEN format, parsed)", "score": "one numeric score"},
+            0 if guesses["text"] else 1, f"data_imp_outmode_{token}")
         left, right = st.columns(2)
         with left:
             mapping["id"] = _column_picker("id", columns, guesses["id"], required=True, token=token)

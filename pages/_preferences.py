@@ -1,4 +1,4 @@
-"""The Correlations page's preference section: GREEN Fig. 6 (core/comparisons.py, core/preference.py).
+"""The Correlations page's preference section: GREEN Fig. 6 (core/ingest/comparisons.py, core/analysis/preference.py).
 
 Shown only when the dataset holds pairwise expert preferences; a table of each judge's accuracy at
 picking the expert-preferred candidate (with its Wilson 95% CI and n) and a labelled chart of that
@@ -10,25 +10,30 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.comparisons import dataset_preference_accuracy
-from core.scores import METRICS
-from core.store import Store
-from pages._shared import OKABE_ITO, escape_md, show_table
+from core.analysis.scores import METRICS
+from core.reads.preferences import dataset_preference_accuracy
+from core.store.db import Store
+from pages._shared import (
+    OKABE_ITO,
+    cached,
+    escape_md,
+    show_table,
+)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _accuracy(_store: Store, path: str, version: int, dataset: str):
-    if not _store.query_one("SELECT count(*) FROM preferences WHERE dataset = ?", [dataset]):
+@cached
+def _accuracy(store: Store, dataset: str):
+    if not store.query_one("SELECT count(*) FROM preferences WHERE dataset = ?", [dataset]):
         return None
-    return dataset_preference_accuracy(_store, dataset)
+    return dataset_preference_accuracy(store, dataset)
 
 
 def _label(judge: str, metric: str) -> str:
     return f"{judge} · {METRICS[metric].label if metric in METRICS else metric}"
 
 
-def draw_preferences(store: Store, dataset: str, version: int, top: int = 6) -> None:
-    found = _accuracy(store, str(store.path), version, dataset)
+def draw_preferences(store: Store, dataset: str, top: int = 6) -> None:
+    found = _accuracy(store, dataset)
     if found is None:
         return
     table, used = found

@@ -11,14 +11,18 @@ dashboard or from a CLI job - makes the next run read fresh rows.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
 
-from core import queries
-from core.store import Store, default_store_path
+from core.reads import queries
+from core.store.db import Store, default_store_path
+from core.taxonomy import OKABE_ITO
 
 # Session-state keys owned by app.py (pages only read them).
 DATASET_KEY = "dataset"  # the selected dataset name, or None when the store is empty
@@ -48,6 +52,40 @@ def ensure_router() -> None:
     if getattr(PagesManager, "uses_pages_directory", False):
         PagesManager.uses_pages_directory = False
         st.rerun()
+
+
+def page_start(title: str, *, researchers: str | None = None, lead: str | None = None,
+               empty: str | None = None, boxed: bool = False, icon: str | None = None,
+               intro: str | None = None) -> tuple[Store, str | None, bool]:
+    """The start every page shares; returns ``(store, dataset, synthetic)``.
+
+    In this order: :func:`ensure_router`, the researchers-only gate (``researchers``: the page's
+    path, for ``pages._access.researchers_only``), the title, the ``lead`` caption, the store and the
+    dataset picked in the sidebar. Without ``empty`` the dataset may be None (``synthetic`` is then
+    False); with it a page without a dataset stops after saying ``empty`` - as a caption, or
+    ``boxed`` in ``st.info`` (with ``icon``). The ``intro`` caption follows once there is a dataset.
+    """
+    ensure_router()
+    if researchers is not None:
+        from pages._access import researchers_only  # _access imports this module
+
+        researchers_only(researchers)
+    st.title(title)
+    if lead is not None:
+        st.caption(lead)
+    store = get_store()
+    dataset = selected_dataset()
+    if dataset is None:
+        if empty is not None:
+            if boxed:
+                st.info(empty, icon=icon)
+            else:
+                st.caption(empty)
+            st.stop()
+        return store, None, False
+    if intro is not None:
+        st.caption(intro)
+    return store, dataset, is_synthetic(load_datasets(store), dataset)
 
 
 # -- the store ----------------------------------------------------------------
@@ -84,7 +122,8 @@ def refresh_version(store: Store) -> int:
     return version
 
 
-def _version() -> int:
+def data_version() -> int:
+    """The store's write counter as :func:`refresh_version` read it at the start of this run (-1 before)."""
     return int(st.session_state.get(VERSION_KEY, -1))
 
 
@@ -103,43 +142,57 @@ def switch_dataset_next_run(name: str) -> None:
 
 
 # -- cached queries -------------------------------------------------------------
-# The leading underscore keeps the Store out of the cache key; path + version
-# stand in for it (two stores in one process never share entries).
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _list_datasets(_store: Store, path: str, version: int) -> pd.DataFrame:
-    return queries.list_datasets(_store)
+def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = False) -> Callable:
+    """Cache a store read ``fn(store, *args)`` per (store path, data version, args).
+
+    ``@cached`` or ``@cached(max_entries=64)`` above ``def load_x(store, dataset): ...``; call it
+    as ``load_x(store, dataset)``. Underneath it is the hand-written shape this replaces,
+    ``st.cache_data`` over ``(_store, path, version, *args)``: the leading underscore keeps
+    the Store out of the key, its path stands in for it (two stores in one process never
+    share entries) and :func:`data_version` invalidates on any committed write. The other
+    arguments must be hashable by Streamlit (tuples, not lists). ``shared=True`` is
+    ``st.cache_resource``: one object shared by every caller, never copied (callers must not
+    mutate it).
+    """
+    if fn is None:
+        return functools.partial(cached, max_entries=max_entries, shared=shared)
+
+    def read(_store, path, version, *args, **kwargs):
+        return fn(_store, *args, **kwargs)
+
+    # Streamlit keys a cache on the function's module, qualified name and source. Page scripts all
+    # run as __main__ and ``read`` has one source, so the name carries the file and fn's source.
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        source = repr(getattr(fn, "__code__", fn))
+    digest = hashlib.sha1(source.encode()).hexdigest()[:12]
+    code = getattr(fn, "__code__", None)
+    read.__module__ = fn.__module__
+    read.__qualname__ = f"{fn.__qualname__}@{code.co_filename if code else '?'}:{digest}"
+    kind = st.cache_resource if shared else st.cache_data
+    cached_read = kind(max_entries=max_entries, show_spinner=False)(read)
+
+    @functools.wraps(fn)
+    def call(store, *args, **kwargs):
+        return cached_read(store, str(store.path), data_version(), *args, **kwargs)
+
+    call.clear = cached_read.clear
+    return call
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _facet_values(_store: Store, path: str, version: int, dataset: str) -> dict[str, list[str]]:
-    return queries.facet_values(_store, dataset)
+load_datasets = cached(queries.list_datasets, max_entries=16)
+load_facets = cached(queries.facet_values, max_entries=32)
+load_pair = cached(queries.get_pair, max_entries=64)
+load_annotation_summary = cached(queries.annotation_summary, max_entries=64)
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
-def _find_pairs(
-    _store: Store, path: str, version: int, dataset: str, filters: tuple, text: str, limit: int, offset: int
-) -> tuple[pd.DataFrame, int]:
-    return queries.find_pairs(_store, dataset, **dict(filters), text=text, limit=limit, offset=offset)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _get_pair(_store: Store, path: str, version: int, pair_id: str) -> dict | None:
-    return queries.get_pair(_store, pair_id)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _annotation_summary(_store: Store, path: str, version: int, pair_id: str) -> pd.DataFrame:
-    return queries.annotation_summary(_store, pair_id)
-
-
-def load_datasets(store: Store) -> pd.DataFrame:
-    return _list_datasets(store, str(store.path), _version())
-
-
-def load_facets(store: Store, dataset: str) -> dict[str, list[str]]:
-    return _facet_values(store, str(store.path), _version(), dataset)
+@cached(max_entries=128)
+def _find_pairs(store: Store, dataset: str, filters: tuple, text: str, limit: int, offset: int
+                ) -> tuple[pd.DataFrame, int]:
+    return queries.find_pairs(store, dataset, **dict(filters), text=text, limit=limit, offset=offset)
 
 
 def load_pairs(
@@ -152,15 +205,7 @@ def load_pairs(
     offset: int,
 ) -> tuple[pd.DataFrame, int]:
     frozen = tuple(sorted((k, tuple(v)) for k, v in filters.items()))
-    return _find_pairs(store, str(store.path), _version(), dataset, frozen, text, limit, offset)
-
-
-def load_pair(store: Store, pair_id: str) -> dict | None:
-    return _get_pair(store, str(store.path), _version(), pair_id)
-
-
-def load_annotation_summary(store: Store, pair_id: str) -> pd.DataFrame:
-    return _annotation_summary(store, str(store.path), _version(), pair_id)
+    return _find_pairs(store, dataset, frozen, text, limit, offset)
 
 
 # -- URL state ----------------------------------------------------------------
@@ -190,6 +235,27 @@ def set_url(name: str, value: str | Sequence[str] | None) -> None:
         st.query_params[name] = wanted if len(wanted) > 1 else wanted[0]
 
 
+def seed_facet_filters(view_key: str, dataset: str, facets: dict[str, list[str]],
+                       filter_keys: dict[str, str]) -> tuple[bool, bool]:
+    """Fill the facet filters' widget state (``filter_keys``: facet -> key) before they are drawn.
+
+    A key still missing (first visit, or back from another page) is seeded from the URL, so a shared
+    link opens the same view; switching dataset (``view_key`` remembers the last one) starts from
+    empty filters, since the old ones name the old dataset's values. Returns ``(first_visit, switched)``.
+    """
+    first_visit = view_key not in st.session_state
+    switched = not first_visit and st.session_state[view_key] != dataset
+    st.session_state[view_key] = dataset
+    for facet, key in filter_keys.items():
+        if switched:
+            st.session_state[key] = []
+        elif key not in st.session_state:
+            st.session_state[key] = url_values(facet)
+        # Only values the dataset has: a stale link must not break the widget.
+        st.session_state[key] = [v for v in st.session_state[key] if v in facets[facet]]
+    return first_visit, switched
+
+
 # -- text safety ----------------------------------------------------------------
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
@@ -206,8 +272,12 @@ def escape_md(text: object) -> str:
 
 # -- what the analysis pages share ---------------------------------------------
 
-# Okabe-Ito: distinguishable with the common colour-vision deficiencies.
-OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies. Series take the colours in
+# this order (Okabe & Ito's own, as in the HTML report, core/report/html.py).
+BLUE, VERMILLION = OKABE_ITO[4], OKABE_ITO[5]  # a chart's one colour; a diverging scale's two ends
+
+# The empty state of the analysis pages: ``RUN_HINT.format(d=dataset)``.
+RUN_HINT = "open **Run judges** (or `python -m core judge --dataset {d} --judge rules`)"
 
 
 # What a table shows for a missing value (never "None" or "NaN"); pages say what it means where it matters.
@@ -241,6 +311,18 @@ def _words(value: object) -> str:
     return str(value)
 
 
+def show_reports(reference: str, candidate: str) -> None:
+    """A pair's two reports side by side, each in a bordered box under its name."""
+    left, right = st.columns(2)
+    # st.text: report text is shown as written, never parsed as Markdown or HTML.
+    with left, st.container(border=True):
+        st.markdown("**Reference**")
+        st.text(reference)
+    with right, st.container(border=True):
+        st.markdown("**Candidate**")
+        st.text(candidate)
+
+
 def show_table(data, **kwargs):
     """``st.dataframe`` as every page calls it: missing values as ``MISSING``, JSON text in words.
 
@@ -259,7 +341,7 @@ def show_table(data, **kwargs):
 
 def download_csv(frame: pd.DataFrame, dataset: str | None, synthetic: bool, name: str, key: str) -> None:
     """A CSV download of a table: formulas neutralised, list cells joined, dataset and synthetic flag kept."""
-    from core.export import to_safe_csv
+    from core.store.export import to_safe_csv
 
     out = frame.copy()
     for col in out.columns:  # list cells (representatives, feature columns) as one readable string
@@ -282,15 +364,15 @@ def is_synthetic(datasets: pd.DataFrame, dataset: str) -> bool:
 
 # -- which annotators are the expert target ---------------------------------------
 
-# The same choice and labels as the CLI's --raters (core.raters): experts (imported) by default.
+# The same choice and labels as the CLI's --raters (core.reads.raters): experts (imported) by default.
 EXPERT_SOURCES = {"imported": "experts (imported annotations)", "clinicians": "clinician ratings (this study)"}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _expert_annotators(_store: Store, path: str, version: int, dataset: str) -> dict[str, list[str]]:
-    from core.ratings import expert_annotators
+@cached(max_entries=32)
+def _expert_annotators(store: Store, dataset: str) -> dict[str, list[str]]:
+    from core.reads.ratings import expert_annotators
 
-    return expert_annotators(_store, dataset)
+    return expert_annotators(store, dataset)
 
 
 def expert_annotators_choice(store: Store, dataset: str, key: str) -> tuple[list[str] | None, str]:
@@ -300,7 +382,7 @@ def expert_annotators_choice(store: Store, dataset: str, key: str) -> tuple[list
     analysis functions. No widget (and ``None``: every annotator) while the dataset has
     no clinician ratings; the choice lives in the URL as ``experts``.
     """
-    groups = _expert_annotators(store, str(store.path), _version(), dataset)
+    groups = _expert_annotators(store, dataset)
     if not groups["clinicians"]:
         return None, EXPERT_SOURCES["imported"]
     options = [k for k in EXPERT_SOURCES if groups[k]]

@@ -4,7 +4,7 @@ Three sections, one shown at a time. **Rate**: a rater (signed-in identity when
 Streamlit's OIDC login is configured, else a typed name or initials) works through a queue one pair
 at a time - reference and candidate side by side, an overall 0-5 score and/or
 error counts per category a-f (significant / insignificant), a note - and each
-Save is written at once (``core.ratings.save_rating``: one short transaction,
+Save is written at once (``core.reads.ratings.save_rating``: one short transaction,
 mirrored into ``annotations`` as ``rater:<name>``). Blinded by default: no
 judge outputs and no other raters' ratings unless the researcher unblinds the
 queue. **Queues**: a researcher makes a queue (filters, a seeded sample, or the
@@ -20,22 +20,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core import ratings
 from core.access import sign_in_configured
-from core.queries import CATEGORY_NAMES
-from core.store import Store
+from core.reads import ratings
+from core.reads.queries import CATEGORY_NAMES
+from core.store.db import Store
 from pages._access import is_researcher, secrets, signed_in_identity
 from pages._shared import (
-    VERSION_KEY,
+    cached,
     download_csv,
-    ensure_router,
     escape_md,
-    get_store,
-    is_synthetic,
-    load_datasets,
     load_facets,
     load_pair,
-    selected_dataset,
+    page_start,
     set_url,
     show_table,
     url_value,
@@ -50,38 +46,34 @@ FLASH_KEY = "ann_flash"
 RATER_KEY = "ann_rater_name"  # the typed name, kept while the Rate section (and its widget) is not shown  # the message shown after a save / skip
 
 
-def _version() -> int:
-    return int(st.session_state.get(VERSION_KEY, -1))
+# -- cached reads (keyed on the store's data version) ------------------------------
 
 
-# -- cached reads (keyed on the store's data_version) ------------------------------
+@cached(max_entries=32)
+def _queues(store: Store, dataset: str) -> pd.DataFrame:
+    return ratings.list_queues(store, dataset)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _queues(_store: Store, path: str, version: int, dataset: str) -> pd.DataFrame:
-    return ratings.list_queues(_store, dataset)
+@cached(max_entries=64)
+def _status(store: Store, queue_id: str, rater: str) -> pd.DataFrame:
+    return ratings.rater_status(store, queue_id, rater)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _status(_store: Store, path: str, version: int, queue_id: str, rater: str) -> pd.DataFrame:
-    return ratings.rater_status(_store, queue_id, rater)
+@cached(max_entries=64)
+def _history(store: Store, pair_id: str) -> pd.DataFrame:
+    return ratings.history(store, pair_id)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _history(_store: Store, path: str, version: int, pair_id: str) -> pd.DataFrame:
-    return ratings.history(_store, pair_id)
+@cached(max_entries=32)
+def _progress(store: Store, queue_id: str) -> pd.DataFrame:
+    return ratings.progress(store, queue_id)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _progress(_store: Store, path: str, version: int, queue_id: str) -> pd.DataFrame:
-    return ratings.progress(_store, queue_id)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _agreement(_store: Store, path: str, version: int, dataset: str, queue_id: str | None):
-    summary, pairwise = ratings.agreement(_store, dataset, queue_id)
-    return summary, pairwise, ratings.disagreements(_store, dataset, queue_id), ratings.adjudicated_values(
-        _store, dataset)
+@cached(max_entries=32)
+def _agreement(store: Store, dataset: str, queue_id: str | None):
+    summary, pairwise = ratings.agreement(store, dataset, queue_id)
+    return summary, pairwise, ratings.disagreements(store, dataset, queue_id), ratings.adjudicated_values(
+        store, dataset)
 
 
 # -- who is rating -------------------------------------------------------------------
@@ -247,7 +239,7 @@ def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
     if rater is None:
         st.info("Type your name or initials above to start rating.", icon=":material/badge:")
         return
-    status = _status(store, str(store.path), _version(), queue_id, rater)
+    status = _status(store, queue_id, rater)
     n, done = len(status), int((status["status"] == "rated").sum())
     skipped = int((status["status"] == "skipped").sum())
     st.progress(done / n if n else 0.0, text=f"{done} of {n} pairs rated by {escape_md(rater)}"
@@ -282,7 +274,7 @@ def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
     with right:
         st.markdown("**Candidate report**")
         st.text(pair["candidate"])
-    history = _history(store, str(store.path), _version(), pair["pair_id"])
+    history = _history(store, pair["pair_id"])
     mine = history[history["rater"] == rater]
     _rating_form(store, queue, pair, rater, history)
     if len(mine):
@@ -319,7 +311,7 @@ def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: boo
     if researcher and blind != bool(row["blinded"]):
         ratings.set_blinded(store, queue_id, blind)
         st.rerun()
-    prog = _progress(store, str(store.path), _version(), queue_id)
+    prog = _progress(store, queue_id)
     if prog.empty:
         st.caption("Nobody has rated this queue yet.")
     else:
@@ -370,7 +362,7 @@ def _new_queue_form(store: Store, dataset: str) -> None:
 
 def _agreement_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: bool) -> None:
     queue_id = _pick_queue(queues, "ann_agree_queue", allow_all=True) if not queues.empty else None
-    summary, pairwise, disagree, adjudicated = _agreement(store, str(store.path), _version(), dataset, queue_id)
+    summary, pairwise, disagree, adjudicated = _agreement(store, dataset, queue_id)
     if summary.empty:
         st.info("Agreement needs two raters on the same pairs. Ask a second rater to work through the same "
                 "queue under **Rate**.", icon=":material/group:")
@@ -423,18 +415,12 @@ def _adjudication_form(store: Store, disagree: pd.DataFrame) -> None:
 
 # -- the page ------------------------------------------------------------------------------
 
-ensure_router()
-st.title("Annotate")
-store = get_store()
-dataset = selected_dataset()
-if dataset is None:
-    st.info("Import or build a dataset first (Data page); then researchers make a rating queue here.",
-            icon=":material/inbox:")
-    st.stop()
-st.caption("Clinicians rate pairs here; each save becomes an expert annotation (`rater:<name>`) that every "
-           "page can use as the target (\"clinician ratings (this study)\").")
-synthetic = is_synthetic(load_datasets(store), dataset)
-queues = _queues(store, str(store.path), _version(), dataset)
+store, dataset, synthetic = page_start(
+    "Annotate", boxed=True, icon=":material/inbox:",
+    empty="Import or build a dataset first (Data page); then researchers make a rating queue here.",
+    intro="Clinicians rate pairs here; each save becomes an expert annotation (`rater:<name>`) that every "
+          "page can use as the target (\"clinician ratings (this study)\").")
+queues = _queues(store, dataset)
 flash = st.session_state.pop(FLASH_KEY, None)
 if flash:
     st.success(escape_md(flash), icon=":material/check:")

@@ -19,7 +19,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis import (
+from core.analysis.calibration import count_calibration, injected_calibration, reliability
+from core.analysis.errortypes import SIGNIFICANCE_CHOICES
+from core.analysis.scores import METRICS
+from core.reads.frames import (
     correlation_frame,
     expert_counts,
     injected_counts,
@@ -27,21 +30,15 @@ from core.analysis import (
     judge_runs,
     pair_groups,
 )
-from core.calibration import count_calibration, injected_calibration, reliability
-from core.errortypes import SIGNIFICANCE_CHOICES
-from core.queries import CATEGORY_NAMES
-from core.scores import METRICS
+from core.reads.queries import CATEGORY_NAMES
 from pages._shared import (
     OKABE_ITO,
-    VERSION_KEY,
+    RUN_HINT,
+    cached,
     download_csv,
-    ensure_router,
     escape_md,
     expert_annotators_choice,
-    get_store,
-    is_synthetic,
-    load_datasets,
-    selected_dataset,
+    page_start,
     set_url,
     show_table,
     url_value,
@@ -57,52 +54,47 @@ RANGE_LIMITS = (0, 30)
 # Reports with 0-12 annotated errors: VERT Fig. 2 starts at 1, but reports without errors are most of
 # many datasets (56% of the demo) and a judge that invents errors in them is miscalibrated too.
 DEFAULT_RANGE = (0, 12)
-RUN_HINT = ("open **Run judges** (or `python -m core judge --dataset {d} --judge rules`)")
 
 
 # -- cached loads (store + dataset + data version in the key) -----------------------
 
 
-def _version() -> int:
-    return int(st.session_state.get(VERSION_KEY, -1))
+@cached
+def _load_counts(store, dataset: str, annotators: tuple[str, ...] | None = None):
+    experts = expert_counts(store, dataset, None if annotators is None else list(annotators))
+    return judge_counts(store, dataset), experts, injected_counts(store, dataset)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _load_counts(_store, path: str, version: int, dataset: str, annotators: tuple[str, ...] | None = None):
-    experts = expert_counts(_store, dataset, None if annotators is None else list(annotators))
-    return judge_counts(_store, dataset), experts, injected_counts(_store, dataset)
+@cached
+def _load_judges(store, dataset: str) -> list[str]:
+    return judge_runs(store, dataset)["judge"].tolist()
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _load_judges(_store, path: str, version: int, dataset: str) -> list[str]:
-    return judge_runs(_store, dataset)["judge"].tolist()
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _count_calibration(_store, path: str, version: int, dataset: str, errors: str, lo: int, hi: int,
-                       n_boot: int, seed: int, annotators: tuple[str, ...] | None = None) -> pd.DataFrame:
-    jc, ec, _ = _load_counts(_store, path, version, dataset, annotators)
+@cached
+def _count_calibration(store, dataset: str, errors: str, lo: int, hi: int, n_boot: int, seed: int,
+                       annotators: tuple[str, ...] | None = None) -> pd.DataFrame:
+    jc, ec, _ = _load_counts(store, dataset, annotators)
     return count_calibration(jc, ec, significant=SIGNIFICANCE_CHOICES[errors], bins=range(lo, hi + 1),
-                             n_boot=n_boot, seed=seed, groups=pair_groups(_store, dataset))
+                             n_boot=n_boot, seed=seed, groups=pair_groups(store, dataset))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _injected_calibration(_store, path: str, version: int, dataset: str, n_boot: int, seed: int) -> pd.DataFrame:
-    jc, _, injected = _load_counts(_store, path, version, dataset)
-    return injected_calibration(jc, injected, n_boot=n_boot, seed=seed, groups=pair_groups(_store, dataset))
+@cached
+def _injected_calibration(store, dataset: str, n_boot: int, seed: int) -> pd.DataFrame:
+    jc, _, injected = _load_counts(store, dataset)
+    return injected_calibration(jc, injected, n_boot=n_boot, seed=seed, groups=pair_groups(store, dataset))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _reliability(_store, path: str, version: int, dataset: str, n_bins: int, n_boot: int,
+@cached
+def _reliability(store, dataset: str, n_bins: int, n_boot: int,
                  seed: int, annotators: tuple[str, ...] | None = None) -> pd.DataFrame:
-    frame = correlation_frame(_store, dataset, "score", annotators=None if annotators is None else list(annotators))
+    frame = correlation_frame(store, dataset, "score", annotators=None if annotators is None else list(annotators))
     if frame.empty:
         return pd.DataFrame()
     scores = frame[["pair_id", "judge", "metric", "value"]]
     targets = frame.drop_duplicates("pair_id")[["pair_id", "target"]]
     known = scores["metric"].isin(RELIABILITY_METRICS)
     return reliability(scores[known], targets, n_bins=n_bins, n_boot=n_boot, seed=seed,
-                       groups=pair_groups(_store, dataset))
+                       groups=pair_groups(store, dataset))
 
 
 # -- URL state ------------------------------------------------------------------------
@@ -188,10 +180,19 @@ def _missing_caption(table: pd.DataFrame, outside: bool = True) -> str:
 # -- sections -------------------------------------------------------------------------
 
 
+def _point_columns(first: dict, y_label: str, expert_label: str, last: dict | None = None) -> dict:
+    """The column_config of a table of calibration points: ``first``, then the number of reports, the mean
+    (``y_label``) with its CI and the experts' mean (``expert_label``), then ``last``."""
+    number = st.column_config.NumberColumn
+    return {**first, "n": number("n reports", format="%d"), "y": number(y_label, format="%.3f"),
+            "ci_low": number("CI low", format="%.3f"), "ci_high": number("CI high", format="%.3f"),
+            "expert_mean": number(expert_label, format="%.3f"), **(last or {})}
+
+
 def draw_counts(store, dataset: str, synthetic: bool, chosen: list[str], runs: list[str],
                 settings: dict) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     st.subheader("Errors detected vs errors annotated (VERT Fig. 2)")
-    jc, ec, injected = _load_counts(store, str(store.path), _version(), dataset, settings["annotators"])
+    jc, ec, injected = _load_counts(store, dataset, settings["annotators"])
     lo_hi = st.slider("Expert error-count range", *RANGE_LIMITS, key="cal_range",
                       help="Reports whose expert total lies in this range (default 0-12; VERT Fig. 2 uses 1-12).")
     lo, hi = (int(v) for v in lo_hi)
@@ -214,8 +215,8 @@ def draw_counts(store, dataset: str, synthetic: bool, chosen: list[str], runs: l
 
     errors = settings["errors"]
     with st.spinner("Bootstrapping the confidence intervals…"):
-        table = _count_calibration(store, str(store.path), _version(), dataset, errors, lo, hi,
-                                   settings["n_boot"], settings["seed"], settings["annotators"])
+        table = _count_calibration(store, dataset, errors, lo, hi, settings["n_boot"], settings["seed"],
+                                   settings["annotators"])
     table = table[table["judge"].isin(chosen)]
     if table.empty:
         st.info("None of the selected judges reported error counts. Pick another judge above.",
@@ -249,15 +250,10 @@ def draw_counts(store, dataset: str, synthetic: bool, chosen: list[str], runs: l
     if missing:
         st.caption(missing)
     view = table[["judge", "x", "n", "y", "ci_low", "ci_high", "expert_mean", "bias"]]
-    show_table(view, hide_index=True, key="cal_table_counts", column_config={
-        "x": st.column_config.NumberColumn("expert count", format="%d"),
-        "n": st.column_config.NumberColumn("n reports", format="%d"),
-        "y": st.column_config.NumberColumn("mean detected", format="%.3f"),
-        "ci_low": st.column_config.NumberColumn("CI low", format="%.3f"),
-        "ci_high": st.column_config.NumberColumn("CI high", format="%.3f"),
-        "expert_mean": st.column_config.NumberColumn("mean expert", format="%.3f"),
-        "bias": st.column_config.NumberColumn("bias (detected − expert)", format="%+.3f"),
-    })
+    number = st.column_config.NumberColumn
+    show_table(view, hide_index=True, key="cal_table_counts", column_config=_point_columns(
+        {"x": number("expert count", format="%d")}, "mean detected", "mean expert",
+        {"bias": number("bias (detected − expert)", format="%+.3f")}))
     download_csv(table, dataset, synthetic, f"calibration-counts-{errors}-{lo}-{hi}", "cal_dl_counts")
     return jc, ec, injected
 
@@ -280,8 +276,7 @@ def draw_injected(store, dataset: str, synthetic: bool, chosen: list[str], jc: p
                 f"{RUN_HINT.format(d=dataset)}.", icon=":material/info:")
         return
     with st.spinner("Bootstrapping the confidence intervals…"):
-        table = _injected_calibration(store, str(store.path), _version(), dataset, settings["n_boot"],
-                                      settings["seed"])
+        table = _injected_calibration(store, dataset, settings["n_boot"], settings["seed"])
     table = table[table["judge"].isin(chosen)]
     if table.empty:
         st.info("None of the selected judges has counts on the injected pairs.", icon=":material/info:")
@@ -323,8 +318,8 @@ def draw_reliability(store, dataset: str, synthetic: bool, chosen: list[str], ru
         st.info(f"No judge runs on this dataset yet — {RUN_HINT.format(d=dataset)}.", icon=":material/info:")
         return
     with st.spinner("Bootstrapping the confidence intervals…"):
-        table = _reliability(store, str(store.path), _version(), dataset, settings["bins"],
-                             settings["n_boot"], settings["seed"], settings["annotators"])
+        table = _reliability(store, dataset, settings["bins"], settings["n_boot"], settings["seed"],
+                             settings["annotators"])
     if table.empty:
         st.info("Needs expert overall scores on this dataset (annotations with field `score`) and a judge "
                 "score on the 0-1 scale (GREEN, GREEN-F1, Formula, VERT, BLEU-4, ROUGE-L, ...). Import "
@@ -355,15 +350,10 @@ def draw_reliability(store, dataset: str, synthetic: bool, chosen: list[str], ru
     if missing:
         st.caption(missing)
     view = table[["judge", "metric", "bin_low", "bin_high", "n", "y", "ci_low", "ci_high", "expert_mean"]]
-    show_table(view, hide_index=True, key="cal_table_reliability", column_config={
-        "bin_low": st.column_config.NumberColumn("expert score from", format="%.2f"),
-        "bin_high": st.column_config.NumberColumn("to", format="%.2f"),
-        "n": st.column_config.NumberColumn("n reports", format="%d"),
-        "y": st.column_config.NumberColumn("mean judge score", format="%.3f"),
-        "ci_low": st.column_config.NumberColumn("CI low", format="%.3f"),
-        "ci_high": st.column_config.NumberColumn("CI high", format="%.3f"),
-        "expert_mean": st.column_config.NumberColumn("mean expert score", format="%.3f"),
-    })
+    number = st.column_config.NumberColumn
+    show_table(view, hide_index=True, key="cal_table_reliability", column_config=_point_columns(
+        {"bin_low": number("expert score from", format="%.2f"), "bin_high": number("to", format="%.2f")},
+        "mean judge score", "mean expert score"))
     download_csv(table.drop(columns="series"), dataset, synthetic, "calibration-reliability", "cal_dl_reliability")
 
 
@@ -371,19 +361,13 @@ def draw_reliability(store, dataset: str, synthetic: bool, chosen: list[str], ru
 
 
 def main() -> None:
-    ensure_router()
-    st.title("Calibration")
-    store = get_store()
-    dataset = selected_dataset()
-    if dataset is None:
-        st.caption("Import a dataset (or build the demo) to see how judges' counts follow the experts'.")
-        return
-    datasets = load_datasets(store)
-    synthetic = is_synthetic(datasets, dataset)
-    runs = _load_judges(store, str(store.path), _version(), dataset)
+    store, dataset, synthetic = page_start(
+        "Calibration",
+        empty="Import a dataset (or build the demo) to see how judges' counts follow the experts'.",
+        intro="Does a judge that finds *n* errors mean *n*? Points on the dashed line y = x are calibrated.")
+    runs = _load_judges(store, dataset)
     _seed_state(dataset, runs)
 
-    st.caption("Does a judge that finds *n* errors mean *n*? Points on the dashed line y = x are calibrated.")
     left, mid, right, far = st.columns([3, 2, 1, 1])
     with left:
         chosen = st.multiselect("Judges", runs, key="cal_judges", placeholder="pick judges",

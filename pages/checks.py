@@ -12,8 +12,6 @@ absent for none), ``board`` (systems / judges).
 
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -33,19 +31,15 @@ from core.checks.store import (
 )
 from core.judges import run_judge
 from core.judges.llm import redact
-from core.leaderboard import judges_leaderboard, systems_leaderboard
-from core.models import configured_models, local_only, secret_api_key
-from pages._access import researchers_only
+from core.models import configured_models, secret_api_key
+from core.reads.leaderboard import judges_leaderboard, systems_leaderboard
+from core.settings import local_only
 from pages._shared import (
-    OKABE_ITO,
-    VERSION_KEY,
+    BLUE,
+    cached,
     download_csv,
-    ensure_router,
     escape_md,
-    get_store,
-    is_synthetic,
-    load_datasets,
-    selected_dataset,
+    page_start,
     set_url,
     show_table,
     streamlit_secrets,
@@ -56,38 +50,34 @@ BOARDS = {"systems": "Candidate systems (by score)", "judges": "Judges (by agree
 N_BOOT = 200  # the page's bootstrap for the judges board (the CLI defaults to 1,000)
 
 
-def _version() -> int:
-    return int(st.session_state.get(VERSION_KEY, -1))
+@cached
+def _runs(store, dataset: str, locale: str):
+    return checks_runs(store, dataset), llm_phase_runs(store, dataset, locale)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _runs(_store, path: str, version: int, dataset: str, locale: str):
-    return checks_runs(_store, dataset), llm_phase_runs(_store, dataset, locale)
+@cached
+def _results(store, dataset: str, run_id: str, llm_run: str | None):
+    cases = case_results(store, dataset, run_id, llm_run)
+    return cases, dimension_summary(cases), verdict_counts(cases), failing_checks(store, run_id)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _results(_store, path: str, version: int, dataset: str, run_id: str, llm_run: str | None):
-    cases = case_results(_store, dataset, run_id, llm_run)
-    return cases, dimension_summary(cases), verdict_counts(cases), failing_checks(_store, run_id)
+@cached(max_entries=64)
+def _pair_failures(store, run_id: str, pair_id: str) -> pd.DataFrame:
+    return pair_failures(store, run_id, pair_id)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _pair_failures(_store, path: str, version: int, run_id: str, pair_id: str) -> pd.DataFrame:
-    return pair_failures(_store, run_id, pair_id)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _board(_store, path: str, version: int, dataset: str, board: str) -> pd.DataFrame:
+@cached
+def _board(store, dataset: str, board: str) -> pd.DataFrame:
     if board == "systems":
-        return systems_leaderboard(_store, dataset)
-    return judges_leaderboard(_store, dataset, n_boot=N_BOOT, seed=0)
+        return systems_leaderboard(store, dataset)
+    return judges_leaderboard(store, dataset, n_boot=N_BOOT, seed=0)
 
 
 def dimension_figure(summary: pd.DataFrame, degraded: bool) -> go.Figure:
     dims = summary[summary["dimension"].isin(DIMENSIONS)]
     labels = [f"{d} · {DIMENSION_NAMES[d]} (w {WEIGHTS[d] / 100:.2f})" for d in dims["dimension"]]
     fig = go.Figure(go.Bar(
-        x=labels, y=dims["mean_score"], marker={"color": OKABE_ITO[3]},
+        x=labels, y=dims["mean_score"], marker={"color": BLUE},
         text=[("unscored" if pd.isna(v) else f"{v:.2f}") + f" (n={n})" for v, n in zip(dims["mean_score"], dims["n"],
                                                                                     strict=True)],
         textposition="outside", hovertemplate="%{x}<br>mean %{y:.2f}<extra></extra>"))
@@ -102,7 +92,7 @@ def draw_llm_phase(store, dataset: str, locale: str) -> None:
     """Run the adversarial phase with a configured model (report text goes to that endpoint only)."""
     with st.expander("Run the LLM phase"):
         secrets = streamlit_secrets()
-        models = [m for m in configured_models(os.environ, secrets) if m.usable]
+        models = [m for m in configured_models(secrets=secrets) if m.usable]
         if not models:
             st.caption("No model configured: set `RADJUDGE_MODELS` (and a provider key, or a local server's "
                        "URL) to run the LLM phase. Without it every result stays degraded.")
@@ -119,7 +109,7 @@ def draw_llm_phase(store, dataset: str, locale: str) -> None:
                     summary = run_judge(store, dataset=dataset, judge=model.name, prompt_id="laias_judge",
                                         locale=locale, api_base=model.api_base,
                                         api_key=secret_api_key(model, secrets),
-                                        local_only=local_only(os.environ, secrets))
+                                        local_only=local_only(secrets=secrets))
                 except ValueError as exc:
                     st.error(escape_md(redact(str(exc))))
                     return
@@ -128,7 +118,7 @@ def draw_llm_phase(store, dataset: str, locale: str) -> None:
 
 
 def draw_checks(store, dataset: str, synthetic: bool, locale: str) -> None:
-    runs, llm_runs = _runs(store, str(store.path), _version(), dataset, locale)
+    runs, llm_runs = _runs(store, dataset, locale)
     run_id = checks_spec(dataset, locale).run_id()
     if run_id not in set(runs["run_id"]):
         st.info(f"No {locale} checks on this dataset yet. They run offline in seconds "
@@ -152,7 +142,7 @@ def draw_checks(store, dataset: str, synthetic: bool, locale: str) -> None:
                            help="Run one below, or `python -m core checks --dataset D --judge MODEL`.")
     set_url("llm", llm_run or None)
     draw_llm_phase(store, dataset, locale)
-    cases, summary, verdicts, failing = _results(store, str(store.path), _version(), dataset, run_id, llm_run or None)
+    cases, summary, verdicts, failing = _results(store, dataset, run_id, llm_run or None)
     degraded = int(cases["degraded"].sum())
     overall = summary.loc[summary["dimension"] == "overall"].iloc[0]
     c1, c2, c3, c4 = st.columns(4)
@@ -183,7 +173,7 @@ def draw_checks(store, dataset: str, synthetic: bool, locale: str) -> None:
     ext = st.selectbox("A pair's failing checks", list(cases["ext_id"]), key="chk_pair")
     if ext is not None:
         pid = cases.loc[cases["ext_id"] == ext, "pair_id"].iloc[0]
-        fails = _pair_failures(store, str(store.path), _version(), run_id, pid)
+        fails = _pair_failures(store, run_id, pid)
         if fails.empty:
             st.caption(f"Pair {escape_md(ext)} passes every check.")
         else:
@@ -195,7 +185,7 @@ def draw_board(store, dataset: str, synthetic: bool) -> None:
     st.session_state.setdefault("chk_board", board if board in BOARDS else "systems")
     board = st.radio("Leaderboard", list(BOARDS), key="chk_board", format_func=BOARDS.get, horizontal=True)
     set_url("board", board)
-    table = _board(store, str(store.path), _version(), dataset, board)
+    table = _board(store, dataset, board)
     if table.empty:
         st.info("Nothing to rank yet: run a judge (Run judges page, or the checks above)"
                 + (" and import expert annotations." if board == "judges" else "."), icon=":material/info:")
@@ -219,17 +209,11 @@ def draw_board(store, dataset: str, synthetic: bool) -> None:
     download_csv(table, dataset, synthetic, f"leaderboard-{board}", "chk_dl_board")
 
 
-ensure_router()
-researchers_only("pages/checks.py")
-st.title("Checks & leaderboards")
-st.caption("Deterministic report checks with conservative scoring and leaderboards that never mix "
-           "incomparable runs (LAIas Bench).")
-store = get_store()
-dataset = selected_dataset()
-if dataset is None:
-    st.caption("Import a dataset (or build the demo) to check its candidate reports.")
-    st.stop()
-synthetic = is_synthetic(load_datasets(store), dataset)
+store, dataset, synthetic = page_start(
+    "Checks & leaderboards", researchers="pages/checks.py",
+    lead="Deterministic report checks with conservative scoring and leaderboards that never mix "
+         "incomparable runs (LAIas Bench).",
+    empty="Import a dataset (or build the demo) to check its candidate reports.")
 codes = locales()
 wanted = url_value("locale", "en-US")
 st.session_state.setdefault("chk_locale", wanted if wanted in codes else "en-US")

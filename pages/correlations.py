@@ -12,61 +12,61 @@ The view lives in the URL: ``dataset`` (app.py), ``target``, ``stat``,
 ``identical=removed``, ``n_boot``, ``seed``, ``ci_method``, ``ci=always``, ``judge``,
 ``metric``, ``facet``, ``vs_judge``, ``vs_metric``.
 
-Caching: the data are read once per (store version, dataset, target), in one DuckDB query, into a
-pairs x series matrix (``core.pairmatrix``: one row per pair with its facets and target, one column per
-judge metric) held as a shared resource (never copied); a view is a mask over the pairs, and every table
-is cached per (store version, dataset, target, filters, toggle, n_boot, seed). Bootstrap work
-above ``BOOT_BUDGET`` pair-resamples (about 0.5 s here) waits for a click,
+Caching (pages/_correlations_reads.py): the data are read once per (store version, dataset, target), in
+one DuckDB query, into a pairs x series matrix (``core.reads.pairmatrix``: one row per pair with its facets
+and target, one column per judge metric) held as a shared resource (never copied); a view is a mask over
+the pairs, and every table is cached per (store version, dataset, target, filters, toggle, n_boot, seed).
+The scatter and the heatmap are drawn by pages/_correlations_charts.py. Bootstrap work
+above ``BOOT_BUDGET`` pair-resamples (docs/PERFORMANCE.md) waits for a click,
 so a large store stays responsive; the point estimates, p-values and
 daggers never wait.
 """
 
 from __future__ import annotations
 
-import html
 import math
 import re
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis import FACETS, apply_orientations, declared_orientations, judge_runs
-from core.ceiling import leave_one_out, mean_tau
-from core.export import to_safe_csv
-from core.pairmatrix import PairMatrix, pair_matrix, read_ratings
-from core.scores import METRICS
-from core.stats import (
-    AUTO_BOOTSTRAP_MAX_N,
-    METRIC_ORDER,
-    TABLE_LEGEND,
-    agreement_matrix,
-    ci_method_for,
-    judge_metric_table,
-    paired_difference,
+from core.analysis.stats import AUTO_BOOTSTRAP_MAX_N, METRIC_ORDER, TABLE_LEGEND, ci_method_for
+from core.reads.frames import FACETS
+from core.store.db import Store
+from core.store.export import to_safe_csv
+from pages._correlations_charts import STAT_EST, STAT_SYMBOL, heatmap, metric_label, scatter, series_label
+from pages._correlations_reads import (
+    MIN_N,
+    STAT_VALUE,
+    load_agreement,
+    load_breakdown,
+    load_mask,
+    load_matrix,
+    load_paired,
+    load_ratings,
+    load_runs,
+    load_series,
+    load_shaped,
+    load_table,
+    load_targets,
+    load_view_counts,
 )
-from core.store import Store
-from core.targets import main_targets_present
-from pages import _shared
 from pages._preferences import draw_preferences
 from pages._shared import (
+    DETAIL_PAIRS,
     MISSING,
-    VERSION_KEY,
-    ensure_router,
     escape_md,
     expert_annotators_choice,
-    get_store,
     load_datasets,
     load_facets,
-    selected_dataset,
+    page_start,
+    seed_facet_filters,
     set_url,
     show_table,
     url_value,
-    url_values,
 )
 
-MIN_N = 10  # fewer complete pairs than this: no statistic (as `python -m core correlate --min-n`)
 DEFAULT_N_BOOT, MAX_N_BOOT = 1000, 20000
 #: Bootstrap work computed without asking, in pair-resamples (pairs x resamples, summed over the
 #: series). Measured here at 1.3e7 (one paired test, small n) to 9e7 (a whole table, large n) per
@@ -76,27 +76,14 @@ BOOT_RATE = 5e7  # for the "roughly N s" shown next to the button
 #: An asymptotic interval's cost per pair in pair-resamples (the table with them is computed again: 1.45 s
 #: for 40 series x 50,000 pairs here, i.e. about 36 per pair), so large views still open at once.
 ASYM_WORK = 40
-SCATTER_MAX = 5000  # points drawn; larger series show a seeded random sample (stated)
 HEATMAP_ROWS = 12  # heatmap rows: the best (judge, metric) series of the table, plus the selected one
-JITTER_GAP = 0.25  # discrete axis (<= 30 levels): jitter up to this share of the gap between levels
-JITTER_SPAN = 0.01  # continuous axis: up to this share of the range
-OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
-DIVERGING = [[0.0, "#D55E00"], [0.5, "#F7F7F7"], [1.0, "#0072B2"]]
 
 TARGET_LABELS = {
     "score": "Expert score (0-1, higher is better)",
     "sig_errors": "Significant errors (count per report)",
     "total_errors": "Total errors (count per report)",
 }
-TARGET_AXIS = {
-    "score": "expert score, mean of annotators (0-1)",
-    "sig_errors": "expert significant errors per report (mean of annotators)",
-    "total_errors": "expert errors per report, significant + insignificant (mean)",
-}
 STATS = {"kendall": "Kendall τ-b", "spearman": "Spearman ρ", "pearson": "Pearson r"}
-STAT_SYMBOL = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}
-STAT_VALUE = {"kendall": "abs_tau", "spearman": "abs_rho", "pearson": "abs_r"}
-STAT_EST = {"kendall": "tau", "spearman": "rho", "pearson": "r"}
 STAT_CI = {"kendall": ("ci_low", "ci_high"), "spearman": ("rho_ci_low", "rho_ci_high"),
            "pearson": ("r_ci_low", "r_ci_high")}
 
@@ -107,153 +94,6 @@ JUDGE_KEY, METRIC_KEY, HEAT_KEY, VS_KEY = "corr_judge", "corr_metric", "corr_fac
 CI_ALWAYS_KEY = "corr_ci_always"  # not a widget: the user asked for CIs on large views
 CI_KEY = "corr_ci_method"  # the interval: auto (bootstrap up to AUTO_BOOTSTRAP_MAX_N pairs), bootstrap, asymptotic
 CI_LABELS = {"auto": "auto (by size)", "bootstrap": "bootstrap", "asymptotic": "asymptotic"}
-
-
-def metric_label(metric: str) -> str:
-    spec = METRICS.get(metric)
-    return spec.label if spec else metric
-
-
-def _series_label(judge: str, metric: str) -> str:
-    return f"{judge} · {metric_label(metric)}"
-
-
-# -- cached loaders (no widgets inside) ----------------------------------------------------------
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _runs(_store: Store, path: str, version: int, dataset: str) -> pd.DataFrame:
-    return judge_runs(_store, dataset)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _targets_present(_store: Store, path: str, version: int, dataset: str) -> list[str]:
-    return main_targets_present(_store, dataset)
-
-
-# The matrix and the view masks are cache_resource: shared, never copied (cache_data would pickle the
-# matrix on every store and copy it on every hit). Nothing below mutates them.
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _matrix(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None) -> PairMatrix:
-    """The score metrics' values (as ``python -m core correlate``) and the target, pairs x series, unfiltered."""
-    return pair_matrix(_store, dataset, target, counts=False,
-                       annotators=None if experts is None else list(experts))
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _mask(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None,
-          drop_identical: bool, filters: tuple) -> np.ndarray:
-    """Pairs in view: the pairs ``correlation_frame(..., drop_identical=, filters=)`` would return."""
-    return _matrix(_store, path, version, dataset, target, experts).mask(drop_identical, filters)
-
-
-def _view(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None,
-          drop_identical: bool, filters: tuple) -> tuple[PairMatrix, np.ndarray]:
-    """The matrix and the mask of the pairs in view (both cached resources)."""
-    return (_matrix(_store, path, version, dataset, target, experts),
-            _mask(_store, path, version, dataset, target, experts, drop_identical, filters))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _table(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
-           filters: tuple, n_boot: int, seed: int, ci: str = "bootstrap") -> pd.DataFrame:
-    matrix, mask = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
-    if not mask.any():
-        return pd.DataFrame()
-    # Point estimates and p do not depend on the clusters; only the intervals do. Without them, skip
-    # labelling clusters.
-    table = matrix.correlate(mask, n_boot=n_boot, seed=seed, min_n=MIN_N, target_name=target,
-                             clustered=n_boot > 0 or ci == "asymptotic", ci=ci)
-    return apply_orientations(table, declared_orientations(_store, dataset), target)  # import-outputs' declaration
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _shaped(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
-            filters: tuple, stat: str):
-    """The papers' table (text, best, second, dagger, wrong sign) of the point estimates."""
-    return judge_metric_table(_table(_store, path, version, dataset, target, experts, drop_identical, filters, 0, 0),
-                              STAT_VALUE[stat])
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _view_counts(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
-                 filters: tuple) -> dict:
-    """Pairs in view, identical pairs removed by the toggle, reference groups."""
-    matrix, view = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
-    filtered = matrix.mask(False, filters)
-    groups = matrix.pairs["group_id"].cat.codes.to_numpy()[view]
-    return {"pairs": int(view.sum()), "groups": int(np.unique(groups[groups >= 0]).size),
-            "identical": int((filtered & matrix.pairs["identical"].to_numpy(dtype=bool)).sum()),
-            "identical_removed": drop_identical}
-
-
-def _indices(matrix: PairMatrix, series) -> list[int]:
-    found = (matrix.index_of(judge, metric) for judge, metric in series)
-    return [i for i in found if i is not None]
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _series(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
-            filters: tuple, judge: str, metric: str) -> pd.DataFrame:
-    matrix, mask = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
-    rows = matrix.long(mask, _indices(matrix, [(judge, metric)]))
-    codes = rows["ext_id"].cat.codes.to_numpy()  # categories sorted: ordering codes orders the ids
-    rows = rows.take(np.argsort(np.where(codes < 0, np.iinfo(codes.dtype).max, codes), kind="stable"))
-    cols = ["ext_id", "system", "modality", "anatomy", "split", "group_id", "value", "target"]
-    out = rows[cols].reset_index(drop=True)
-    for col in ("ext_id", "system", "modality", "anatomy", "split", "group_id"):
-        out[col] = out[col].astype(object)
-    return out
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _breakdown(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
-               filters: tuple, facet: str, series: tuple[tuple[str, str], ...]) -> pd.DataFrame:
-    matrix, mask = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
-    chosen = _indices(matrix, series)
-    if not chosen:
-        return pd.DataFrame()
-    # point estimates and p per cell; the cells' bootstrap CIs are left to the CLI (--breakdown)
-    cells = matrix.breakdown(mask, facet, series=chosen, min_n=MIN_N, target_name=target)
-    return pd.DataFrame() if cells.empty else apply_orientations(cells, declared_orientations(_store, dataset), target)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _paired(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
-            filters: tuple, a: tuple[str, str], b: tuple[str, str], stat: str, n_boot: int,
-            seed: int) -> pd.DataFrame:
-    matrix, mask = _view(_store, path, version, dataset, target, experts, drop_identical, filters)
-    rows = matrix.long(mask, _indices(matrix, [a, b]))
-    return paired_difference(rows, a[0], b[0], a[1], b[1], n_boot=n_boot, seed=seed, stat=stat,
-                             target_name=target, min_n=MIN_N)
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _ratings(_store: Store, path: str, version: int, dataset: str, target: str,
-             experts: tuple | None) -> tuple[list[str], np.ndarray]:
-    """Each annotator's value of the target on the matrix's pairs: (names, annotators x pairs)."""
-    return read_ratings(_store, _matrix(_store, path, version, dataset, target, experts), dataset, target,
-                        None if experts is None else list(experts))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _agreement(_store: Store, path: str, version: int, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
-               filters: tuple) -> dict | None:
-    """Inter-annotator agreement on the pairs in view (the pairs the judges are scored on)."""
-    names, ratings = _ratings(_store, path, version, dataset, target, experts)
-    in_view = ratings[:, _mask(_store, path, version, dataset, target, experts, drop_identical, filters)]
-    rated = ~np.isnan(in_view).all(axis=1)  # annotators with a value on a pair in view
-    if rated.sum() < 2:
-        return None
-    kept = [n for n, r in zip(names, rated, strict=True) if r]
-    result = agreement_matrix(in_view[rated], kept, method="interval" if target == "score" else "ratio")
-    long = pd.DataFrame({"annotator": np.repeat(kept, in_view.shape[1]),
-                         "pair_id": np.tile(np.arange(in_view.shape[1]), len(kept)),
-                         "value": in_view[rated].ravel()})
-    loo = leave_one_out(long)
-    return {"alpha": result.alpha, "mean_tau": result.mean_tau, "method": result.method,
-            "n_units": result.n_units, "n_annotators": result.n_annotators, "pairwise": result.pairwise,
-            "loo_tau": mean_tau(loo), "loo": loo}
 
 
 # -- view state (URL <-> widgets) -----------------------------------------------------------------
@@ -267,15 +107,7 @@ def _int_param(name: str, default: int, low: int, high: int) -> int:
 def _seed_view(dataset: str, facets: dict[str, list[str]], targets: list[str]) -> None:
     """Fill widget state before the widgets are drawn: from the URL on a first visit, reset on a new dataset."""
     ss = st.session_state
-    first_visit = "corr_view_dataset" not in ss
-    switched = not first_visit and ss["corr_view_dataset"] != dataset
-    ss["corr_view_dataset"] = dataset
-    for facet, key in FACET_KEYS.items():
-        if switched:
-            ss[key] = []
-        elif key not in ss:
-            ss[key] = url_values(facet)
-        ss[key] = [v for v in ss[key] if v in facets[facet]]  # a stale link must not break the widget
+    first_visit, switched = seed_facet_filters("corr_view_dataset", dataset, facets, FACET_KEYS)
     if switched:
         for key in (JUDGE_KEY, METRIC_KEY, VS_KEY):
             ss.pop(key, None)
@@ -401,15 +233,10 @@ def _detail(table: pd.DataFrame, resampled: bool) -> pd.DataFrame:
     return out
 
 
-def _esc(value) -> str:
-    """Plotly labels are HTML-ish: user strings are escaped."""
-    return html.escape(str(value))
-
-
 def _boot_statement(counts: dict, n_boot: int, seed: int, computed: bool) -> str:
     if n_boot == 0:
         return "No bootstrap (resamples = 0): no confidence intervals."
-    clustered = counts["groups"] > 0  # as core.stats: any group_id label means the bootstrap resamples groups
+    clustered = counts["groups"] > 0  # as core.analysis.stats: any group_id label means the bootstrap resamples groups
     how = (f"resampling reference groups (`group_id`: {counts['groups']:,} groups), since candidates of "
            "one reference are not independent" if clustered else "resampling pairs (no group ids)")
     state = "" if computed else " — not computed yet for this view (see below)"
@@ -433,7 +260,7 @@ def _ci_statement(counts: dict, n_boot: int, seed: int, computed: bool, ci: str,
 
 
 def _ceiling(args: tuple, meta: dict) -> None:
-    agreement = _agreement(*args)
+    agreement = load_agreement(*args)
     if agreement is None:
         st.caption("Ceiling: fewer than two annotators rated these pairs, so there is no inter-annotator "
                    "agreement to compare with.")
@@ -461,98 +288,6 @@ def _ceiling(args: tuple, meta: dict) -> None:
                                     "p": st.column_config.NumberColumn(format="%.3g")})
 
 
-def _scatter(series: pd.DataFrame, judge: str, metric: str, row: pd.Series, target: str, stat: str,
-             seed: int) -> None:
-    n = len(series)
-    shown = series
-    if n > SCATTER_MAX:
-        idx = np.sort(np.random.default_rng(seed).choice(n, SCATTER_MAX, replace=False))
-        shown = series.iloc[idx]
-    rng = np.random.default_rng(seed)
-
-    def jitter(values: np.ndarray) -> np.ndarray:
-        levels = np.unique(values)
-        if len(levels) < 2:
-            width = JITTER_SPAN
-        elif len(levels) <= 30:  # discrete: stay well inside the gap to the next level
-            width = JITTER_GAP * float(np.diff(levels).min())
-        else:
-            width = JITTER_SPAN * float(levels[-1] - levels[0])
-        return values + rng.uniform(-width, width, len(values))
-
-    x = jitter(shown["target"].to_numpy(float))
-    y = jitter(shown["value"].to_numpy(float))
-    fig = go.Figure()
-    systems = shown["system"].fillna("(no system)")
-    palette = dict(zip(sorted(systems.unique()), OKABE_ITO * 10, strict=False))
-    many = len(palette) > len(OKABE_ITO)
-    for system in sorted(systems.unique()) if not many else ["all"]:
-        mask = np.ones(len(shown), bool) if many else (systems == system).to_numpy()
-        part = shown[mask]
-        fig.add_trace(go.Scattergl(
-            x=x[mask], y=y[mask], mode="markers", name=_esc(system),
-            marker={"size": 6, "opacity": 0.7, "color": "#0072B2" if many else palette[system]},
-            # an object array: plotly validates a list element by element (0.1 s for 5,000 points)
-            text=np.array([f"pair {_esc(e)} · {_esc(m)}" for e, m in zip(part["ext_id"], part["modality"].fillna(""),
-                                                                          strict=True)], dtype=object),
-            customdata=part[["target", "value"]].to_numpy(float),
-            hovertemplate="%{text}<br>expert %{customdata[0]:.4g}<br>judge %{customdata[1]:.4g}"
-                          "<extra>%{fullData.name}</extra>"))
-    spec = METRICS.get(metric)
-    unit = "" if spec is None else (" (0-1)" if spec.range == (0.0, 1.0) else " (count per report)")
-    est = row[STAT_EST[stat]]
-    fig.update_layout(
-        title=f"{_esc(judge)} · {_esc(metric_label(metric))}: {STAT_SYMBOL[stat]} = "
-              f"{MISSING if pd.isna(est) else f'{est:.3f}'}, n = {n:,}",
-        xaxis_title=TARGET_AXIS[target] + " — jittered", yaxis_title=f"{_esc(metric_label(metric))}{unit} — jittered",
-        legend_title="system", height=440, margin={"t": 50, "b": 40})
-    st.plotly_chart(fig, width="stretch", key="corr_scatter")
-    sample = f"a seeded random {SCATTER_MAX:,} of {n:,} pairs (seed {seed}); " if n > SCATTER_MAX else ""
-    st.caption(f"Each point is one pair: {sample}both axes jittered (seed {seed}) so tied values stay visible — "
-               f"by up to {JITTER_GAP:.0%} of the gap between adjacent values on a discrete axis, "
-               f"{JITTER_SPAN:.0%} of the range on a continuous one. Hover and the list show exact values.")
-
-
-def _heatmap(cells: pd.DataFrame, facet: str, series: list[tuple[str, str]], selected: tuple[str, str],
-             stat: str, target: str) -> None:
-    if cells.empty:
-        st.caption("No values in view.")
-        return
-    est = STAT_EST[stat]
-    cells = cells.assign(oriented=cells[est] * cells["expected_sign"],
-                         row=[_series_label(j, m) for j, m in zip(cells["judge"], cells["metric"], strict=True)])
-    rows = [_series_label(j, m) for j, m in series]
-    rows = [r for r in rows if r in set(cells["row"])]
-    levels = sorted(cells[facet].astype(str).unique())
-
-    def grid(col: str) -> pd.DataFrame:
-        return cells.pivot(index="row", columns=facet, values=col).reindex(index=rows, columns=levels)
-
-    z, n, p = grid("oriented"), grid("n"), grid(_p_col(stat))
-    text = [[("" if pd.isna(n.iat[i, j]) else
-              (f"n={int(n.iat[i, j])}" if pd.isna(z.iat[i, j]) else f"{z.iat[i, j]:.2f}<br>n={int(n.iat[i, j])}"))
-             for j in range(len(levels))] for i in range(len(rows))]
-    custom = np.dstack([n.fillna(0).to_numpy(float), p.to_numpy(float)])
-    chosen = _series_label(*selected)
-    ticks = [f"<b>{_esc(r)}</b>" if r == chosen else _esc(r) for r in rows]
-    fig = go.Figure(go.Heatmap(
-        z=z.to_numpy(dtype=float), x=[_esc(v) for v in levels], y=ticks, text=text, texttemplate="%{text}",
-        customdata=custom, colorscale=DIVERGING, zmin=-1, zmax=1,
-        colorbar={"title": f"{STAT_SYMBOL[stat]} × expected sign"},
-        hovertemplate=f"%{{y}} · %{{x}}<br>{STAT_SYMBOL[stat]} (sign-corrected) %{{z:.3f}}<br>"
-                      "n = %{customdata[0]:.0f} pairs<br>p = %{customdata[1]:.2g}<extra></extra>"))
-    fig.update_layout(
-        title=f"{STAT_SYMBOL[stat]} with the {target} target by {facet} (selected series in bold)",
-        xaxis_title=facet, yaxis_title="judge · metric", yaxis_autorange="reversed",
-        height=max(260, 90 + 34 * len(rows)), margin={"t": 50, "b": 40})
-    st.plotly_chart(fig, width="stretch", key="corr_heatmap")
-    st.caption(f"Sign-corrected: > 0 (blue) agrees with the experts in the metric's direction, < 0 (orange) "
-               f"is the wrong way. Cells with fewer than {MIN_N} pairs show only n. Point estimates and p; "
-               f"per-cell CIs: `python -m core correlate --breakdown {facet} --json`.")
-
-
-def _p_col(stat: str) -> str:
-    return {"kendall": "p", "spearman": "rho_p", "pearson": "r_p"}[stat]
 
 
 def _paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: str, n_boot: int, seed: int,
@@ -570,7 +305,7 @@ def _paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: 
     if ss[VS_KEY] not in keys:
         ss[VS_KEY] = keys[0]
     choice = st.selectbox("Compare with", keys, key=VS_KEY,
-                          format_func=lambda k: _series_label(*k.split("\x1f", 1)))
+                          format_func=lambda k: series_label(*k.split("\x1f", 1)))
     b = tuple(choice.split("\x1f", 1))
     set_url("vs_judge", b[0])
     set_url("vs_metric", b[1])
@@ -581,7 +316,7 @@ def _paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: 
     if not boot_ok(2 * n_a * n_boot, "paired"):
         return
     with st.spinner("Paired bootstrap…"):
-        result = _paired(*args, a, b, stat, n_boot, seed)
+        result = load_paired(*args, a, b, stat, n_boot, seed)
     row = result.iloc[0]
     sym = STAT_SYMBOL[stat]
     if pd.isna(row["ci_low"]):
@@ -598,7 +333,7 @@ def _paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: 
                             "can give")
         unit = "reference groups" if row["resampling"] == "groups" else "pairs"
         st.markdown(
-            f"A = {escape_md(_series_label(*a))}, B = {escape_md(_series_label(*b))}: "
+            f"A = {escape_md(series_label(*a))}, B = {escape_md(series_label(*b))}: "
             f"difference **{row['diff']:+.3f}** (95% CI {row['ci_low']:+.3f} to {row['ci_high']:+.3f}), "
             f"p = {row['p_boot']:.3g}, on the **{int(row['n']):,}** pairs both scored; "
             f"{int(row['n_boot']):,} resamples of {int(row['n_clusters']):,} {unit}, seed {int(row['seed'])}.")
@@ -612,11 +347,10 @@ def _paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: 
 
 def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
     """Empty states, the view's widgets and URL, and the reads it needs: ``(meta, view, args)`` or None."""
-    path, version = str(store.path), int(st.session_state.get(VERSION_KEY, -1))
     datasets = load_datasets(store)
     info = datasets.loc[datasets["name"] == dataset].iloc[0]
     meta = {"dataset": dataset, "synthetic": bool(info["synthetic"])}
-    runs = _runs(store, path, version, dataset)
+    runs = load_runs(store, dataset)
     missing = False
     if int(info["annotations"]) == 0:
         st.info(f"**No expert annotations on {escape_md(dataset)} yet**, so there is nothing to correlate "
@@ -631,7 +365,7 @@ def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
     if missing:
         return None
 
-    targets = _targets_present(store, path, version, dataset)
+    targets = load_targets(store, dataset)
     if not targets:
         st.info("The annotations hold no overall score and no error counts, the targets this page uses.")
         return None
@@ -642,7 +376,7 @@ def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
     view = _controls(facets, targets)
     target, stat, n_boot, seed = view["target"], view["stat"], view["n_boot"], view["seed"]
     meta["target"] = target
-    args = (store, path, version, dataset, target, experts, view["drop_identical"], view["filters"])
+    args = (store, dataset, target, experts, view["drop_identical"], view["filters"])
 
     for facet in FACETS:
         set_url(facet, view["raw_filters"][facet])
@@ -653,20 +387,17 @@ def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
     set_url("seed", str(seed))
     set_url("ci_method", None if view["ci"] == "auto" else view["ci"])
     # the store's data for this view, read now (inside the caller's session): the matrix, the ceiling's values
-    _mask(*args)
-    _ratings(store, path, version, dataset, target, experts)
+    load_mask(*args)
+    load_ratings(store, dataset, target, experts)
     return meta, view, args
 
 
 def main() -> None:
-    store = get_store()
-    dataset = selected_dataset()
-    st.title("Correlations")
-    st.caption("Which judge agrees with the experts? Correlation of every judge metric with the expert "
-               "target on the same pairs, as in the VERT and CREPE tables.")
-    if dataset is None:
-        st.caption("Import a dataset (or build the demo) to see how judges agree with the experts.")
-        return
+    store, dataset, _ = page_start(
+        "Correlations",
+        lead="Which judge agrees with the experts? Correlation of every judge metric with the expert "
+             "target on the same pairs, as in the VERT and CREPE tables.",
+        empty="Import a dataset (or build the demo) to see how judges agree with the experts.")
     # Every read of this view in one opening of the store (each open costs tens of ms, and the first
     # query after it reads cold blocks); the session ends before the statistics.
     with store.session():
@@ -677,8 +408,8 @@ def main() -> None:
     target, stat, n_boot, seed = view["target"], view["stat"], view["n_boot"], view["seed"]
 
     with st.spinner("Correlating…"):
-        point = _table(*args, 0, 0)  # point estimates and p: no resampling, so no seed
-    counts = _view_counts(*args)
+        point = load_table(*args, 0, 0)  # point estimates and p: no resampling, so no seed
+    counts = load_view_counts(*args)
     if point.empty:
         scored = "match these filters" if any(v for _, v in view["filters"]) or view["drop_identical"] else \
             f"have both a judge value and the {target} target"
@@ -714,7 +445,7 @@ def main() -> None:
     with view["boot_col"]:
         st.caption(_ci_statement(counts, n_boot, seed, n_boot == 0 or work <= BOOT_BUDGET
                                  or bool(st.session_state.get(CI_ALWAYS_KEY)), ci, point["n"]))
-    shaped = _shaped(*args, stat)
+    shaped = load_shaped(*args, stat)
     st.table(_styled_table(shaped))
     st.caption(_legend(stat) + " n, CIs, ρ and r per cell: the detail table below.")
     wide = shaped.text.rename(columns=metric_label).reset_index()
@@ -723,14 +454,14 @@ def main() -> None:
         _download("Table CSV", wide, meta, f"judge-metric-{target}", "corr_dl_table")
 
     _ceiling(args, meta)
-    draw_preferences(store, dataset, int(st.session_state.get(VERSION_KEY, -1)))  # only with comparisons
+    draw_preferences(store, dataset)  # only with comparisons
 
     # -- detail -----------------------------------------------------------------------------------
     st.markdown("#### Detail: n, estimates, 95% CIs, p")
     table = point
     if (n_boot > 0 or ci == "asymptotic") and boot_ok(work, "table"):
         with st.spinner("Confidence intervals…"):
-            table = _table(*args, n_boot, seed, ci)
+            table = load_table(*args, n_boot, seed, ci)
     detail = _detail(table, resampled=table is not point)
     three = {"format": "%.3f"}
     show_table(detail, hide_index=True, key="corr_detail", column_config={
@@ -752,8 +483,8 @@ def main() -> None:
     ranked = valid.sort_values(STAT_VALUE[stat], ascending=False, na_position="last")
     # On a large dataset the detail of one judge metric (scatter, pairs, heatmap, paired test) waits
     # for a choice, as large bootstraps do; on a small one the best judge metric is shown at once.
-    n_pairs = len(_matrix(*args[:6]).pairs)
-    waits = n_pairs > _shared.DETAIL_PAIRS  # read at run time (a test lowers it)
+    n_pairs = len(load_matrix(*args[:4]).pairs)
+    waits = n_pairs > DETAIL_PAIRS  # imported at each run of the page (a test lowers it)
     if JUDGE_KEY not in ss:
         ss[JUDGE_KEY] = url_value("judge")
     if ss[JUDGE_KEY] not in judges:
@@ -767,7 +498,7 @@ def main() -> None:
         best = ranked.iloc[0]
         st.info(f"This dataset has {n_pairs:,} pairs, so the detail of one judge metric (scatter with its "
                 f"pairs, {STAT_SYMBOL[stat]} by modality / anatomy / system / split, paired test) waits for a "
-                f"choice: pick a judge above. Best in the table: **{escape_md(_series_label(best['judge'], best['metric']))}**.",
+                f"choice: pick a judge above. Best in the table: **{escape_md(series_label(best['judge'], best['metric']))}**.",
                 icon=":material/ads_click:")
         return
     order = {m: i for i, m in enumerate(METRIC_ORDER)}
@@ -787,20 +518,20 @@ def main() -> None:
     set_url("ci", "always" if ss.get(CI_ALWAYS_KEY) else None)
 
     row = table[(table["judge"] == judge) & (table["metric"] == metric)].iloc[0]
-    series = _series(*args, judge, metric)
+    series = load_series(*args, judge, metric)
     sign = int(row["expected_sign"])  # the metric's orientation, or the one its import declared
     est, low, high = STAT_EST[stat], *STAT_CI[stat]  # the statistic chosen above, as in the table
     ci = "" if pd.isna(row[low]) else f", 95% CI {row[low]:.3f} to {row[high]:.3f}"
     value = MISSING if pd.isna(row[est]) else f"{row[est]:.3f}"
     target_words = TARGET_LABELS[target].split(" (")[0].lower()
-    st.markdown(f"**{escape_md(_series_label(judge, metric))}** against the {target_words}: {STAT_SYMBOL[stat]} = "
+    st.markdown(f"**{escape_md(series_label(judge, metric))}** against the {target_words}: {STAT_SYMBOL[stat]} = "
                 f"{value}{ci}, n = {int(row['n']):,} pairs; expected "
                 f"sign {'+' if sign > 0 else '−'} ({'a higher' if sign > 0 else 'a lower'} value where the experts "
                 f"{'score higher' if target == 'score' else 'count more errors'})"
                 + ("" if pd.isna(row[est]) or row[est] * sign > 0 else " — **wrong sign ⚠**") + ".")
     left, right = st.columns([3, 2])
     with left:
-        _scatter(series, judge, metric, row, target, stat, seed)
+        scatter(series, judge, metric, row, target, stat, seed)
     with right:
         st.markdown(f"**Pairs ({len(series):,})**")
         show_table(series.rename(columns={"ext_id": "id", "group_id": "group", "value": metric,
@@ -813,23 +544,22 @@ def main() -> None:
     heat_rows = ranked_all[:HEATMAP_ROWS]
     if (judge, metric) not in heat_rows:
         heat_rows.append((judge, metric))
-    if not _matrix(*args[:6]).pairs[facet].notna().any():  # nothing to break down: say why, not an empty frame
+    if not load_matrix(*args[:4]).pairs[facet].notna().any():  # nothing to break down: say why, not an empty frame
         st.caption(f"This dataset records no {facet} for its pairs, so there is no {STAT_SYMBOL[stat]} by {facet}; "
                    f"choose another facet above (or import the pairs with a {facet} column).")
     else:
-        cells = _breakdown(*args, facet, tuple(heat_rows))
+        cells = load_breakdown(*args, facet, tuple(heat_rows))
         if len(ranked_all) > len(heat_rows):
             st.caption(f"Rows: the {HEATMAP_ROWS} judge metrics with the highest |{STAT_SYMBOL[stat]}| in the "
                        f"table (of {len(ranked_all)}), plus the selected one.")
-        _heatmap(cells, facet, heat_rows, (judge, metric), stat, target)
+        heatmap(cells, facet, heat_rows, (judge, metric), stat, target)
         if not cells.empty:
             cols = [facet, "judge", "metric", "n", "tau", "p", "rho", "rho_p", "r", "r_p", "sign_ok", "too_few"]
             _download("Heatmap CSV", cells[cols], meta, f"by-{facet}-{target}", "corr_dl_heat")
 
     st.markdown("#### Paired difference")
-    st.caption(f"Is A = {escape_md(_series_label(judge, metric))} closer to the experts than B?")
+    st.caption(f"Is A = {escape_md(series_label(judge, metric))} closer to the experts than B?")
     _paired_section(args, table, (judge, metric), stat, n_boot, seed, meta, boot_ok)
 
 
-ensure_router()
 main()

@@ -13,26 +13,25 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core.datasets import delete_dataset, restore_dataset
-from core.queries import FACETS, counts_by_category
-from core.store import StoreError
+from core.reads.queries import FACETS, counts_by_category
+from core.store.datasets import delete_dataset, restore_dataset
+from core.store.db import StoreError
 from pages._access import is_researcher
 from pages._import_wizard import draw_import_wizard
 from pages._shared import (
-    ensure_router,
     escape_md,
-    get_store,
     load_annotation_summary,
     load_datasets,
     load_facets,
     load_pair,
     load_pairs,
-    selected_dataset,
+    page_start,
+    seed_facet_filters,
     set_url,
+    show_reports,
     show_table,
     switch_dataset_next_run,
     url_value,
-    url_values,
 )
 
 PAGE_SIZES = (25, 50, 100, 200)
@@ -61,7 +60,7 @@ def draw_datasets(datasets: pd.DataFrame) -> None:
 
 
 # -- delete with undo ----------------------------------------------------------------
-# The rows move to the store's trash (core.datasets); "Undo" moves them back. The
+# The rows move to the store's trash (core.store.datasets); "Undo" moves them back. The
 # last deletion of this session stays undoable here; `python -m core trash` lists all.
 
 
@@ -125,16 +124,7 @@ def _seed_view(dataset: str, facets: dict[str, list[str]]) -> None:
     from the URL, so a shared link opens the same view; switching dataset
     starts from a clean view, since the old filters name the old dataset's values.
     """
-    first_visit = "data_view_dataset" not in st.session_state
-    switched = not first_visit and st.session_state["data_view_dataset"] != dataset
-    st.session_state["data_view_dataset"] = dataset
-    for facet, key in FILTER_KEYS.items():
-        if switched:
-            st.session_state[key] = []
-        elif key not in st.session_state:
-            st.session_state[key] = url_values(facet)
-        # Only values the dataset has: a stale link must not break the widget.
-        st.session_state[key] = [v for v in st.session_state[key] if v in facets[facet]]
+    first_visit, switched = seed_facet_filters("data_view_dataset", dataset, facets, FILTER_KEYS)
     if switched:
         st.session_state["data_q"], st.session_state["data_pair"] = "", None
         return
@@ -232,14 +222,7 @@ def draw_pair_detail(store, pair: dict) -> None:
     st.subheader(f"Pair {escape_md(pair['ext_id'])}")
     if pair["synthetic"]:
         st.badge("synthetic pair", icon=":material/science:", color="orange")
-    left, right = st.columns(2)
-    # st.text: report text is shown as written, never parsed as Markdown or HTML.
-    with left, st.container(border=True):
-        st.markdown("**Reference**")
-        st.text(pair["reference"])
-    with right, st.container(border=True):
-        st.markdown("**Candidate**")
-        st.text(pair["candidate"])
+    show_reports(pair["reference"], pair["candidate"])
 
     fields = {
         "pair id": pair["pair_id"],
@@ -285,12 +268,8 @@ def draw_pair_detail(store, pair: dict) -> None:
 
 # -- the page ----------------------------------------------------------------------
 
-ensure_router()
-store = get_store()
+store, dataset, _ = page_start("Data")
 datasets = load_datasets(store)
-dataset = selected_dataset()
-
-st.title("Data")
 st.markdown("#### Datasets")
 if datasets.empty:
     st.caption("The store holds no datasets yet.")

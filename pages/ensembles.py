@@ -21,29 +21,25 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis import feature_frame, judge_runs
-from core.ensemble import ensemble_table, feature_sets_by_metric
-from core.scores import METRICS
-from core.simulate import UNIFIED, simulate_grid, sweep
-from core.targets import HIGHER_IS_BETTER, MAIN_TARGETS, dataset_targets
+from core.analysis.ensemble import ensemble_table, feature_sets_by_metric
+from core.analysis.scores import METRICS
+from core.analysis.simulate import UNIFIED, simulate_grid, sweep
+from core.reads.frames import feature_frame, judge_runs
+from core.reads.targets import HIGHER_IS_BETTER, MAIN_TARGETS, dataset_targets
 from pages._shared import (
     OKABE_ITO,
-    VERSION_KEY,
+    RUN_HINT,
+    cached,
     download_csv,
-    ensure_router,
     escape_md,
     expert_annotators_choice,
-    get_store,
-    is_synthetic,
-    load_datasets,
-    selected_dataset,
+    page_start,
     set_url,
     show_table,
     url_value,
 )
 
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "star", "cross")
-RUN_HINT = "open **Run judges** (or `python -m core judge --dataset {d} --judge rules`)"
 TARGET_LABELS = {"score": "expert score (higher = better)",
                  "sig_errors": "expert significant-error count (lower = better)",
                  "total_errors": "expert total error count (lower = better)"}
@@ -63,10 +59,6 @@ SIM_METRICS = {"green": "GREEN (α=1, β_S=1, β_I=0)", "green_f1": "GREEN-F1 (�
                "formula": "Formula (α=1, β_S=2, β_I=0.5)", UNIFIED: "unified (your α, β_S, β_I)"}
 
 
-def _version() -> int:
-    return int(st.session_state.get(VERSION_KEY, -1))
-
-
 def _url_int(name: str, default: int, low: int, high: int) -> int:
     raw = url_value(name, "")
     return int(raw) if raw.isdigit() and low <= int(raw) <= high else default
@@ -83,22 +75,22 @@ def _url_float(name: str, default: float, low: float, high: float) -> float:
 # -- ensembles ------------------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _load_judges(_store, path: str, version: int, dataset: str) -> list[str]:
-    return judge_runs(_store, dataset)["judge"].tolist()
+@cached
+def _load_judges(store, dataset: str) -> list[str]:
+    return judge_runs(store, dataset)["judge"].tolist()
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _targets(_store, path: str, version: int, dataset: str) -> list[str]:
-    present = set(dataset_targets(_store, dataset)["target"])
+@cached
+def _targets(store, dataset: str) -> list[str]:
+    present = set(dataset_targets(store, dataset)["target"])
     return [t for t in MAIN_TARGETS if t in present]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _ensembles(_store, path: str, version: int, dataset: str, target: str, train_size: int, seed: int,
+@cached
+def _ensembles(store, dataset: str, target: str, train_size: int, seed: int,
                n_boot: int, experts: tuple[str, ...] | None = None):
     """As cmd_ensemble: one feature set per score metric (pooled over judges), and "All"."""
-    features = feature_frame(_store, dataset, target, annotators=None if experts is None else list(experts))
+    features = feature_frame(store, dataset, target, annotators=None if experts is None else list(experts))
     columns = [c for c in features.columns if ":" in c]
     if len(columns) < 2:
         return None, len(columns)
@@ -170,12 +162,12 @@ def draw_ensembles(store, dataset: str | None, synthetic: bool) -> None:
     if dataset is None:
         st.caption("Import a dataset (or build the demo) to combine judges.")
         return
-    runs = _load_judges(store, str(store.path), _version(), dataset)
+    runs = _load_judges(store, dataset)
     if not runs:
         st.info(f"No judge runs on this dataset yet — {RUN_HINT.format(d=dataset)}. Ensembles combine at "
                 "least two judge metrics.", icon=":material/info:")
         return
-    targets = _targets(store, str(store.path), _version(), dataset)
+    targets = _targets(store, dataset)
     if not targets:
         st.info("This dataset has no expert annotations to fit and test ensembles against. Import scores or "
                 "error counts on the **Data** page (or `python -m core import-annotations`).",
@@ -195,7 +187,7 @@ def draw_ensembles(store, dataset: str | None, synthetic: bool) -> None:
     set_url("seed", None if seed == 0 else str(seed))
 
     with st.spinner("Fitting on the training pairs and bootstrapping tau on the held-out pairs…"):
-        result, n_features = _ensembles(store, str(store.path), _version(), dataset, target, train_size, seed,
+        result, n_features = _ensembles(store, dataset, target, train_size, seed,
                                         n_boot, None if annotators is None else tuple(annotators))
     if result is None:
         st.info(f"Not enough data: ensembles need at least two judge metrics with values on pairs that have "
@@ -325,14 +317,7 @@ def draw_simulator() -> None:
 
 
 def main() -> None:
-    ensure_router()
-    st.title("Ensembles & simulator")
-    store = get_store()
-    dataset = selected_dataset()
-    synthetic = False
-    if dataset is not None:
-        datasets = load_datasets(store)
-        synthetic = is_synthetic(datasets, dataset)
+    store, dataset, synthetic = page_start("Ensembles & simulator")
     ensembles_tab, simulator_tab = st.tabs(["Ensembles (VERT Table 5)", "Metric simulator (VERT App. B)"])
     # The simulator first: it needs no data, so it stays responsive while ensembles are fitted.
     with simulator_tab:

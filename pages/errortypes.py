@@ -15,27 +15,24 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis import expert_counts, judge_counts, judge_runs
-from core.errortypes import (
+from core.analysis.errortypes import (
     ALL,
     SIGNIFICANCE_CHOICES,
     accuracy_per_category,
     f1_per_category,
     mae_per_category,
 )
-from core.queries import CATEGORY_NAMES
-from core.scores import CATEGORIES
+from core.analysis.scores import CATEGORIES
+from core.reads.frames import expert_counts, judge_counts, judge_runs
+from core.reads.queries import CATEGORY_NAMES
 from pages._shared import (
     OKABE_ITO,
-    VERSION_KEY,
+    RUN_HINT,
+    cached,
     download_csv,
-    ensure_router,
     escape_md,
     expert_annotators_choice,
-    get_store,
-    is_synthetic,
-    load_datasets,
-    selected_dataset,
+    page_start,
     set_url,
     show_table,
     url_value,
@@ -48,11 +45,6 @@ MEASURES = {"f1": "F1", "precision": "Precision", "recall": "Recall"}
 SHORT_NAMES = {"a": "false finding", "b": "missing finding", "c": "location", "d": "severity",
                "e": "false comparison", "f": "missing comparison", ALL: "all (a-f)"}
 ORDER = [*CATEGORIES, ALL]
-RUN_HINT = "open **Run judges** (or `python -m core judge --dataset {d} --judge rules`)"
-
-
-def _version() -> int:
-    return int(st.session_state.get(VERSION_KEY, -1))
 
 
 def category_tick(cat: str) -> str:
@@ -62,20 +54,20 @@ def category_tick(cat: str) -> str:
 # -- cached loads -------------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _load_counts(_store, path: str, version: int, dataset: str, annotators: tuple[str, ...] | None = None):
-    experts = expert_counts(_store, dataset, None if annotators is None else list(annotators))
-    return judge_counts(_store, dataset), experts
+@cached
+def _load_counts(store, dataset: str, annotators: tuple[str, ...] | None = None):
+    experts = expert_counts(store, dataset, None if annotators is None else list(annotators))
+    return judge_counts(store, dataset), experts
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _load_judges(_store, path: str, version: int, dataset: str) -> list[str]:
-    return judge_runs(_store, dataset)["judge"].tolist()
+@cached
+def _load_judges(store, dataset: str) -> list[str]:
+    return judge_runs(store, dataset)["judge"].tolist()
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _tables(_store, path: str, version: int, dataset: str, errors: str, annotators: tuple[str, ...] | None = None):
-    jc, ec = _load_counts(_store, path, version, dataset, annotators)
+@cached
+def _tables(store, dataset: str, errors: str, annotators: tuple[str, ...] | None = None):
+    jc, ec = _load_counts(store, dataset, annotators)
     significant = SIGNIFICANCE_CHOICES[errors]
     return (f1_per_category(jc, ec, significant=significant), mae_per_category(jc, ec, significant=significant),
             accuracy_per_category(jc, ec, significant=significant))
@@ -163,7 +155,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
         return
     annotators, _ = expert_annotators_choice(store, dataset, "et_experts")
     annotators = None if annotators is None else tuple(annotators)
-    jc, ec = _load_counts(store, str(store.path), _version(), dataset, annotators)
+    jc, ec = _load_counts(store, dataset, annotators)
     if jc.empty:
         st.info("No judge on this dataset reported error counts per category (lexical scores have none). "
                 f"Run a GREEN-format judge: {RUN_HINT.format(d=dataset)}, or an LLM judge with "
@@ -196,7 +188,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     if not chosen:
         st.info("Pick at least one judge.", icon=":material/info:")
         return
-    f1, mae, acc = _tables(store, str(store.path), _version(), dataset, errors, annotators)
+    f1, mae, acc = _tables(store, dataset, errors, annotators)
     f1, mae, acc = (t[t["judge"].isin(chosen)] for t in (f1, mae, acc))
 
     st.subheader("F1 per error category (VERT App. C)")
@@ -246,18 +238,11 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
 
 
 def main() -> None:
-    ensure_router()
-    st.title("Error types")
-    store = get_store()
-    dataset = selected_dataset()
-    if dataset is None:
-        st.caption("Import a dataset (or build the demo) to compare judges per error category.")
-        return
-    st.caption("Which kinds of error each judge finds, against the experts' counts per category "
-               "(" + "; ".join(f"({c}) {CATEGORY_NAMES[c]}" for c in CATEGORIES) + ").")
-    datasets = load_datasets(store)
-    synthetic = is_synthetic(datasets, dataset)
-    draw(store, dataset, synthetic, _load_judges(store, str(store.path), _version(), dataset))
+    store, dataset, synthetic = page_start(
+        "Error types", empty="Import a dataset (or build the demo) to compare judges per error category.",
+        intro="Which kinds of error each judge finds, against the experts' counts per category "
+              "(" + "; ".join(f"({c}) {CATEGORY_NAMES[c]}" for c in CATEGORIES) + ").")
+    draw(store, dataset, synthetic, _load_judges(store, dataset))
 
 
 main()

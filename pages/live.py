@@ -10,29 +10,27 @@ URL: ``dataset`` (app.py), ``live_src`` (paste | pair), ``pair`` (the picked pai
 from __future__ import annotations
 
 import hashlib
-import os
 
 import pandas as pd
 import streamlit as st
 
-from core.export import to_safe_csv
-from core.importers import PairColumns, import_pairs
+from core.analysis.scores import METRICS
+from core.ingest.importers import PairColumns, import_pairs
 from core.judges.live import LIVE_PROMPTS, LiveCallFailed, highlight_html, score_live, score_rules_live
 from core.judges.llm import EndpointRefused, GenParams
-from core.models import configured_models, local_only, secret_api_key
-from core.queries import CATEGORY_NAMES
-from core.scores import METRICS
-from pages._access import researchers_only
+from core.models import configured_models, secret_api_key
+from core.reads.queries import CATEGORY_NAMES
+from core.settings import local_only
+from core.store.export import to_safe_csv
 from pages._errors import show_error
 from pages._shared import (
     MISSING,
-    ensure_router,
     escape_md,
-    get_store,
     load_pair,
     load_pairs,
-    selected_dataset,
+    page_start,
     set_url,
+    show_reports,
     show_table,
     streamlit_secrets,
     url_value,
@@ -160,8 +158,8 @@ def draw_highlights(reference: str, candidate: str, rules) -> None:
 def draw_model_controls(reference: str, candidate: str) -> list[str]:
     """Model picker and the button; returns the result keys to show."""
     secrets = streamlit_secrets()
-    models = configured_models(os.environ, secrets)
-    restricted = local_only(os.environ, secrets)
+    models = configured_models(secrets=secrets)
+    restricted = local_only(secrets=secrets)
     if restricted:
         st.badge("local only", icon=":material/lock:", color="green")
         st.caption("RADJUDGE_LOCAL_ONLY is on: only loopback/private endpoints receive report text.")
@@ -204,13 +202,8 @@ def draw_model_controls(reference: str, candidate: str) -> list[str]:
 
 # -- the page ------------------------------------------------------------------------
 
-ensure_router()
-researchers_only("pages/live.py")
-store = get_store()
-dataset = selected_dataset()
-
-st.title("Live scoring")
-st.caption("Judge one pair now. Nothing is stored unless you click **Save as pair**.")
+store, dataset, _ = page_start("Live scoring", researchers="pages/live.py",
+                               lead="Judge one pair now. Nothing is stored unless you click **Save as pair**.")
 
 if "live_src" not in st.session_state:
     src = url_value("live_src", "paste")
@@ -226,13 +219,7 @@ else:
     if pair is not None:
         if pair["synthetic"]:
             st.badge("synthetic pair", icon=":material/science:", color="orange")
-        left, right = st.columns(2)
-        with left, st.container(border=True):
-            st.markdown("**Reference**")
-            st.text(reference)
-        with right, st.container(border=True):
-            st.markdown("**Candidate**")
-            st.text(candidate)
+        show_reports(reference, candidate)
 
 if not (reference.strip() and candidate.strip()):
     st.info("Paste a reference and a candidate report (or pick a pair) to see the judges' answers.")

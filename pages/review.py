@@ -18,16 +18,12 @@ import streamlit as st
 from core.review.data import REVIEW_KIND, annotators, evaluation_frame, review_datasets
 from core.review.labels import LABELS
 from core.review.metrics import EVAL_SETS, accuracy_table, confusion, eval_subset, label_counts, radar_table
-from pages._access import researchers_only
 from pages._shared import (
-    VERSION_KEY,
+    cached,
     download_csv,
-    ensure_router,
     escape_md,
-    get_store,
-    is_synthetic,
     load_datasets,
-    selected_dataset,
+    page_start,
     set_url,
     show_table,
     url_value,
@@ -38,23 +34,19 @@ LABEL_TITLES = {"agreement": "Agreement", "severity": "Severity", "edit_type": "
 HEATMAP_SCALE = "Cividis"
 
 
-def _version() -> int:
-    return int(st.session_state.get(VERSION_KEY, -1))
+@cached
+def _load(store, dataset: str, annotator: str | None):
+    return evaluation_frame(store, dataset, annotator=annotator)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _load(_store, path: str, version: int, dataset: str, annotator: str | None):
-    return evaluation_frame(_store, dataset, annotator=annotator)
+@cached
+def _annotators(store, dataset: str) -> list[str]:
+    return annotators(store, dataset)["annotator"].tolist()
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _annotators(_store, path: str, version: int, dataset: str) -> list[str]:
-    return annotators(_store, dataset)["annotator"].tolist()
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _review_datasets(_store, path: str, version: int) -> list[str]:
-    return review_datasets(_store)
+@cached
+def _review_datasets(store) -> list[str]:
+    return review_datasets(store)
 
 
 def confusion_figure(table: pd.DataFrame, title: str) -> go.Figure:
@@ -76,8 +68,7 @@ def _run_label(runs: pd.DataFrame, run_id: str) -> str:
 
 
 def draw(store, dataset: str, synthetic: bool) -> None:
-    path, version = str(store.path), _version()
-    who_all = _annotators(store, path, version, dataset)
+    who_all = _annotators(store, dataset)
     if not who_all:
         st.info("This dataset has no gold labels (agreement, severity, edit type), so nothing can be scored. "
                 f"Import them with `python -m core import-review FILE --dataset {dataset}` "
@@ -88,7 +79,7 @@ def draw(store, dataset: str, synthetic: bool) -> None:
     if len(who_all) > 1:
         annotator = st.selectbox("Gold labels of", who_all, index=who_all.index(wanted) if wanted in who_all else 0)
     set_url("annotator", annotator if annotator != who_all[0] else None)
-    frame, runs, who = _load(store, path, version, dataset, annotator)
+    frame, runs, who = _load(store, dataset, annotator)
     if runs.empty:
         st.info("No judge has reviewed these edits yet. Run the offline baseline with the button below (no key, "
                 f"nothing leaves the machine) or `python -m core judge --dataset {dataset} --judge rules`; "
@@ -154,29 +145,24 @@ def draw(store, dataset: str, synthetic: bool) -> None:
 
 
 def main() -> None:
-    ensure_router()
-    researchers_only("pages/review.py")
-    st.title("Edit review")
-    store = get_store()
-    dataset = selected_dataset()
-    if dataset is None:
-        st.caption("Build the demo (`python -m core demo`, which includes `demo-review`) or import edits with "
-                   "`python -m core import-review`.")
-        return
-    st.caption("Does a judge agree with the expert on proposed edits of a preliminary report: is the edit "
-               "supported (agreement), how much does it matter (severity), what kind of edit is it (edit type)? "
-               "After RADAR (Sun et al.).")
+    store, dataset, synthetic = page_start(
+        "Edit review", researchers="pages/review.py",
+        empty="Build the demo (`python -m core demo`, which includes `demo-review`) or import edits with "
+              "`python -m core import-review`.",
+        intro="Does a judge agree with the expert on proposed edits of a preliminary report: is the edit "
+              "supported (agreement), how much does it matter (severity), what kind of edit is it (edit type)? "
+              "After RADAR (Sun et al.).")
     datasets = load_datasets(store)
     kind = datasets.loc[datasets["name"] == dataset, "kind"]
     if kind.empty or kind.iloc[0] != REVIEW_KIND:
-        names = _review_datasets(store, str(store.path), _version())
+        names = _review_datasets(store)
         where = (f"pick one in the sidebar ({', '.join(escape_md(n) for n in names)})" if names else
                  "build `demo-review` with `python -m core demo`, or import edits with "
                  "`python -m core import-review FILE --dataset NAME`")
         st.info(f"**{escape_md(dataset)}** is not an edit-review dataset. To review report edits, {where}.",
                 icon=":material/info:")
         return
-    draw(store, dataset, is_synthetic(datasets, dataset))
+    draw(store, dataset, synthetic)
 
 
 main()

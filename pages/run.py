@@ -16,7 +16,6 @@ URL: ``dataset`` (app.py), ``modality`` / ``anatomy`` / ``system`` / ``split``
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,26 +25,26 @@ import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from core import analysis
-from core.export import to_safe_csv
-from core.judges import run_judge
+from core.judges import OFFLINE_JUDGES, run_judge
 from core.judges.errors import explain_error
 from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model, redact
 from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS, ShotSource, runs_with_assessments
-from core.models import OFFLINE_JUDGES, configured_models, local_only, plan_run, secret_api_key
+from core.models import configured_models, plan_run, secret_api_key
 from core.prompts import ALLOWED_K, list_prompts
-from core.queries import FACETS
-from core.runcost import cost_table, cost_text
-from pages._access import researchers_only
+from core.reads import frames as analysis
+from core.reads.queries import FACETS
+from core.reads.runcost import cost_table, cost_text
+from core.settings import local_only
+from core.store.export import to_safe_csv
 from pages._errors import show_error
 from pages._shared import (
-    VERSION_KEY,
-    ensure_router,
+    cached,
+    data_version,
     escape_md,
-    get_store,
     load_datasets,
     load_facets,
-    selected_dataset,
+    page_start,
+    seed_facet_filters,
     set_url,
     show_table,
     streamlit_secrets,
@@ -242,12 +241,14 @@ def _model_problem(model: str, api_base: str | None) -> str:
     return ""
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _pair_index(_store, path: str, version: int, dataset: str) -> pd.DataFrame:
+@cached
+def _pair_index(store, dataset: str) -> pd.DataFrame:
     # ext_id order: the seeded sample must not depend on the order rows come back in.
-    return analysis.pair_facets(_store, dataset).sort_values(["ext_id", "pair_id"], ignore_index=True)
+    return analysis.pair_facets(store, dataset).sort_values(["ext_id", "pair_id"], ignore_index=True)
 
 
+# Hand-written, not pages._shared.cached: the pair ids (thousands) stay out of the key
+# (``_pair_ids``), their digest stands in for them.
 @st.cache_data(max_entries=64, show_spinner=False)
 def _plan(_store, path: str, version: int, dataset: str, judge: str, prompt_id: str | None,
           params: tuple | None, ids_digest: str, _pair_ids: list[str], shots: tuple | None) -> dict:
@@ -265,15 +266,7 @@ def _plan(_store, path: str, version: int, dataset: str, judge: str, prompt_id: 
 
 def _seed_state(dataset: str, facets: dict[str, list[str]]) -> None:
     """Widget state from the URL on a first visit; a new dataset starts from a clean view."""
-    first = "run_view_dataset" not in st.session_state
-    switched = not first and st.session_state["run_view_dataset"] != dataset
-    st.session_state["run_view_dataset"] = dataset
-    for facet, key in FILTER_KEYS.items():
-        if switched:
-            st.session_state[key] = []
-        elif key not in st.session_state:
-            st.session_state[key] = url_values(facet)
-        st.session_state[key] = [v for v in st.session_state[key] if v in facets[facet]]
+    seed_facet_filters("run_view_dataset", dataset, facets, FILTER_KEYS)
     st.session_state.setdefault("run_q", url_value("q", ""))
     if "run_pick" not in st.session_state:
         pick = url_value("pick", "all")
@@ -298,7 +291,7 @@ def choose_pairs(store, dataset: str) -> tuple[list[str], str]:
         filters[facet] = col.multiselect(facet.capitalize(), facets[facet], key=key, placeholder="all",
                                          disabled=not facets[facet])
     search = cols[-1].text_input("Pair id contains", key="run_q").strip()
-    index = _pair_index(store, str(store.path), st.session_state[VERSION_KEY], dataset)
+    index = _pair_index(store, dataset)
     keep = pd.Series(True, index=index.index)
     for facet, values in filters.items():
         if values:
@@ -438,7 +431,7 @@ def choose_tasks(models, datasets: list[str], dataset: str, store) -> tuple[list
 
 def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], shots) -> None:
     digest = hashlib.sha1("\n".join(sorted(pair_ids)).encode()).hexdigest()
-    version = st.session_state[VERSION_KEY]
+    version = data_version()
     rows, costs = [], []
     for t in tasks:
         p = t.params()
@@ -532,7 +525,7 @@ def draw_results(store, job: Job, models, secrets, restricted: bool, concurrency
 
 def draw_costs(store, dataset: str) -> None:
     """Every run of the dataset: time and cost from its recorded calls, beside the tau it bought."""
-    table, target = _cost_table(store, str(store.path), st.session_state[VERSION_KEY], dataset)
+    table, target = _cost_table(store, dataset)
     if table.empty:
         return
     st.markdown("#### Time and cost per judge")
@@ -552,27 +545,21 @@ def draw_costs(store, dataset: str) -> None:
     show_table(show, hide_index=True, key="run_costs")
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _cost_table(_store, path: str, version: int, dataset: str):
-    return cost_table(_store, dataset)
+@cached
+def _cost_table(store, dataset: str):
+    return cost_table(store, dataset)
 
 
 # -- the page ------------------------------------------------------------------------------
 
-ensure_router()
-researchers_only("pages/run.py")
-store = get_store()
-dataset = selected_dataset()
-
-st.title("Run judges")
-if dataset is None:
-    st.info("No dataset yet: import one on the Data page (or `python -m core demo`), then come back to run judges.")
-    st.stop()
+store, dataset, _ = page_start(
+    "Run judges", researchers="pages/run.py", boxed=True,
+    empty="No dataset yet: import one on the Data page (or `python -m core demo`), then come back to run judges.")
 
 datasets = load_datasets(store)
 secrets = streamlit_secrets()
-models = configured_models(os.environ, secrets)
-restricted = local_only(os.environ, secrets)
+models = configured_models(secrets=secrets)
+restricted = local_only(secrets=secrets)
 draw_models(models, restricted)
 
 st.markdown("#### Pairs")

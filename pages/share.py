@@ -3,7 +3,7 @@
 Every page keeps its view (dataset, filters, selections) in the URL, so the
 address bar is the thing to share. This page lists each page's link with the
 current dataset, offers the self-contained HTML report of the dataset
-(:mod:`core.report`, the same file as ``python -m core report``), and shows
+(:mod:`core.report.html`, the same file as ``python -m core report``), and shows
 where the store's data and judge runs came from.
 
 URL state: ``dataset`` (kept by app.py), ``n_boot``, ``seed``, ``excerpts`` (1/0, when not the dataset's default)
@@ -20,17 +20,16 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from core.export import to_safe_csv
+from core import settings
 from core.report import build_report, provenance_tables
+from core.settings import PUBLIC_URL_VAR
+from core.store.export import to_safe_csv
 from pages._shared import (
     EXPERT_SOURCES,
-    VERSION_KEY,
-    ensure_router,
+    cached,
     escape_md,
     expert_annotators_choice,
-    get_store,
-    load_datasets,
-    selected_dataset,
+    page_start,
     set_url,
     show_table,
     url_value,
@@ -40,9 +39,9 @@ N_BOOT_LIMITS = (0, 10_000)
 SEED_LIMITS = (0, 2**31 - 1)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _load_provenance(_store, path: str, version: int, dataset: str | None) -> dict[str, pd.DataFrame]:
-    return provenance_tables(_store, dataset)
+@cached
+def _load_provenance(store, dataset: str | None) -> dict[str, pd.DataFrame]:
+    return provenance_tables(store, dataset)
 
 
 def _url_int(name: str, default: int, limits: tuple[int, int]) -> int:
@@ -75,14 +74,13 @@ def _pages() -> list[dict]:
     return out
 
 
-PUBLIC_URL_VAR = "RADJUDGE_PUBLIC_URL"
 
 
 def public_url() -> str | None:
     """The address colleagues reach the dashboard at (environment, else Streamlit secrets), if configured."""
     from pages._shared import streamlit_secrets
 
-    value = os.environ.get(PUBLIC_URL_VAR) or streamlit_secrets().get(PUBLIC_URL_VAR)
+    value = settings.env_value(PUBLIC_URL_VAR) or streamlit_secrets().get(PUBLIC_URL_VAR)
     return str(value).strip().rstrip("/") or None if value else None
 
 
@@ -204,7 +202,7 @@ def _table_with_csv(frame: pd.DataFrame, name: str, key: str) -> None:
 
 def draw_provenance(store, dataset: str | None) -> None:
     st.markdown("#### Provenance")
-    tables = _load_provenance(store, str(store.path), int(st.session_state.get(VERSION_KEY, -1)), dataset)
+    tables = _load_provenance(store, dataset)
     st.markdown("**Datasets in the store**")
     st.caption(f"{len(tables['datasets'])} dataset(s); origin *synthetic* means generated with errors injected "
                "by construction.")
@@ -224,19 +222,13 @@ def draw_provenance(store, dataset: str | None) -> None:
 
 # -- the page ----------------------------------------------------------------------
 
-ensure_router()
-store = get_store()
-datasets = load_datasets(store)
-dataset = selected_dataset()
-
-st.title("Share")
+store, dataset, synthetic = page_start("Share")
 draw_links(dataset)
 st.divider()
 if dataset is None:
     st.info("No dataset to report on yet — build the demo with `python -m core demo` or import data on the "
             "**Data** page.", icon=":material/inbox:")
 else:
-    row = datasets.loc[datasets["name"] == dataset].iloc[0]
-    draw_report(store, dataset, bool(row["synthetic"]))
+    draw_report(store, dataset, synthetic)
 st.divider()
 draw_provenance(store, dataset)

@@ -20,71 +20,65 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis import error_texts, judge_counts, judge_runs, judge_values, with_system
-from core.queries import CATEGORY_NAMES, find_pairs
-from core.scores import CATEGORIES
-from core.summary import compare_systems, green_summary, normalized_text
+from core.analysis.scores import CATEGORIES
+from core.analysis.summary import compare_systems, green_summary, normalized_text
+from core.reads.frames import error_texts, judge_counts, judge_runs, judge_values, with_system
+from core.reads.queries import CATEGORY_NAMES, find_pairs
 from pages._shared import (
     OKABE_ITO,
-    VERSION_KEY,
+    RUN_HINT,
+    cached,
+    data_version,
     download_csv,
-    ensure_router,
     escape_md,
-    get_store,
-    is_synthetic,
-    load_datasets,
-    selected_dataset,
+    page_start,
     set_url,
+    show_reports,
     show_table,
     url_value,
 )
 
 ALL_SYSTEMS = "(all systems)"
 MODES = {"summary": "One judge", "compare": "Two systems side by side"}
-RUN_HINT = "open **Run judges** (or `python -m core judge --dataset {d} --judge rules`)"
-
-
-def _version() -> int:
-    return int(st.session_state.get(VERSION_KEY, -1))
 
 
 # -- cached loads -----------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _inputs(_store, path: str, version: int, dataset: str):
+@cached
+def _inputs(store, dataset: str):
     """The three frames cmd_summary feeds green_summary with, and the run labels."""
-    errors = error_texts(_store, dataset)
-    counts = with_system(_store, dataset, judge_counts(_store, dataset))
-    scores = with_system(_store, dataset, judge_values(_store, dataset, metrics=["green"]))
-    runs = judge_runs(_store, dataset)["judge"].tolist()
+    errors = error_texts(store, dataset)
+    counts = with_system(store, dataset, judge_counts(store, dataset))
+    scores = with_system(store, dataset, judge_values(store, dataset, metrics=["green"]))
+    runs = judge_runs(store, dataset)["judge"].tolist()
     return errors, counts, scores, runs
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _systems(_store, path: str, version: int, dataset: str) -> list[str]:
-    _, counts, scores, _ = _inputs(_store, path, version, dataset)
+@cached
+def _systems(store, dataset: str) -> list[str]:
+    _, counts, scores, _ = _inputs(store, dataset)
     found = set(counts["system"].dropna()) | set(scores["system"].dropna())
     return sorted(str(s) for s in found)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _summary(_store, path: str, version: int, dataset: str, judge: str, system: str | None, seed: int):
-    errors, counts, scores, _ = _inputs(_store, path, version, dataset)
+@cached(max_entries=32)
+def _summary(store, dataset: str, judge: str, system: str | None, seed: int):
+    errors, counts, scores, _ = _inputs(store, dataset)
     return green_summary(errors, counts, scores, judge, system=system, seed=seed)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _compare(_store, path: str, version: int, dataset: str, judge: str, a: str, b: str, seed: int):
-    errors, counts, scores, _ = _inputs(_store, path, version, dataset)
+@cached
+def _compare(store, dataset: str, judge: str, a: str, b: str, seed: int):
+    errors, counts, scores, _ = _inputs(store, dataset)
     return compare_systems(errors, counts, scores, judge, systems=(a, b), seed=seed)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def _pair_texts(_store, path: str, version: int, dataset: str) -> pd.DataFrame:
+@cached(max_entries=4)
+def _pair_texts(store, dataset: str) -> pd.DataFrame:
     """ext_id, reference and candidate of every pair (one query, kept for the data version)."""
-    _, total = find_pairs(_store, dataset, limit=0)
-    frame, _ = find_pairs(_store, dataset, limit=max(total, 1))
+    _, total = find_pairs(store, dataset, limit=0)
+    frame, _ = find_pairs(store, dataset, limit=max(total, 1))
     return frame[["pair_id", "ext_id", "system", "reference", "candidate"]].set_index("pair_id")
 
 
@@ -207,7 +201,7 @@ def draw_clusters(store, dataset: str, synthetic: bool, summary, view: str) -> N
                            "size": st.column_config.NumberColumn("members", format="%d"),
                            "text": st.column_config.TextColumn("nearest the centre", width="large")})
 
-    texts = _pair_texts(store, str(store.path), _version(), dataset)[["ext_id"]]
+    texts = _pair_texts(store, dataset)[["ext_id"]]
     download_csv(clusters.join(texts, on="pair_id"), dataset, synthetic, f"clusters-{cat}", f"sum_dl_clusters_{key}")
 
     reps_changed, reps_rows = _selection(reps_event, reps_key)
@@ -236,7 +230,7 @@ def cat_of(members: pd.DataFrame) -> str:
 def draw_members(store, dataset: str, synthetic: bool, members: pd.DataFrame, key: str) -> None:
     number = int(members["cluster"].iloc[0]) + 1
     st.markdown(f"**Cluster {number}: all {len(members)} members and their pairs**")
-    texts = _pair_texts(store, str(store.path), _version(), dataset)
+    texts = _pair_texts(store, dataset)
     table = members.sort_values("rank").join(texts, on="pair_id")
     view = table[["rank", "text", "ext_id", "system", "distance", "reference", "candidate"]]
     member_key = f"sum_members_{key}_{number}"
@@ -260,14 +254,7 @@ def draw_members(store, dataset: str, synthetic: bool, members: pd.DataFrame, ke
     st.caption(f"Pair {escape_md(pair['ext_id'])} (member {int(pair['rank'])}) — select another member above "
                "to open its pair. The judge's explanation:")
     st.text(pair["text"])
-    left, right = st.columns(2)
-    # st.text: report text is shown as written, never parsed as Markdown or HTML.
-    with left, st.container(border=True):
-        st.markdown("**Reference**")
-        st.text(pair["reference"])
-    with right, st.container(border=True):
-        st.markdown("**Candidate**")
-        st.text(pair["candidate"])
+    show_reports(pair["reference"], pair["candidate"])
 
 
 def cluster_sizes(clusters: pd.DataFrame) -> pd.DataFrame:
@@ -296,7 +283,7 @@ def draw_cluster_sizes(clusters: pd.DataFrame) -> None:
 
 def draw_summary(store, dataset: str, synthetic: bool, judge: str, system: str | None, seed: int) -> None:
     with st.spinner("Clustering the explanations…"):
-        summary = _summary(store, str(store.path), _version(), dataset, judge, system, seed)
+        summary = _summary(store, dataset, judge, system, seed)
     green, info = st.columns([1, 3])
     green.metric("GREEN (mean ± std)", _green_text(summary.green_mean, summary.green_std),
                  help="Mean and population standard deviation of the judge's GREEN score, as GREEN Fig. 4")
@@ -313,7 +300,7 @@ def draw_summary(store, dataset: str, synthetic: bool, judge: str, system: str |
     download_csv(summary.categories, dataset, synthetic, name, "sum_dl_categories")
     draw_cluster_sizes(summary.clusters)
     st.divider()
-    draw_clusters(store, dataset, synthetic, summary, _view_key(dataset, judge, system, seed, _version()))
+    draw_clusters(store, dataset, synthetic, summary, _view_key(dataset, judge, system, seed, data_version()))
 
 
 def draw_compare(store, dataset: str, synthetic: bool, judge: str, systems: list[str], seed: int) -> None:
@@ -331,7 +318,7 @@ def draw_compare(store, dataset: str, synthetic: bool, judge: str, systems: list
         st.info("Pick two different systems.", icon=":material/info:")
         return
     with st.spinner("Clustering the explanations of both systems…"):
-        table = _compare(store, str(store.path), _version(), dataset, judge, a, b, seed)
+        table = _compare(store, dataset, judge, a, b, seed)
     for col, name in zip((left, right), (a, b), strict=True):
         part = table[table["system"] == name]
         head = part.iloc[0]
@@ -346,18 +333,11 @@ def draw_compare(store, dataset: str, synthetic: bool, judge: str, systems: list
 
 
 def main() -> None:
-    ensure_router()
-    st.title("Summaries")
-    store = get_store()
-    dataset = selected_dataset()
-    if dataset is None:
-        st.caption("Import a dataset (or build the demo) to summarise a judge's error explanations.")
-        return
-    st.caption("What a judge writes about the errors it finds, clustered per category as in GREEN's "
-               "summary (Sec. 3.3, Fig. 4): how often each kind occurs, and its typical explanations.")
-    datasets = load_datasets(store)
-    synthetic = is_synthetic(datasets, dataset)
-    _, _, scores, runs = _inputs(store, str(store.path), _version(), dataset)
+    store, dataset, synthetic = page_start(
+        "Summaries", empty="Import a dataset (or build the demo) to summarise a judge's error explanations.",
+        intro="What a judge writes about the errors it finds, clustered per category as in GREEN's "
+              "summary (Sec. 3.3, Fig. 4): how often each kind occurs, and its typical explanations.")
+    _, _, scores, runs = _inputs(store, dataset)
     if not runs:
         st.info(f"No judge runs on this dataset yet — {RUN_HINT.format(d=dataset)}.", icon=":material/info:")
         return
@@ -368,7 +348,7 @@ def main() -> None:
                 f"score). Run one: {RUN_HINT.format(d=dataset)}, or an LLM judge with `--prompt green`.",
                 icon=":material/info:")
         return
-    systems = _systems(store, str(store.path), _version(), dataset)
+    systems = _systems(store, dataset)
     _seed_state(dataset, judges, systems)
 
     c1, c2, c3, c4 = st.columns([3, 2, 2, 1])

@@ -5,6 +5,7 @@
   seed=3)``. Shared: tests must not write to it (use ``demo_store_copy``).
 - ``demo_store_copy``: a private copy of the demo store, safe to import into.
 - ``app_test``: ``app_test(store)`` -> an ``AppTest`` of app.py reading ``store``.
+- ``marked_store(path, n, markers)``: a store of ``n`` pairs, some marked for tests/fake_openai.py.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from core.settings import apply_offline_defaults
-from core.store import Store
+from core.store.db import Store
 
 apply_offline_defaults()  # before anything can import litellm
 
@@ -32,7 +33,7 @@ def tmp_store(tmp_path: Path) -> Store:
 
 @pytest.fixture(scope="session")
 def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    from core.demo import build_demo
+    from core.ingest.demo import build_demo
 
     store = Store(tmp_path_factory.mktemp("demo") / "demo.duckdb")
     build_demo(store, n_pairs=DEMO_PAIRS, seed=DEMO_SEED)
@@ -46,6 +47,24 @@ def copy_store(store: Store, dest: Path) -> Store:
     if wal.exists():
         shutil.copyfile(wal, Path(f"{dest}.wal"))
     return Store(dest)
+
+
+def marked_store(path: Path, n: int, markers: dict[int, str] | None = None, dataset: str = "d") -> Store:
+    """A store at ``path`` with ``n`` pairs in ``dataset``; candidate ``i`` carries ``markers[i]`` (a
+    tests/fake_openai.py plan marker, so the fake server misbehaves on that pair)."""
+    import pandas as pd
+
+    from core.ingest.importers import PairColumns, import_pairs
+
+    store = Store(path)
+    markers = markers or {}
+    df = pd.DataFrame({
+        "id": [f"p{i:03d}" for i in range(n)],
+        "ref": [f"Reference report {i}. Small left pleural effusion." for i in range(n)],
+        "cand": [f"Candidate report {i}. {markers.get(i, '')} Effusion on the right." for i in range(n)],
+    })
+    import_pairs(store, df, dataset=dataset, columns=PairColumns("id", "ref", "cand"), name="x.csv")
+    return store
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from core.store import _migrations, _split_sql
+from core.store.db import all_migrations, split_sql
 
 
 def older_copy(source: Path, dest: Path, version: int) -> Path:
@@ -20,8 +20,8 @@ def older_copy(source: Path, dest: Path, version: int) -> Path:
     try:
         con.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
                     "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)")
-        for number, name, sql in _migrations()[:version]:
-            for statement in _split_sql(sql):
+        for number, name, sql in all_migrations()[:version]:
+            for statement in split_sql(sql):
                 con.execute(statement)
             con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [number, name])
         con.execute("DELETE FROM store_meta")

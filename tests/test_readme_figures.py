@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
+from core.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = "| judge · metric | tau vs expert score | tau vs significant errors |"

@@ -37,7 +37,7 @@ ADV_METRICS = {d: f"laias_adv_{d.lower()}" for d in DIMENSIONS}
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
-def _template() -> tuple[dict[str, str], str]:
+def laias_template() -> tuple[dict[str, str], str]:
     text = TEMPLATE.read_text(encoding="utf-8")
     head, _, body = text.partition("\n\n")
     header = {}
@@ -49,7 +49,7 @@ def _template() -> tuple[dict[str, str], str]:
 
 def prompt_hash(locale: str) -> str:
     """Hash of the template body and the locale's instructions: what the judge is asked, exactly."""
-    _, body = _template()
+    _, body = laias_template()
     return body_hash(body + "\n" + get_locale(locale).judge_instructions)
 
 
@@ -64,7 +64,7 @@ def exam_text(modality: str | None, anatomy: str | None, meta: str | None) -> st
 
 def render(reference: str, candidate: str, *, locale: str = "en-US", exam: str = "not given") -> list[dict]:
     """The chat messages of one judge call (one user message, reports inserted verbatim)."""
-    _, body = _template()
+    _, body = laias_template()
     text = substitute(body, {"locale_instructions": get_locale(locale).judge_instructions, "exam": exam,
                              "findings": reference, "report": candidate}, template_id=PROMPT_ID)
     return [{"role": "user", "content": text}]
@@ -181,6 +181,6 @@ def run_laias_judge(store, *, dataset: str, model: str, prompt_id: str = PROMPT_
                           exam=exam_text(row.modality, row.anatomy, row.meta))
         work.append((row.pair_id, row.ext_id, messages, llm.cache_key(model, messages, params)))
     summary.seconds = time.monotonic() - started
-    caller = partial(llm._Caller, model, params, api_base, api_key, timeout, max_retries, backoff)
+    caller = partial(llm.Caller, model, params, api_base, api_key, timeout, max_retries, backoff)
     return llm.execute_work(store, run_id, PROMPT_ID, work, summary, caller, concurrency=concurrency,
                             progress=progress, cancel=cancel, flush_interval=flush_interval)

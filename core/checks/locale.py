@@ -114,7 +114,7 @@ class CompiledLocale:
     openers: tuple[tuple[re.Pattern, str], ...]
     modality_vocabulary: dict[str, tuple[tuple[re.Pattern, str, str], ...]]
     coverage: dict[tuple[str, str], tuple[tuple[str, re.Pattern], ...]]
-    findings: object  # core.judges.rules._Scanner over the finding vocabulary: scan(text) -> [(key, start, end)]
+    findings: object  # core.judges.rules.Scanner over the finding vocabulary: scan(text) -> [(key, start, end)]
     neg_pre: re.Pattern
     neg_post: re.Pattern
     neg_stop: re.Pattern
@@ -132,9 +132,9 @@ def compiled(code: str) -> CompiledLocale:
         + r")[ \t]*(?:</b>|\*\*)?[ \t]*(?::|$)", re.I | re.M)
     # The rules judge's scanner: each word start tries only the terms that can begin with its first
     # character, instead of one alternation over every term at every position (several times faster).
-    from core.judges.rules import _Scanner
+    from core.judges.rules import Scanner
 
-    findings = _Scanner([(key, (frag,)) for key, frag in spec.findings])
+    findings = Scanner([(key, (frag,)) for key, frag in spec.findings])
     return CompiledLocale(
         spec=spec, header=header, header_roles=roles,
         contrast=_alt(spec.contrast_terms), exam_with=_one(spec.exam_with_contrast),

@@ -3,7 +3,7 @@
 LAIas Bench implements en-US "equivalent rules for American radiology
 conventions" (Sec. 5) without listing them; these lists are written for
 RadJudge. The finding vocabulary and the negation cues are the offline rules
-judge's (:mod:`core.judges.rules_vocab`), so both read findings the same way.
+judge's (:mod:`core.judges.rules.vocab`), so both read findings the same way.
 Forbidden terms follow common US style guidance: the Fleischner Society
 glossary advises against "infiltrate"; informal abbreviations (w/o, s/p, c/w,
 b/l, r/o) do not belong in a signed report.
@@ -12,7 +12,7 @@ b/l, r/o) do not belong in a signed report.
 from __future__ import annotations
 
 from core.checks.locale import LocaleSpec, register_locale
-from core.judges.rules_vocab import CONCEPTS, NEGATION_STOP, POST_NEGATION, PRE_NEGATION
+from core.judges.rules.vocab import CONCEPTS, NEGATION_STOP, POST_NEGATION, PRE_NEGATION
 
 _LIVER = r"liver|hepatic"
 _KIDNEY = r"kidneys?|renal"

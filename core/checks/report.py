@@ -23,7 +23,7 @@ from core.checks.store import (
     llm_phase_runs,
     verdict_counts,
 )
-from core.store import Store
+from core.store.db import Store
 
 ANCHOR = '<section id="methods">'
 TOP_FAILING = 10
@@ -50,7 +50,7 @@ def _table(frame: pd.DataFrame, columns: dict[str, str]) -> str:
 
 def checks_section(store: Store, dataset: str) -> str:
     """The section's HTML, or "" when the dataset has no checks run."""
-    from core.leaderboard import systems_leaderboard
+    from core.reads.leaderboard import systems_leaderboard
 
     runs = checks_runs(store, dataset)
     if runs.empty:

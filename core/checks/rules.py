@@ -65,19 +65,12 @@ class Result:
     detail: str
 
 
-def _family(loc: CompiledLocale, modality: str | None, exam: str) -> str | None:
-    for text in (modality or "", exam):
-        for fam, pat in loc.modality_aliases:
+def _first_label(table, hint: str | None, exam: str) -> str | None:
+    """The label of the first ``(label, pattern)`` of ``table`` found in ``hint``, else in ``exam``."""
+    for text in (hint or "", exam):
+        for label, pat in table:
             if pat.search(text):
-                return fam
-    return None
-
-
-def _region(loc: CompiledLocale, anatomy: str | None, exam: str) -> str | None:
-    for text in (anatomy or "", exam):
-        for region, pat in loc.regions:
-            if pat.search(text):
-                return region
+                return label
     return None
 
 
@@ -97,9 +90,9 @@ def context(reference: str, candidate: str, *, locale: str = "en-US", modality: 
     loc = compiled(locale)
     exam = exam or ""
     ref, cand = split_sections(reference, loc), split_sections(candidate, loc)
-    family = _family(loc, modality, exam)
+    family = _first_label(loc.modality_aliases, modality, exam)
     return Context(loc, ref, cand, findings(ref.text, loc), findings(cand.text, loc), family,
-                   _region(loc, anatomy, exam), _contrast(loc, modality, exam, family))
+                   _first_label(loc.regions, anatomy, exam), _contrast(loc, modality, exam, family))
 
 
 def _hits(pattern, text: str, limit: int = 3) -> list[str]:
@@ -189,11 +182,16 @@ def no_invented_findings(ctx: Context):
 
 # -- QUAL: structure ---------------------------------------------------------------------------
 
+def _section_kept(ctx: Context, role: str, message: str) -> list:
+    """The candidate has a ``role`` section when the reference has one (no result when it has none)."""
+    if role not in ctx.ref.roles:
+        return []
+    return [(role in ctx.cand.roles, message)]
+
+
 @check("Q05", "QUAL", "major", "Conclusion section present when the reference has one", "LAIas Q05 (adapted)")
 def conclusion_present(ctx: Context):
-    if "conclusion" not in ctx.ref.roles:
-        return []
-    return [("conclusion" in ctx.cand.roles, "no conclusion/impression section")]
+    return _section_kept(ctx, "conclusion", "no conclusion/impression section")
 
 
 @check("Q07", "QUAL", "critical", "No placeholder tokens", "LAIas Q07")
@@ -205,9 +203,7 @@ def placeholders(ctx: Context):
 
 @check("Q08", "QUAL", "critical", "Analysis (findings) section present", "LAIas Q08")
 def analysis_present(ctx: Context):
-    if "analysis" not in ctx.ref.roles:
-        return []
-    return [("analysis" in ctx.cand.roles, "no findings/analysis section")]
+    return _section_kept(ctx, "analysis", "no findings/analysis section")
 
 
 @check("Q09", "QUAL", "critical", "Ultrasound report has no technique section", "LAIas Q09")

@@ -33,8 +33,8 @@ from core.checks.registry import CHECKS, DIMENSIONS, all_checks, registry_signat
 from core.checks.rules import CHECKS_VERSION, evaluate_pair
 from core.checks.scoring import VERDICT_CODE, VERDICTS, score_case
 from core.judges.llm import RunSummary
-from core.judges.runs import RunSpec, ensure_run, finish_run
-from core.store import Store, insert_metric_values, stable_hash
+from core.judges.runs import RunSpec, finish_run, insert_output_frames, resume_run
+from core.store.db import Store, stable_hash
 
 BATCH = 500
 DIM_METRIC = {d: f"laias_{d.lower()}" for d in DIMENSIONS}
@@ -82,18 +82,7 @@ def _write(store: Store, run_id: str, outs, mets, errs) -> None:
         for table in ("judge_outputs", "metric_values", "judge_errors"):  # fixed names
             conn.execute(f"DELETE FROM {table} WHERE run_id = ? AND pair_id IN (SELECT unnest(?::VARCHAR[]))",
                          [run_id, ids])
-        conn.register("chk_out", out_df)
-        conn.execute("INSERT INTO judge_outputs (run_id, pair_id, raw_text, parse_status, cost_usd, latency_ms) "
-                     "SELECT run_id, pair_id, raw_text, parse_status, cost_usd, latency_ms FROM chk_out")
-        conn.unregister("chk_out")
-        if len(met_df):
-            conn.register("chk_met", met_df)
-            insert_metric_values(conn, "SELECT * FROM chk_met")
-            conn.unregister("chk_met")
-        if len(err_df):
-            conn.register("chk_err", err_df)
-            conn.execute("INSERT INTO judge_errors SELECT * FROM chk_err")
-            conn.unregister("chk_err")
+        insert_output_frames(conn, "chk", out_df, met_df, err_df)
 
 
 def run_checks(store: Store, dataset: str, locale: str = "en-US", *,
@@ -103,10 +92,7 @@ def run_checks(store: Store, dataset: str, locale: str = "en-US", *,
     started = time.monotonic()
     spec = checks_spec(dataset, locale)
     pairs = _pairs(store, dataset)
-    run_id = ensure_run(store, spec, len(pairs))
-    done = set(store.query_df("SELECT pair_id FROM judge_outputs WHERE run_id = ? AND error IS NULL",
-                              [run_id])["pair_id"])
-    todo = pairs[~pairs["pair_id"].isin(done)]
+    run_id, todo = resume_run(store, spec, pairs)
     summary = RunSummary(run_id=run_id, requested=len(pairs), skipped=len(pairs) - len(todo))
     summary.ok = summary.skipped
     status = "done"
@@ -133,9 +119,7 @@ def run_checks(store: Store, dataset: str, locale: str = "en-US", *,
     if progress:
         progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
     finish_run(store, run_id, status)
-    summary.status = status
-    summary.seconds = round(time.monotonic() - started, 3)
-    return summary
+    return summary.close(status, started)
 
 
 # -- reading results back ----------------------------------------------------------------------

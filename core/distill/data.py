@@ -2,8 +2,8 @@
 
 No torch here. Labels are the six clinically significant counts ``sig_a`` ..
 ``sig_f`` (CREPE's six categories, seeds/crepe.txt Sec. 3.2): from the experts
-(``expert``: the exact mean over annotators, core.targets) or from any judge
-run's parsed counts (its ``sig_x`` metric values, core.analysis.judge_counts).
+(``expert``: the exact mean over annotators, core.reads.targets) or from any judge
+run's parsed counts (its ``sig_x`` metric values, core.reads.frames.judge_counts).
 A pair enters only when all six are known (a truncated judge answer is left
 out and counted, never read as 0).
 """
@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from core.analysis import expert_counts, judge_counts, judge_runs, pair_facets
-from core.store import Store, stable_hash
-from core.targets import CATEGORIES
+from core.reads.frames import expert_counts, judge_counts, judge_runs, pair_facets
+from core.reads.targets import CATEGORIES
+from core.store.db import Store, stable_hash
 
 LABELS = tuple(f"sig_{c}" for c in CATEGORIES)
 EXPERT = "expert"
@@ -68,14 +68,19 @@ def pair_text_hash(reference: str, candidate: str) -> str:
     return stable_hash("distill-pair", reference or "", candidate or "", length=24)
 
 
-def labelled_pairs(store: Store, dataset: str, teacher: dict) -> tuple[pd.DataFrame, int]:
-    """Pairs with texts, group, identical flag and labels; and how many pairs had no complete labels."""
-    pairs = store.query_df("SELECT pair_id, ext_id, reference, candidate FROM pairs WHERE dataset = ? "
-                           "ORDER BY ext_id", [dataset])
+def dataset_pairs(store: Store, dataset: str, columns: str) -> pd.DataFrame:
+    """``columns`` (SQL) of the dataset's pairs by ext_id; ValueError when the dataset is unknown or empty."""
+    pairs = store.query_df(f"SELECT {columns} FROM pairs WHERE dataset = ? ORDER BY ext_id", [dataset])
     if pairs.empty:
         if store.query_one("SELECT count(*) FROM datasets WHERE name = ?", [dataset]) == 0:
             raise ValueError(f"dataset '{dataset}' not found")
         raise ValueError(f"dataset '{dataset}' has no pairs")
+    return pairs
+
+
+def labelled_pairs(store: Store, dataset: str, teacher: dict) -> tuple[pd.DataFrame, int]:
+    """Pairs with texts, group, identical flag and labels; and how many pairs had no complete labels."""
+    pairs = dataset_pairs(store, dataset, "pair_id, ext_id, reference, candidate")
     facets = pair_facets(store, dataset)[["pair_id", "group_id", "identical"]]
     labels = teacher_labels(store, dataset, teacher)
     frame = pairs.merge(facets, on="pair_id").merge(labels, on="pair_id")

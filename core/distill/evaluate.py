@@ -1,7 +1,7 @@
 """What CREPE reports, for a student on its held-out pairs (seeds/crepe.txt Tables 1-3).
 
 Pure: frames in, a dict out. Kendall tau-b and Spearman rho with 95%
-percentile-bootstrap CIs (core.stats, groups resampled) of the student's
+percentile-bootstrap CIs (core.analysis.stats, groups resampled) of the student's
 score vs the teacher's and vs the experts', the MAE of each category's count
 vs the teacher's, the same with identical pairs removed (ReXVal*, Table 2),
 and n for each. Correlations with the expert target are oriented so that
@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from core.stats import bootstrap_ci, correlation
+from core.analysis.stats import bootstrap_ci, correlation
 
 N_BOOT = 1000
 

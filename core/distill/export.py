@@ -9,7 +9,7 @@ only 1 decimal."
   vert.txt, D.2), a blank line, then the reference and the candidate under the
   headings the VERT prompt itself uses ("Reference Report:", "Candidate
   Report:"; the paper does not print the exact glue, this is our choice);
-- assistant turn: the expert score normalised to 0-1 (core.targets: per
+- assistant turn: the expert score normalised to 0-1 (core.reads.targets: per
   annotator value / scale, mean over annotators), one decimal, half up;
 - the dataset's own split is respected: a pair of a group that has any
   ``test`` pair is never exported (an exported file is for training, and the
@@ -33,10 +33,10 @@ import os
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from core.distill.data import group_split
+from core.distill.data import dataset_pairs, group_split
 from core.prompts.loader import get_template
-from core.store import Store
-from core.targets import dataset_targets
+from core.reads.targets import dataset_targets
+from core.store.db import Store
 
 
 def vert_first_two_lines() -> str:
@@ -94,19 +94,14 @@ def assign_splits(frame, seed: int, val_frac: float) -> tuple[list[str], str]:
 def export_finetune(store: Store, dataset: str, out: str | Path, *, seed: int = 0, val_frac: float = 0.1,
                     force: bool = False) -> dict:
     """Write the training file (~90% of the scored non-test pairs) and the validation file."""
-    from core.outfiles import check_out_file, write_atomic
+    from core.store.outfiles import check_out_file, write_atomic
 
     train_path, val_file = out_files(out)
     if not train_path.parent.is_dir() and not os.fspath(out).endswith(("/", os.sep)):
         raise ValueError(f"folder '{train_path.parent}' does not exist")
     for path in (train_path, val_file):
         check_out_file(path, store=store.path, force=force, example="train.jsonl")
-    pairs = store.query_df("SELECT pair_id, ext_id, group_id, split, reference, candidate FROM pairs "
-                           "WHERE dataset = ? ORDER BY ext_id", [dataset])
-    if pairs.empty:
-        if store.query_one("SELECT count(*) FROM datasets WHERE name = ?", [dataset]) == 0:
-            raise ValueError(f"dataset '{dataset}' not found")
-        raise ValueError(f"dataset '{dataset}' has no pairs")
+    pairs = dataset_pairs(store, dataset, "pair_id, ext_id, group_id, split, reference, candidate")
     t = dataset_targets(store, dataset)
     scores = t[t["target"] == "score"][["pair_id", "value"]]
     frame = pairs.merge(scores, on="pair_id")

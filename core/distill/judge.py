@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from core.distill.data import LABELS, load_card, model_dir, pair_text_hash
 from core.judges.llm import RunSummary
-from core.judges.runs import OutputRecord, RunSpec, ensure_run, finish_run, load_pairs, write_outputs
-from core.store import Store
+from core.judges.runs import OutputRecord, RunSpec, finish_run, load_pairs, resume_run, write_outputs
+from core.store.db import Store
 
 BATCH = 256
 
@@ -69,10 +69,8 @@ def run_distilled_judge(store: Store, dataset: str, name: str, *, pair_ids: list
     excluded = excluded_pairs(card, pairs)
     pairs = pairs[~pairs["pair_id"].isin(excluded)]
     spec = spec_for(dataset, card)
-    run_id = ensure_run(store, spec, len(pairs))
-    done = set(store.query_df("SELECT pair_id FROM judge_outputs WHERE run_id = ? AND error IS NULL",
-                              [run_id])["pair_id"])
-    todo = pairs[~pairs["pair_id"].isin(done)].reset_index(drop=True)
+    run_id, todo = resume_run(store, spec, pairs)
+    todo = todo.reset_index(drop=True)
     summary = DistilledSummary(run_id=run_id, requested=len(pairs), skipped=len(pairs) - len(todo),
                                skipped_trained=len(excluded))
     summary.ok = summary.skipped
@@ -98,6 +96,4 @@ def run_distilled_judge(store: Store, dataset: str, name: str, *, pair_ids: list
         if progress:
             progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
     finish_run(store, run_id, status)
-    summary.status = status
-    summary.seconds = round(time.monotonic() - started, 3)
-    return summary
+    return summary.close(status, started)

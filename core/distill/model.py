@@ -28,6 +28,7 @@ import os
 import re
 import zlib
 
+from core import settings
 from core.distill import require_torch
 
 torch = require_torch()
@@ -102,8 +103,7 @@ class TinyEncoder(nn.Module):
 class HFEncoder(nn.Module):
     def __init__(self, path: str):
         super().__init__()
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach a hub, whatever the path holds
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        settings.apply_offline_hub()  # never reach a hub, whatever the path holds
         from transformers import AutoModel
         from transformers.utils import logging as hf_logging
 

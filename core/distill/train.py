@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 
+from core.analysis.stats import correlation
 from core.distill import evaluate
 from core.distill.data import (
     LABELS,
@@ -42,9 +43,8 @@ from core.distill.data import (
     sample_groups,
 )
 from core.distill.model import CrepeModel, PairTokenizer, crepe_loss, device, predict, torch
-from core.stats import correlation
-from core.store import Store
-from core.targets import dataset_targets
+from core.reads.targets import dataset_targets
+from core.store.db import Store
 
 DEFAULT_LR = {"tiny": 1e-3}  # every other encoder: 5e-5 (fine-tuning a pretrained BERT)
 CONFIG_KEYS = ("dataset", "teacher_run_id", "teacher", "encoder", "epochs", "seed", "max_pairs", "max_length",

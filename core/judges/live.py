@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from core.judges.llm import GenParams, _Caller, _run_on_gateway_loop, check_endpoint, check_model
+from core.judges.llm import Caller, GenParams, check_endpoint, check_model, run_on_gateway_loop
 from core.parse import ParseResult, parse_output
 from core.settings import local_only as local_only_setting
 
@@ -89,10 +89,10 @@ def score_live(reference: str, candidate: str, model: str, prompt_id: str = "gre
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
     check_model(model, api_base)
     messages = render_messages(prompt_id, reference, candidate)
-    caller = _Caller(model, params or GenParams(), api_base, api_key, timeout, max_retries, backoff=0.5)
-    rec = _run_on_gateway_loop(caller.call(messages))
+    caller = Caller(model, params or GenParams(), api_base, api_key, timeout, max_retries, backoff=0.5)
+    rec = run_on_gateway_loop(caller.call(messages))
     if rec.error is not None:
-        raise LiveCallFailed(rec.error)  # _Caller already redacted it
+        raise LiveCallFailed(rec.error)  # Caller already redacted it
     raw = rec.raw_text or ""
     return raw, parse_output(raw), float(rec.latency_ms or 0.0), rec.cost_usd
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
-import os
 import random
 import re
 import socket
@@ -32,9 +31,11 @@ from dataclasses import asdict, dataclass, field, fields
 from functools import partial
 from urllib.parse import urlsplit, urlunsplit
 
+from core import settings
 from core.judges.runs import (
     OutputRecord,
     RunSpec,
+    answered_pair_ids,
     copy_cached_outputs,
     ensure_run,
     finish_run,
@@ -44,7 +45,7 @@ from core.judges.runs import (
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource, build_shots
 from core.settings import apply_offline_defaults
 from core.settings import local_only as local_only_setting
-from core.store import Store, stable_hash
+from core.store.db import Store, stable_hash
 
 REASONING_EFFORTS = ("none", "low", "medium", "high")
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
@@ -86,6 +87,12 @@ class RunSummary:
     cost_total: float | None = None  # the whole run's cost so far (None: a price is unknown); cost_usd is this call's
     failures: list[dict] = field(default_factory=list)
 
+    def close(self, status: str, started: float) -> RunSummary:
+        """Record the final ``status`` and the seconds since ``started`` (``time.monotonic()``); returns self."""
+        self.status = status
+        self.seconds = round(time.monotonic() - started, 3)
+        return self
+
     def to_json(self) -> dict:
         d = asdict(self)
         d["failures"] = self.failures[:50]
@@ -102,7 +109,6 @@ def cache_key(model: str, messages: list[dict], params: GenParams) -> str:
 
 # -- secrets and endpoints ----------------------------------------------------
 
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.I)
 _KEY_SHAPES = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|AKIA[0-9A-Z]{16}|Bearer\s+[A-Za-z0-9._\-]{8,})")
 
 
@@ -110,7 +116,7 @@ def redact(text: str | None, extra: list[str] | None = None) -> str | None:
     """Remove anything that looks like a credential from a message."""
     if text is None:
         return None
-    secrets = [v for k, v in os.environ.items() if _SECRET_NAME.search(k) and v and len(v) >= 6]
+    secrets = settings.secret_values()
     secrets += [s for s in (extra or []) if s and len(s) >= 4]
     for s in sorted(set(secrets), key=len, reverse=True):
         text = text.replace(s, "[redacted]")
@@ -279,7 +285,14 @@ def environment_key_allowed(provider: str, api_base: str | None) -> bool:
     return host in PROVIDER_HOSTS.get(provider, ())
 
 
-class _Caller:
+class Caller:
+    """One model's calls through litellm: timeout, retries with backoff on transient errors, price and usage.
+
+    :meth:`call` sends one message list and returns an ``OutputRecord`` (the
+    answer, or the error with any key redacted); it never raises for a
+    provider error.
+    """
+
     def __init__(self, model: str, params: GenParams, api_base: str | None, api_key: str | None,
                  timeout: float, max_retries: int, backoff: float):
         litellm = litellm_module()
@@ -394,13 +407,13 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
 
     summary.seconds = time.monotonic() - started  # rendering; execute_work adds the rest
-    caller = partial(_Caller, model, params, api_base, api_key, timeout, max_retries, backoff)
+    caller = partial(Caller, model, params, api_base, api_key, timeout, max_retries, backoff)
     return execute_work(store, run_id, prompt_id, work, summary, caller, concurrency=concurrency,
                         progress=progress, cancel=cancel, flush_interval=flush_interval)
 
 
 def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], summary: RunSummary,
-                 make_caller: Callable[[], _Caller], *, concurrency: int, progress: Progress | None = None,
+                 make_caller: Callable[[], Caller], *, concurrency: int, progress: Progress | None = None,
                  cancel: threading.Event | None = None, flush_interval: float = 0.5) -> RunSummary:
     """The part every LLM-backed run shares, once its run exists and its work is rendered.
 
@@ -413,8 +426,7 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     """
     started = time.monotonic()
     # what the run held when we looked; every write re-checks inside its transaction (core.judges.runs)
-    done_here = set(store.query_df("SELECT pair_id FROM judge_outputs WHERE run_id = ? AND error IS NULL",
-                                   [run_id])["pair_id"])
+    done_here = answered_pair_ids(store, run_id)
     todo = [w for w in work if w[0] not in done_here]
     summary.skipped = len(work) - len(todo)
     hits: dict[str, str] = {}
@@ -440,7 +452,7 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
 
     if to_send:
         ext_of = {w[0]: w[1] for w in to_send}
-        status, final = _run_on_gateway_loop(_send_all(store, run_id, prompt_id, make_caller(), to_send,
+        status, final = run_on_gateway_loop(_send_all(store, run_id, prompt_id, make_caller(), to_send,
                                                        concurrency, summary, total, progress, cancel,
                                                        flush_interval, ext_of))
     else:
@@ -458,11 +470,11 @@ _LOOP: asyncio.AbstractEventLoop | None = None
 _LOOP_GUARD = threading.Lock()
 
 
-def _run_on_gateway_loop(coro):
+def run_on_gateway_loop(coro):
     """Run ``coro`` on one long-lived event loop per process.
 
     litellm keeps its HTTP client sessions per event loop; a fresh loop per run
-    (``asyncio.run``) would pay the client set-up (about a second) every time.
+    (``asyncio.run``) would pay the client set-up every time.
     """
     global _LOOP
     with _LOOP_GUARD:
@@ -477,7 +489,7 @@ def _stats(s: RunSummary) -> dict:
             "cost_usd": s.cost_usd if s.cost_known else None}
 
 
-async def _send_all(store, run_id, prompt_id, caller: _Caller, to_send, concurrency, summary: RunSummary,
+async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurrency, summary: RunSummary,
                     total, progress, cancel, flush_interval, ext_of) -> str:
     sem = asyncio.Semaphore(concurrency)
     pending: list[OutputRecord] = []

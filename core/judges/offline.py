@@ -1,4 +1,4 @@
-"""Running judges that need no network (rules, lexical): same store path as LLM runs.
+"""Running the per-pair judges that need no network (rules, lexical, length): same store path as LLM runs.
 
 They are deterministic, so a pair already answered in the run is skipped and
 the rest are computed and committed in batches (a cancel or crash keeps every
@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 
 from core.judges.llm import RunSummary
-from core.judges.runs import OutputRecord, RunSpec, ensure_run, finish_run, load_pairs, write_outputs
-from core.store import Store
+from core.judges.runs import OutputRecord, RunSpec, finish_run, load_pairs, resume_run, write_outputs
+from core.store.db import Store
 
 BATCH = 1000
 
@@ -25,10 +25,7 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
     """Apply ``score_pair(reference, candidate)`` to each pair and store the results."""
     started = time.monotonic()
     pairs = load_pairs(store, spec.dataset, pair_ids, limit)
-    run_id = ensure_run(store, spec, len(pairs))
-    done = set(store.query_df("SELECT pair_id FROM judge_outputs WHERE run_id = ? AND error IS NULL",
-                              [run_id])["pair_id"])
-    todo = pairs[~pairs["pair_id"].isin(done)]
+    run_id, todo = resume_run(store, spec, pairs)
     summary = RunSummary(run_id=run_id, requested=len(pairs), skipped=len(pairs) - len(todo))
     summary.ok = summary.skipped
     status = "done"
@@ -54,6 +51,4 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
         progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
     final = finish_run(store, run_id, status)
     summary.failed_total, summary.unparsed_total = final["failed_total"], final["unparsed_total"]
-    summary.status = status
-    summary.seconds = round(time.monotonic() - started, 3)
-    return summary
+    return summary.close(status, started)

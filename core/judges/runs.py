@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from core.store import Store, insert_metric_values, stable_hash
+from core.store.db import Store, insert_metric_values, stable_hash
 
 # Metric name under which a prompt's overall score is stored (others store counts only).
 OVERALL_METRIC = {"vert": "vert", "rubric": "rubric"}
@@ -181,6 +181,42 @@ def _delete_rows(conn, run_id: str, pair_ids: list[str]) -> None:
                          [run_id, pair_ids])  # table: one of three fixed names
 
 
+def answered_pair_ids(store: Store, run_id: str) -> set[str]:
+    """The pairs the run holds an answer for (a recorded failure is not one)."""
+    return set(store.query_df("SELECT pair_id FROM judge_outputs WHERE run_id = ? AND error IS NULL",
+                              [run_id])["pair_id"])
+
+
+def unanswered_pairs(store: Store, run_id: str, pairs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``pairs`` the run holds no answer for yet (recorded failures are tried again)."""
+    return pairs[~pairs["pair_id"].isin(answered_pair_ids(store, run_id))]
+
+
+def resume_run(store: Store, spec: RunSpec, pairs: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+    """Open (or reopen) the run of ``spec`` over ``pairs``: its run id and the pairs still to answer."""
+    run_id = ensure_run(store, spec, len(pairs))
+    return run_id, unanswered_pairs(store, run_id, pairs)
+
+
+def insert_output_frames(conn, tag: str, out_df: pd.DataFrame, met_df: pd.DataFrame,
+                         err_df: pd.DataFrame) -> None:
+    """Insert output rows (``out_df``'s columns of judge_outputs), metric values and error texts on ``conn``.
+
+    The frames are registered as ``{tag}_out``, ``{tag}_met`` and ``{tag}_err`` for the statements only.
+    """
+    conn.register(f"{tag}_out", out_df)
+    conn.execute(f"INSERT INTO judge_outputs ({', '.join(out_df.columns)}) SELECT * FROM {tag}_out")
+    conn.unregister(f"{tag}_out")
+    if len(met_df):
+        conn.register(f"{tag}_met", met_df)
+        insert_metric_values(conn, f"SELECT * FROM {tag}_met")
+        conn.unregister(f"{tag}_met")
+    if len(err_df):
+        conn.register(f"{tag}_err", err_df)
+        conn.execute(f"INSERT INTO judge_errors SELECT * FROM {tag}_err")
+        conn.unregister(f"{tag}_err")
+
+
 def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt_id: str | None = None,
                   finish: str | None = None) -> dict | None:
     """Commit a batch of outputs with their parsed metrics and errors, atomically.
@@ -205,17 +241,7 @@ def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt
                                                                                  "value"])
             err_df = pd.DataFrame([e for _, _, es in rows for e in es],
                                   columns=["run_id", "pair_id", "significant", "category", "text"])
-            conn.register("batch_out", out_df)
-            conn.execute(f"INSERT INTO judge_outputs ({', '.join(_OUT_COLS)}) SELECT * FROM batch_out")
-            conn.unregister("batch_out")
-            if len(met_df):
-                conn.register("batch_met", met_df)
-                insert_metric_values(conn, "SELECT * FROM batch_met")
-                conn.unregister("batch_met")
-            if len(err_df):
-                conn.register("batch_err", err_df)
-                conn.execute("INSERT INTO judge_errors SELECT * FROM batch_err")
-                conn.unregister("batch_err")
+            insert_output_frames(conn, "batch", out_df, met_df, err_df)
         return _finish(conn, run_id, finish) if finish else None
 
 

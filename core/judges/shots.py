@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from core.store import Store
+from core.store.db import Store
 
 # prompt id -> few-shot variant (core.prompts.FEWSHOT_VARIANTS)
 FEWSHOT_PROMPTS = {
@@ -66,7 +66,7 @@ def shot_pool(store: Store, dataset: str):
 
 
 def _with_injections(pool, pairs):
-    """``kind``, ``n_injected`` and ``explanation`` for pairs written by core.inject (NaN elsewhere)."""
+    """``kind``, ``n_injected`` and ``explanation`` for pairs written by core.ingest.inject (NaN elsewhere)."""
     found = {}
     for pid, system, meta in zip(pairs["pair_id"], pairs["system"], pairs["meta"], strict=True):
         try:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.taxonomy import CATEGORIES
+
 from .jsonanswer import extract_json_object, norm_key
 
 __all__ = [
@@ -119,7 +121,7 @@ def _category(value: Any) -> str | None:
     if value is None or value == "":
         return None
     c = str(value).strip().strip("()").strip().lower()[:1]
-    return c if c in "abcdef" and c else None
+    return c if c in CATEGORIES else None
 
 
 def parse_fineradscore_answer(text: str, n_lines: int | None = None) -> dict:

@@ -45,30 +45,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.taxonomy import CATEGORIES
+
 from .loader import get_template
 
-__all__ = [
-    "ALLOWED_K",
-    "CATEGORIES",
-    "CATEGORY_NAMES",
-    "FEWSHOT_VARIANTS",
-    "FewShotVariant",
-    "RAD_ERR_PENALTY",
-    "Shot",
-    "format_count",
-    "format_counts",
-    "format_score",
-    "pool_from_long",
-    "rad_err_10_shots",
-    "rad_err_score",
-    "rad_err_shots",
-    "rate_err_10_shots",
-    "rate_err_shots",
-    "render_fewshot_section",
-    "sample_random_shots",
-]
+__all__ = ["ALLOWED_K", "CATEGORIES", "CATEGORY_NAMES", "FEWSHOT_VARIANTS", "FewShotVariant",
+           "RAD_ERR_PENALTY", "Shot", "format_count", "format_counts", "format_score", "pool_from_long",
+           "rad_err_10_shots", "rad_err_score", "rad_err_shots", "rate_err_10_shots", "rate_err_shots",
+           "render_fewshot_section", "sample_random_shots"]
 
-CATEGORIES = ("a", "b", "c", "d", "e", "f")
 # Category names exactly as the D.1 prompt prints them (without the final period);
 # used for the expanded "(x) <name>: <count>." lines of D.6-D.9.
 CATEGORY_NAMES: dict[str, str] = {

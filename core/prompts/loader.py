@@ -28,6 +28,7 @@ __all__ = [
     "body_hash",
     "get_template",
     "list_templates",
+    "parse_file",
     "substitute",
 ]
 
@@ -92,7 +93,8 @@ def substitute(body: str, values: dict[str, str], *, template_id: str = "?") -> 
     return PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], body)
 
 
-def _parse_file(path: Path) -> PromptTemplate:
+def parse_file(path: Path) -> PromptTemplate:
+    """One template file (header lines, then the body) as a :class:`PromptTemplate`; ValueError if malformed."""
     text = path.read_text(encoding="utf-8")
     lines = text.split("\n")
     header: dict[str, str] = {}
@@ -139,7 +141,7 @@ def _parse_file(path: Path) -> PromptTemplate:
 
 @lru_cache(maxsize=1)
 def _load_all() -> dict[str, PromptTemplate]:
-    return {p.stem: _parse_file(p) for p in sorted(TEMPLATE_DIR.glob("*.txt"))}
+    return {p.stem: parse_file(p) for p in sorted(TEMPLATE_DIR.glob("*.txt"))}
 
 
 def list_templates() -> list[str]:

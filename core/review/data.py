@@ -7,7 +7,7 @@ import json
 import pandas as pd
 
 from core.review.labels import LABELS, label_name, metric_name
-from core.store import Store
+from core.store.db import Store
 
 REVIEW_KIND = "edit_review"
 

@@ -24,9 +24,9 @@ import random
 
 import pandas as pd
 
-from core.importers import ImportReport, Progress, _tick, write_annotations, write_pairs
+from core.ingest.importers import ImportReport, Progress, tick_progress, write_annotations, write_pairs
 from core.review.importer import ReviewColumns, prepare_review
-from core.store import Store
+from core.store.db import Store
 
 DEMO_REVIEW_DATASET = "demo-review"
 DEFAULT_CASES = 40
@@ -179,12 +179,12 @@ def build_review_demo(store: Store, n_cases: int = DEFAULT_CASES, seed: int = DE
 
     Re-running with the same size and seed adds nothing.
     """
-    _tick(progress, 0, 3, "generating review demo")
+    tick_progress(progress, 0, 3, "generating review demo")
     table = generate_review_demo(n_cases, seed)
-    _tick(progress, 1, 3, "validating")
+    tick_progress(progress, 1, 3, "validating")
     pairs, ann = prepare_review(table, dataset, ReviewColumns(images=None), annotator="expert",
                                 source="core.review.demo")
-    _tick(progress, 2, 3, "writing")
+    tick_progress(progress, 2, 3, "writing")
     with store.write() as conn:
         added = write_pairs(conn, pairs, dataset=dataset, kind="edit_review", source="core.review.demo",
                             license="synthetic (generated, no patient data)", synthetic=True)
@@ -193,5 +193,5 @@ def build_review_demo(store: Store, n_cases: int = DEFAULT_CASES, seed: int = DE
                      [json.dumps({"generator": "core.review.demo", "seed": seed, "n_cases": n_cases}),
                       "Synthetic report-edit review cases (RADAR-style): text only, labels by construction.",
                       dataset])
-    _tick(progress, 3, 3, "done")
+    tick_progress(progress, 3, 3, "done")
     return ImportReport(dataset=dataset, rows=len(pairs), added=added, skipped=len(pairs) - added)

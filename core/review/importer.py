@@ -25,7 +25,7 @@ split          no        e.g. eval / test
 .. [1] the three gold label columns come together or not at all; when present,
    every row needs all three (stored as annotations of ``--annotator``).
 
-Like :mod:`core.importers`: every row is checked and all problems are
+Like :mod:`core.ingest.importers`: every row is checked and all problems are
 reported together; a file with any problem writes nothing; pairs and labels
 are written in one transaction; importing the same file again adds nothing
 and a changed label is refused (annotations are never overwritten).
@@ -41,27 +41,27 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.importers import (
+from core.ingest.importers import (
     ImportReport,
     ImportValidationError,
     PairColumns,
     Progress,
-    _check_dataset_name,
-    _duplicates,
-    _ids,
-    _limit,
-    _require_columns,
-    _source_label,
-    _text,
-    _tick,
+    cell_text,
+    check_dataset_name,
+    check_duplicates,
+    column_ids,
+    limit_problems,
     prepare_pairs,
     read_table,
+    require_columns,
+    source_label,
+    tick_progress,
     write_annotations,
     write_pairs,
 )
 from core.review.dicom import DICOM_SUFFIXES
 from core.review.labels import LABELS, SUBSETS, label_code
-from core.store import Store
+from core.store.db import Store
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", *DICOM_SUFFIXES)
 IMAGE_SEPARATOR = ";"
@@ -100,7 +100,7 @@ def _present(df: pd.DataFrame, columns: ReviewColumns) -> ReviewColumns:
 
 
 def _images(cell, row: int, base: Path, problems: list[str]) -> list[str]:
-    text = _text(cell)
+    text = cell_text(cell)
     if text is None:
         return []
     paths = []
@@ -124,16 +124,16 @@ def prepare_review(df: pd.DataFrame, dataset: str, columns: ReviewColumns, *, an
     labels = [c.agreement, c.severity, c.edit_type]
     if any(labels) and not all(labels):
         raise ImportValidationError(["gold labels need all three columns (agreement, severity, edit type) or none"])
-    _require_columns(df, {name: getattr(c, name) for name in ("id", "preliminary", "edit", *_OPTIONAL)})
+    require_columns(df, {name: getattr(c, name) for name in ("id", "preliminary", "edit", *_OPTIONAL)})
     problems: list[str] = []
-    ids = _ids(df, c.id, problems)
-    _duplicates(ids, "id", problems)
+    ids = column_ids(df, c.id, problems)
+    check_duplicates(ids, "id", problems)
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     n = len(df)
     subsets = ["natural"] * n
     if c.subset:
         for i, v in enumerate(df[c.subset].tolist(), start=1):
-            s = (_text(v) or "").lower()
+            s = (cell_text(v) or "").lower()
             if s not in SUBSETS:
                 problems.append(f"row {i}: subset {v!r} is not one of {', '.join(SUBSETS)}")
             subsets[i - 1] = s
@@ -146,7 +146,7 @@ def prepare_review(df: pd.DataFrame, dataset: str, columns: ReviewColumns, *, an
                     problems.append(f"row {i}: {label} {v!r} is not one of {', '.join(LABELS[label])}")
     images = [_images(v, i, base, problems) for i, v in enumerate(df[c.images].tolist(), start=1)] if c.images \
         else [[] for _ in range(n)]
-    cases = [_text(v) for v in df[c.case].tolist()] if c.case else [None] * n
+    cases = [cell_text(v) for v in df[c.case].tolist()] if c.case else [None] * n
     first_row: dict[str, tuple[int, str]] = {}
     for i, (case, prelim) in enumerate(zip(cases, df[c.preliminary].tolist(), strict=True), start=1):
         if case is None or prelim is None:
@@ -163,10 +163,10 @@ def prepare_review(df: pd.DataFrame, dataset: str, columns: ReviewColumns, *, an
         problems.extend(exc.problems)
         pairs = None
     if problems:
-        raise ImportValidationError(_limit(problems))
+        raise ImportValidationError(limit_problems(problems))
 
     def cell(col, i):
-        return _text(df[col].iloc[i]) if col else None
+        return cell_text(df[col].iloc[i]) if col else None
 
     pairs["meta"] = [json.dumps({"subset": subsets[i], "final_report": None if not c.final else (
         None if df[c.final].iloc[i] is None else str(df[c.final].iloc[i])), "indication": cell(c.indication, i),
@@ -189,24 +189,24 @@ def import_review(store: Store, data, *, dataset: str, columns: ReviewColumns | 
                   base_dir: str | Path | None = None, name: str | None = None,
                   progress: Progress | None = None) -> ImportReport:
     """Import edits (and their gold labels) as an ``edit_review`` dataset; see the module docstring."""
-    dataset = _check_dataset_name(dataset)
+    dataset = check_dataset_name(dataset)
     annotator = (annotator or "").strip()
     if not annotator:
         raise ImportValidationError(["give the annotator's name (--annotator)"])
     if base_dir is None and isinstance(data, (str, Path)):
         base_dir = Path(data).resolve().parent
-    _tick(progress, 0, 3, "reading")
+    tick_progress(progress, 0, 3, "reading")
     df = read_table(data, name)
-    _tick(progress, 1, 3, "validating")
-    label = name or _source_label(data)
+    tick_progress(progress, 1, 3, "validating")
+    label = name or source_label(data)
     pairs, ann = prepare_review(df, dataset, columns or ReviewColumns(), annotator=annotator,
                                 base_dir=Path(base_dir) if base_dir else None, source=label)
-    _tick(progress, 2, 3, "writing")
+    tick_progress(progress, 2, 3, "writing")
     with store.write() as conn:
         added = write_pairs(conn, pairs, dataset=dataset, kind="edit_review", source=label, license=license,
                             synthetic=synthetic)
         labels_added = write_annotations(conn, ann) if len(ann) else 0
-    _tick(progress, 3, 3, "done")
+    tick_progress(progress, 3, 3, "done")
     report = ImportReport(dataset=dataset, rows=len(pairs), added=added, skipped=len(pairs) - added)
     if len(ann) and labels_added == 0 and added == 0:
         report.warnings.append("nothing new: every edit and label was already stored")

@@ -39,7 +39,7 @@ from core.review.prompt import (
     template,
 )
 from core.settings import local_only as local_only_setting
-from core.store import Store
+from core.store.db import Store
 
 # The shared writer parses an answer by its prompt id (core.judges.runs.BASELINE_PARSERS).
 BASELINE_PARSERS.setdefault(PROMPT_ID, parse_for_runs)
@@ -80,7 +80,7 @@ def _with_images(messages: list[dict], convert) -> list[dict]:
     return out
 
 
-class _ReviewCaller(llm._Caller):
+class _ReviewCaller(llm.Caller):
     """The gateway's caller, reading an edit's slices (paths) into data URLs just before the call."""
 
     async def call(self, messages):

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from core.prompts.loader import PromptTemplate, _parse_file
+from core.prompts.loader import PromptTemplate, parse_file
 from core.review.dicom import dicom_png, is_dicom_path
 from core.review.labels import LABELS, label_code, metric_name, normalize_label
 
@@ -28,7 +28,7 @@ _KEY_ALIASES = {"agreement": ("agreement",), "severity": ("severity",),
 
 @lru_cache(maxsize=1)
 def template() -> PromptTemplate:
-    return _parse_file(TEMPLATE)
+    return parse_file(TEMPLATE)
 
 
 def sample_slices(paths: list[str], k: int) -> list[str]:

@@ -15,7 +15,7 @@ import pandas as pd
 from core.review.data import REVIEW_KIND, dataset_kind, evaluation_frame
 from core.review.labels import LABELS
 from core.review.metrics import accuracy_table, confusion, label_counts, radar_table
-from core.store import Store
+from core.store.db import Store
 
 ANCHOR = '<section id="methods">'
 

@@ -1,0 +1,1 @@
+"""Pure statistics on frames: correlations, calibration, error types, ensembles, summaries."""

@@ -1,0 +1,594 @@
+"""GREEN-style summary of one judge's error explanations.
+
+Follows GREEN (Ostmeier et al., ``seeds/green.txt``) Section 3.3 and Figure 4:
+for every clinically significant error category (a)-(f) the summary gives how
+often the category occurs and the *representative explanations*: the
+explanation sentences of the category are embedded, clustered into ``k``
+clusters with ``k`` chosen by the silhouette score, and the 3 members nearest
+(cosine distance) to the mean of the largest cluster are listed, counting texts
+that differ only in case, spacing or punctuation once (a difference from
+Figure 4, which can repeat one sentence).  The header
+line is the mean and standard deviation of the GREEN score (Figure 4,
+"[Summary]: Green score: mean 0.23 std 0.04").
+
+Differences from the paper, on purpose
+--------------------------------------
+* Embeddings.  The paper uses a Sentence-Transformers model.  The default here
+  is TF-IDF (word 1-2 grams) reduced by a seeded TruncatedSVD: no model weights,
+  deterministic for a seed.  A callable or a locally available
+  Sentence-Transformers model can be passed instead (never downloaded).
+* Choice of k.  Every ``k`` in a bounded range is tried and the best silhouette
+  wins (ties: the smaller ``k``), rather than a binary search, which assumes the
+  silhouette is unimodal in ``k``.  The range is capped by the number of
+  distinct texts and by ``n - 1`` (the silhouette needs at least one cluster
+  with two members and at most ``n - 1`` clusters).
+* Every cluster and every member stays browsable in :attr:`Summary.clusters`,
+  not only the top 3 of the largest cluster.
+
+Counting policy (explicit, never silent)
+----------------------------------------
+The reports of a category are the pairs that have at least one count row (of
+the requested significance) for the judge and system.  A pair with rows for
+some categories but none for category ``c`` has 0 errors of kind ``c`` by
+default (GREEN's parser reads an absent sub-category as 0), or is *unknown*
+with ``absent="unknown"``.  A count that is NaN/None is unknown.  Unknown
+reports are left out of that category's statistics and counted in
+``n_unknown``.  "Share with no error" is GREEN's per-category "accuracy"
+(the fraction of reports whose count is 0), shown next to each category in
+Figure 4.  Blank explanation texts (no word character) are not clustered and
+are counted in ``n_blank``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.cluster import KMeans
+from sklearn.decomposition import TruncatedSVD
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.metrics import silhouette_score
+from threadpoolctl import threadpool_limits
+
+from core.analysis.scores import CATEGORIES
+from core.taxonomy import CATEGORY_NAMES
+
+__all__ = [
+    "CATEGORY_COLUMNS",
+    "CLUSTER_COLUMNS",
+    "DEFAULT_EMBEDDING",
+    "Summary",
+    "compare_systems",
+    "embed_texts",
+    "green_summary",
+]
+
+DEFAULT_EMBEDDING = "tfidf-svd"
+
+#: Columns of :attr:`Summary.categories`, in order.
+CATEGORY_COLUMNS: tuple[str, ...] = (
+    "category", "label", "n_reports", "n_unknown", "mean_count", "share_no_error",
+    "n_texts", "n_distinct_texts", "n_blank", "k", "silhouette", "largest_size",
+    "representatives", "status",
+)
+
+#: Columns of :attr:`Summary.clusters`, in order.
+CLUSTER_COLUMNS: tuple[str, ...] = (
+    "category", "cluster", "size", "is_largest", "rank", "text", "pair_id", "distance",
+)
+
+# Above this many texts the silhouette is computed on a seeded sample: its cost
+# and memory grow with the square of the number of texts.
+_SILHOUETTE_SAMPLE = 2000
+_SVD_MAX_COMPONENTS = 64
+_WORD = re.compile(r"\w")
+
+Embedder = Callable[[list[str]], "np.ndarray"]
+
+
+@dataclass
+class Summary:
+    """GREEN summary of one judge (optionally one candidate system).
+
+    Attributes
+    ----------
+    judge, system : str, str or None
+        What was summarised; ``system=None`` pools every system.
+    significant : bool
+        Which errors: clinically significant (the paper's summary) or not.
+    categories : pandas.DataFrame
+        One row per category (a)-(f), columns :data:`CATEGORY_COLUMNS`.
+    clusters : pandas.DataFrame
+        Every clustered explanation, columns :data:`CLUSTER_COLUMNS`; cluster 0
+        is the largest, ``rank`` 1 is the member nearest its cluster's mean.
+    green_mean, green_std : float or None
+        Mean and standard deviation (``ddof`` recorded) of the GREEN score over
+        the pairs that have one; ``None`` when none has.
+    green_n : int
+        Number of GREEN values used.
+    n_reports : int
+        Distinct pairs seen for this judge/system in any of the three inputs.
+    seed : int
+        Seed of the SVD and k-means.
+    embedding : str
+        Name of the embedding actually used.
+    k_range : tuple of int
+        Requested range of k (before capping).
+    notes : list of str
+        Everything left out or substituted, in words.
+    """
+
+    judge: str
+    system: str | None
+    significant: bool
+    categories: pd.DataFrame
+    clusters: pd.DataFrame
+    green_mean: float | None
+    green_std: float | None
+    green_n: int
+    n_reports: int
+    seed: int
+    embedding: str
+    k_range: tuple[int, int]
+    ddof: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def representatives(self) -> dict[str, list[str]]:
+        """Category -> the representative explanations (Figure 4's brackets)."""
+        return dict(zip(self.categories["category"], self.categories["representatives"], strict=True))
+
+    def to_json(self) -> dict:
+        """A JSON-serialisable dict (NaN written as ``None``)."""
+        return {
+            "judge": self.judge,
+            "system": self.system,
+            "significant": self.significant,
+            "green_mean": _jsonable(self.green_mean),
+            "green_std": _jsonable(self.green_std),
+            "green_n": self.green_n,
+            "ddof": self.ddof,
+            "n_reports": self.n_reports,
+            "seed": self.seed,
+            "embedding": self.embedding,
+            "k_range": list(self.k_range),
+            "notes": list(self.notes),
+            "categories": _records(self.categories),
+            "clusters": _records(self.clusters),
+        }
+
+
+# -- inputs -----------------------------------------------------------------
+
+
+def _select(frame: pd.DataFrame, judge: str, system: str | None, what: str,
+            required: Sequence[str]) -> pd.DataFrame:
+    missing = [c for c in ("pair_id", "judge", *required) if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{what}: missing columns {missing}")
+    out = frame[frame["judge"] == judge]
+    if system is not None:
+        if "system" not in out.columns:
+            raise ValueError(f"{what}: no 'system' column to filter on system={system!r}")
+        out = out[out["system"] == system]
+    return out.copy()
+
+
+def _significance_filter(frame: pd.DataFrame, significant: bool, what: str,
+                         notes: list[str]) -> pd.DataFrame:
+    flag = frame["significant"]
+    unknown = flag.isna()
+    if unknown.any():
+        notes.append(f"{what}: {int(unknown.sum())} rows with unknown significance left out")
+    return frame[~unknown & (flag.astype("boolean") == significant)]
+
+
+def _check_categories(frame: pd.DataFrame, what: str, notes: list[str]) -> pd.DataFrame:
+    cat = frame["category"]
+    unknown = cat.isna()
+    if unknown.any():
+        notes.append(f"{what}: {int(unknown.sum())} rows without a category left out")
+    frame = frame[~unknown]
+    bad = sorted(set(frame["category"]) - set(CATEGORIES))
+    if bad:
+        raise ValueError(f"{what}: unknown categories {bad}; valid: {', '.join(CATEGORIES)}")
+    return frame
+
+
+# -- counts -----------------------------------------------------------------
+
+
+def _category_counts(counts: pd.DataFrame, absent: str) -> dict[str, dict]:
+    """Per category: n_reports, n_unknown, mean_count, share_no_error."""
+    dup = counts.duplicated(["pair_id", "category"], keep=False)
+    if dup.any():
+        example = counts.loc[dup, ["pair_id", "category"]].iloc[0].tolist()
+        raise ValueError(f"counts: several rows for one (pair_id, category), e.g. {example}")
+    values = pd.to_numeric(counts["count"], errors="raise").astype(float)
+    if (values.dropna() < 0).any():
+        raise ValueError("counts: negative error count")
+    reports = sorted(counts["pair_id"].unique(), key=str)
+    by_cat = {cat: {} for cat in CATEGORIES}
+    for pid, cat, value in zip(counts["pair_id"], counts["category"], values, strict=True):
+        by_cat[cat][pid] = value
+    out = {}
+    for cat in CATEGORIES:
+        rows = by_cat[cat]
+        default = 0.0 if absent == "zero" else math.nan
+        per_report = np.array([rows.get(pid, default) for pid in reports], dtype=float)
+        per_report = per_report[~np.isnan(per_report)]
+        n = len(per_report)
+        out[cat] = {
+            "n_reports": n,
+            "n_unknown": len(reports) - n,
+            "mean_count": float(per_report.mean()) if n else math.nan,
+            "share_no_error": float((per_report == 0).mean()) if n else math.nan,
+        }
+    return out
+
+
+# -- embeddings -------------------------------------------------------------
+
+
+def _tfidf_svd(texts: list[str], seed: int) -> np.ndarray:
+    # token_pattern keeps one-letter tokens ("L", "5") that matter in reports.
+    try:
+        x = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True,
+                            token_pattern=r"(?u)\b\w+\b").fit_transform(texts)
+    except ValueError:  # empty vocabulary
+        x = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4)).fit_transform(texts)
+    n_components = min(_SVD_MAX_COMPONENTS, x.shape[1] - 1, x.shape[0] - 1)
+    if n_components >= 2:
+        return TruncatedSVD(n_components=n_components, random_state=seed).fit_transform(x)
+    return x.toarray()
+
+
+@functools.lru_cache(maxsize=2)
+def _sentence_model(name: str):
+    from sentence_transformers import SentenceTransformer
+
+    # local_files_only: a name that is not already on disk fails instead of
+    # being fetched from the hub.
+    return SentenceTransformer(name, local_files_only=True)
+
+
+def _resolve_embedder(embedder: Embedder | str | None, notes: list[str]) -> tuple[Embedder | None, str]:
+    """(callable or None for the default, name of the embedding)."""
+    if embedder is None:
+        return None, DEFAULT_EMBEDDING
+    if isinstance(embedder, str):
+        try:
+            model = _sentence_model(embedder)
+        except ImportError:
+            notes.append(f"sentence-transformers is not installed: used {DEFAULT_EMBEDDING} "
+                         f"instead of {embedder!r}")
+            return None, DEFAULT_EMBEDDING
+        except Exception as exc:  # noqa: BLE001 - any load failure falls back, recorded
+            notes.append(f"could not load {embedder!r} from local files ({type(exc).__name__}): "
+                         f"used {DEFAULT_EMBEDDING}")
+            return None, DEFAULT_EMBEDDING
+        return (lambda texts: model.encode(texts)), f"sentence-transformers:{embedder}"
+    if callable(embedder):
+        name = getattr(embedder, "name", None) or getattr(embedder, "__name__", None) or type(embedder).__name__
+        return embedder, f"custom:{name}"
+    raise TypeError(f"embedder must be None, a callable or a model name, got {type(embedder).__name__}")
+
+
+def embed_texts(texts: Sequence[str], seed: int = 0, embedder: Embedder | None = None) -> np.ndarray:
+    """Unit-length embeddings of ``texts`` (rows), for cosine geometry.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        Non-blank texts.
+    seed : int
+        Seed of the TruncatedSVD (default embedding only).
+    embedder : callable, optional
+        ``embedder(list_of_texts) -> array (n, d)``; default TF-IDF + SVD.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, d)`` array, each row L2-normalised as GREEN's reference code does
+        before k-means, so Euclidean k-means works in cosine geometry.
+    """
+    texts = list(texts)
+    if not texts:
+        return np.zeros((0, 1))
+    raw = _tfidf_svd(texts, seed) if embedder is None else np.asarray(embedder(texts), dtype=float)
+    if raw.ndim != 2 or raw.shape[0] != len(texts):
+        raise ValueError(f"embedder returned shape {raw.shape}, expected ({len(texts)}, d)")
+    if not np.all(np.isfinite(raw)):
+        raise ValueError("embedder returned non-finite values")
+    norms = np.linalg.norm(raw, axis=1, keepdims=True)
+    return raw / np.where(norms == 0, 1.0, norms)
+
+
+# -- clustering -------------------------------------------------------------
+
+
+def _cosine_distance(rows: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    denom = np.linalg.norm(rows, axis=1) * np.linalg.norm(centre)
+    sim = rows @ centre / np.where(denom == 0, 1.0, denom)
+    return np.clip(1.0 - np.where(denom == 0, 0.0, sim), 0.0, 2.0)
+
+
+def _choose_k(emb: np.ndarray, n_distinct: int, k_range: tuple[int, int], seed: int):
+    """Best-silhouette labels, or ``(None, reason)`` when clustering is impossible."""
+    n = emb.shape[0]
+    if n == 0:
+        return None, None, None, "no explanations"
+    k_lo, k_hi = max(2, k_range[0]), min(k_range[1], n_distinct, n - 1)
+    if n < 3:
+        return None, None, None, f"too few texts to cluster ({n}; the silhouette needs at least 3): listed as one group"
+    if n_distinct < 2:
+        return None, None, None, "all texts identical: one cluster"
+    if k_hi < k_lo:
+        return None, None, None, (f"k range {k_range} impossible with {n_distinct} distinct texts "
+                                  f"and {n} texts: listed as one group")
+    sample = min(n, _SILHOUETTE_SAMPLE) if n > _SILHOUETTE_SAMPLE else None
+    best = (-math.inf, None, None)
+    # One thread: a category holds at most a few thousand short texts, where
+    # OpenMP start-up costs more than it saves and oversubscribes a shared server.
+    with threadpool_limits(limits=1):
+        for k in range(k_lo, k_hi + 1):
+            labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(emb)
+            if len(np.unique(labels)) < 2:
+                continue
+            score = float(silhouette_score(emb, labels, metric="cosine", sample_size=sample,
+                                           random_state=seed))
+            if score > best[0]:  # strict: ties keep the smaller k
+                best = (score, k, labels)
+    if best[1] is None:
+        return None, None, None, "k-means found a single cluster: listed as one group"
+    return best[2], best[1], best[0], "clustered"
+
+
+def _cluster_category(texts: list[str], pair_ids: list, emb: np.ndarray, k_range: tuple[int, int],
+                      seed: int, n_distinct: int, n_representatives: int):
+    labels, k, silhouette, status = _choose_k(emb, n_distinct, k_range, seed)
+    n = len(texts)
+    if n == 0:
+        return pd.DataFrame(columns=list(CLUSTER_COLUMNS[1:])), None, None, status, [], 0
+    if labels is None:
+        labels = np.zeros(n, dtype=int)
+    # Renumber clusters by size (largest = 0); equal sizes by first member.
+    sizes = np.bincount(labels)
+    first = np.array([np.flatnonzero(labels == c)[0] if sizes[c] else n for c in range(len(sizes))])
+    order = sorted((c for c in range(len(sizes)) if sizes[c]), key=lambda c: (-sizes[c], first[c]))
+    relabel = {old: new for new, old in enumerate(order)}
+    labels = np.array([relabel[c] for c in labels])
+    rows = []
+    for c in range(len(order)):
+        members = np.flatnonzero(labels == c)
+        centre = emb[members].mean(axis=0)
+        dist = _cosine_distance(emb[members], centre)
+        # Ties (duplicate texts) broken by text then pair id: order-independent.
+        ranked = sorted(zip(np.round(dist, 12), [texts[i] for i in members],
+                            [str(pair_ids[i]) for i in members], members, strict=True))
+        for rank, (d, text, _, i) in enumerate(ranked, start=1):
+            rows.append({"cluster": c, "size": len(members), "is_largest": c == 0, "rank": rank,
+                         "text": text, "pair_id": pair_ids[i], "distance": float(d)})
+    frame = pd.DataFrame(rows, columns=list(CLUSTER_COLUMNS[1:]))
+    top = frame[frame["cluster"] == 0].sort_values("rank")
+    reps = distinct_texts(top["text"], n_representatives)
+    return frame, k, silhouette, status, reps, int(sizes.max())
+
+
+def normalized_text(text: str) -> str:
+    """Lower case, words only: the key under which two explanations count as the same sentence."""
+    return re.sub(r"[\W_]+", " ", str(text).lower()).strip()
+
+
+def distinct_texts(texts, n: int) -> list[str]:
+    """The first ``n`` texts that differ after normalisation (case, spacing, punctuation), in order:
+    three representatives are three different sentences, not one sentence three times."""
+    out, seen = [], set()
+    for text in texts:
+        key = normalized_text(text)
+        if key not in seen:
+            seen.add(key)
+            out.append(text)
+            if len(out) == n:
+                break
+    return out
+
+
+# -- public API -------------------------------------------------------------
+
+
+def green_summary(
+    errors: pd.DataFrame,
+    counts: pd.DataFrame,
+    scores: pd.DataFrame,
+    judge: str,
+    system: str | None = None,
+    seed: int = 0,
+    k_range: tuple[int, int] = (2, 8),
+    embedder: Embedder | str | None = None,
+    *,
+    significant: bool = True,
+    absent: str = "zero",
+    n_representatives: int = 3,
+    ddof: int = 0,
+) -> Summary:
+    """GREEN summary (GREEN Section 3.3, Figure 4) of ``judge``'s explanations.
+
+    Parameters
+    ----------
+    errors : pandas.DataFrame
+        Long frame of explanations: ``pair_id, judge, system, category,
+        significant, text`` (category a-f).
+    counts : pandas.DataFrame
+        Long frame of error counts: ``pair_id, judge, system, category,
+        significant, count``.
+    scores : pandas.DataFrame
+        Long frame ``pair_id, judge, system, metric, value``; the rows with
+        ``metric == "green"`` give the header's mean and std.
+    judge : str
+        Judge to summarise.
+    system : str, optional
+        Candidate system to restrict to; ``None`` pools all systems.
+    seed : int
+        Seed of the SVD, k-means and silhouette sampling (recorded).
+    k_range : (int, int)
+        Inclusive range of ``k`` tried; capped by distinct texts and ``n - 1``.
+    embedder : callable or str, optional
+        ``None``: TF-IDF + TruncatedSVD.  A callable ``list[str] -> (n, d)``.
+        A string: a Sentence-Transformers model name or path, used only when
+        the package is importable and the model is on disk (never downloaded);
+        otherwise the default is used and a note says so.
+    significant : bool
+        ``True`` (the paper's summary): clinically significant errors.
+    absent : {"zero", "unknown"}
+        How a report without a count row for a category is read (module doc).
+    n_representatives : int
+        How many members of the largest cluster to name (the paper: 3).
+    ddof : int
+        Delta degrees of freedom of the GREEN std; 0 as ``numpy.std`` in the
+        GREEN reference implementation.
+
+    Returns
+    -------
+    Summary
+    """
+    if absent not in ("zero", "unknown"):
+        raise ValueError(f"absent must be 'zero' or 'unknown', got {absent!r}")
+    k_range = (int(k_range[0]), int(k_range[1]))
+    if k_range[0] > k_range[1] or k_range[1] < 2:
+        raise ValueError(f"k_range must be (low, high) with low <= high and high >= 2, got {k_range}")
+    notes: list[str] = []
+    err = _select(errors, judge, system, "errors", ("category", "significant", "text"))
+    cnt = _select(counts, judge, system, "counts", ("category", "significant", "count"))
+    sco = _select(scores, judge, system, "scores", ("metric", "value"))
+    n_reports = len(set(err["pair_id"]) | set(cnt["pair_id"]) | set(sco["pair_id"]))
+
+    err = _check_categories(_significance_filter(err, significant, "errors", notes), "errors", notes)
+    cnt = _check_categories(_significance_filter(cnt, significant, "counts", notes), "counts", notes)
+    stats = _category_counts(cnt, absent)
+
+    fn, embedding = _resolve_embedder(embedder, notes)
+    text = err["text"].astype("string")
+    blank = text.isna() | ~text.fillna("").str.contains(_WORD)
+    n_blank = err.loc[blank.to_numpy(), "category"].value_counts()
+    kept = err[~blank.to_numpy()].assign(text=lambda f: f["text"].astype(str).str.strip())
+
+    category_rows, cluster_frames = [], []
+    for cat in CATEGORIES:
+        sub = kept[kept["category"] == cat].sort_values(["text", "pair_id"], key=lambda s: s.astype(str))
+        texts, pair_ids = sub["text"].tolist(), sub["pair_id"].tolist()
+        distinct = sorted(set(texts))
+        if distinct:
+            # Embed each distinct text once; duplicates share a row (and count
+            # towards cluster sizes, as in the paper's Figure 4).
+            unique_emb = embed_texts(distinct, seed=seed, embedder=fn)
+            emb = unique_emb[pd.Index(distinct).get_indexer(texts)]
+            n_distinct = len(np.unique(np.round(unique_emb, 10), axis=0))
+        else:
+            emb, n_distinct = np.zeros((0, 1)), 0
+        frame, k, sil, status, reps, largest = _cluster_category(
+            texts, pair_ids, emb, k_range, seed, n_distinct, n_representatives)
+        if len(frame):
+            cluster_frames.append(frame.assign(category=cat))
+        category_rows.append({
+            "category": cat,
+            "label": CATEGORY_NAMES[cat],
+            **stats[cat],
+            "n_texts": len(texts),
+            "n_distinct_texts": len(distinct),
+            "n_blank": int(n_blank.get(cat, 0)),
+            "k": k,
+            "silhouette": sil,
+            "largest_size": largest,
+            "representatives": reps,
+            "status": status,
+        })
+    categories = pd.DataFrame(category_rows, columns=list(CATEGORY_COLUMNS))
+    categories["k"] = categories["k"].astype("Int64")
+    categories["silhouette"] = categories["silhouette"].astype(float)
+    clusters = (pd.concat(cluster_frames, ignore_index=True)[list(CLUSTER_COLUMNS)] if cluster_frames
+                else pd.DataFrame(columns=list(CLUSTER_COLUMNS)))
+
+    green_rows = sco[sco["metric"] == "green"]
+    if green_rows["pair_id"].duplicated().any():
+        raise ValueError("scores: several GREEN values for one pair")
+    green_values = pd.to_numeric(green_rows["value"], errors="raise").dropna()
+    green_n = len(green_values)
+    green_mean = float(green_values.mean()) if green_n else None
+    green_std = float(green_values.std(ddof=ddof)) if green_n > ddof else None
+
+    return Summary(
+        judge=judge, system=system, significant=significant, categories=categories,
+        clusters=clusters, green_mean=green_mean, green_std=green_std, green_n=green_n,
+        n_reports=n_reports, seed=seed, embedding=embedding, k_range=k_range, ddof=ddof, notes=notes,
+    )
+
+
+def compare_systems(
+    errors: pd.DataFrame,
+    counts: pd.DataFrame,
+    scores: pd.DataFrame,
+    judge: str,
+    systems: tuple[str, str] | Sequence[str],
+    seed: int = 0,
+    k_range: tuple[int, int] = (2, 8),
+    embedder: Embedder | str | None = None,
+    **kwargs,
+) -> pd.DataFrame:
+    """Side-by-side GREEN summaries of several candidate systems.
+
+    Each system is summarised independently with :func:`green_summary` (same
+    judge, seed and options).  The result is tidy: one row per (category,
+    system), rows of the same category adjacent and systems in the order given,
+    so ``table.pivot(index="category", columns="system", values=...)`` gives the
+    wide view.  The GREEN header (``green_mean``, ``green_std``, ``green_n``)
+    and ``n_reports`` are per system and repeated on that system's rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns: ``category, label, system,`` the statistics of
+        :data:`CATEGORY_COLUMNS` (less ``label``), then ``green_mean,
+        green_std, green_n, n_reports_system, embedding, seed``.
+    """
+    systems = list(systems)
+    if len(systems) < 2 or len(set(systems)) != len(systems):
+        raise ValueError(f"systems must name at least two different systems, got {systems}")
+    frames = []
+    for order, name in enumerate(systems):
+        s = green_summary(errors, counts, scores, judge, system=name, seed=seed, k_range=k_range,
+                          embedder=embedder, **kwargs)
+        frames.append(s.categories.assign(
+            system=name, _order=order, green_mean=s.green_mean, green_std=s.green_std,
+            green_n=s.green_n, n_reports_system=s.n_reports, embedding=s.embedding, seed=s.seed))
+    table = pd.concat(frames, ignore_index=True)
+    table["_cat"] = table["category"].map({c: i for i, c in enumerate(CATEGORIES)})
+    table = table.sort_values(["_cat", "_order"], kind="stable").drop(columns=["_cat", "_order"])
+    front = ["category", "label", "system"]
+    return table[front + [c for c in table.columns if c not in front]].reset_index(drop=True)
+
+
+# -- JSON -------------------------------------------------------------------
+
+
+def _jsonable(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is pd.NA or value is None:
+        return None
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _jsonable(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]

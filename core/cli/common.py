@@ -1,0 +1,113 @@
+"""What every CLI command module shares: the store from the arguments, printing a result, a progress
+line, and the defaults read from the environment (through core.settings)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from core import settings
+from core.store.db import default_store_path
+
+
+class Progress:
+    """A one-line progress indicator on stderr (silent when stderr is not a terminal)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.monotonic()
+
+    def __call__(self, done: int, total: int, stage: str) -> None:
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * done / total) if total else width
+        elapsed = time.monotonic() - self.start
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {stage:<12} {elapsed:5.1f}s")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def open_store(args):
+    from core.store.db import Store
+
+    return Store(args.store or default_store_path())
+
+
+def print_result(obj, as_json: bool) -> None:
+    """One way to print a result: JSON with ``--json``, else ``key: value`` lines."""
+    if as_json:
+        print(json.dumps(obj, ensure_ascii=False, default=str))
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            print(f"{k}: {v}")
+    else:
+        print(obj)
+
+
+def api_key(args) -> str | None:
+    """The key named by ``--api-key-env`` (for a custom endpoint), read from the environment."""
+    name = getattr(args, "api_key_env", None)
+    if not name:
+        return None
+    value = settings.env_value(name)
+    if not value:
+        raise ValueError(f"--api-key-env {name}: the environment variable {name} is not set")
+    return value
+
+
+
+
+def api_base_default() -> str | None:
+    """``--api-base``'s default: RADJUDGE_API_BASE (core.settings)."""
+    return settings.api_base()
+
+
+def add_flag_pair(p, dest: str, first: tuple[str, bool, str], second: tuple[str, bool, str]) -> None:
+    """Two mutually exclusive flags setting ``dest``, each ``(flag, value, help)``; neither given: None."""
+    group = p.add_mutually_exclusive_group()
+    for i, (flag, value, help_text) in enumerate((first, second)):
+        extra = {"default": None} if i == 0 else {}
+        group.add_argument(flag, dest=dest, action="store_true" if value else "store_false", help=help_text,
+                           **extra)
+
+
+def add_call_flags(p) -> None:
+    """--timeout, --max-retries, --temperature and --max-tokens of a model call."""
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per call")
+    p.add_argument("--max-retries", type=int, default=4)
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, default=2048)
+
+
+def confirmed(yes: bool, action: str, prompt: str, answer: str, mismatch: str) -> bool:
+    """Whether to go on: ``--yes`` given, or ``answer`` typed at ``prompt`` on a terminal. When not, says why on
+    stderr: no terminal ("refusing to ``action`` without --yes") or a wrong answer (``mismatch``)."""
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        print(f"error: refusing to {action} without --yes (no terminal to confirm on)", file=sys.stderr)
+        return False
+    if input(prompt).strip() != answer:
+        print(f"error: {mismatch}; nothing was deleted", file=sys.stderr)
+        return False
+    return True
+
+
+def print_frame(df, empty: str) -> None:
+    """A frame as a plain table without its index, or the line ``empty`` when it has no rows."""
+    print(empty if df.empty else df.to_string(index=False))
+
+
+def add_excerpt_flags(p) -> None:
+    """--excerpts / --no-excerpts; neither: report text only for synthetic datasets (core.report.html)."""
+    add_flag_pair(p, "excerpts",
+                  ("--excerpts", True, "include report text (the default only for synthetic datasets: an imported "
+                                       "dataset's reports may be credentialed or identifiable)"),
+                  ("--no-excerpts", False, "leave report text out (error explanations stay)"))
+
+
+def excerpt_flag(excerpts: bool | None) -> list[str]:
+    return [] if excerpts is None else ["--excerpts"] if excerpts else ["--no-excerpts"]

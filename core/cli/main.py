@@ -1,0 +1,549 @@
+"""``python -m core``: every dashboard action, scriptable.
+
+Machine output with ``--json``; on failure a non-zero exit and a one-line
+reason on stderr (exit 2: the input was refused; exit 1: anything else).
+The command names and flags in DESIGN.md are a contract: add, never rename.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from core.cli.common import (
+    Progress,
+    add_call_flags,
+    add_excerpt_flags,
+    add_flag_pair,
+    api_base_default,
+    api_key,
+    confirmed,
+    excerpt_flag,
+    open_store,
+    print_frame,
+    print_result,
+)
+from core.store.db import StoreError, default_store_path
+
+
+def cmd_demo(args) -> int:
+    from core.ingest.demo import build_demo
+    from core.review.demo import build_review_demo
+
+    store = open_store(args)
+    report = build_demo(store, n_pairs=args.pairs, seed=args.seed, progress=Progress(True))
+    build_review_demo(store, seed=args.seed)  # the report-edit review demo, dataset demo-review
+    print_result(report.to_json() | {"seed": args.seed}, args.json)
+    return 0
+
+
+def cmd_datasets(args) -> int:
+    from core.reads.queries import list_datasets
+
+    df = list_datasets(open_store(args))
+    if args.json:
+        records = json.loads(df.to_json(orient="records", date_format="iso"))
+        print(json.dumps(records, ensure_ascii=False))
+    else:
+        print_frame(df, "no datasets; build the demo with `python -m core demo` or import pairs")
+    return 0
+
+
+def cmd_import_pairs(args) -> int:
+    from core.ingest.importers import PairColumns, import_pairs
+
+    cols = PairColumns(id=args.id_col, reference=args.reference_col, candidate=args.candidate_col,
+                       group=args.group_col, system=args.system_col, modality=args.modality_col,
+                       anatomy=args.anatomy_col, split=args.split_col)
+    report = import_pairs(open_store(args), Path(args.file), dataset=args.dataset, columns=cols, kind=args.kind,
+                          synthetic=args.synthetic, progress=Progress(True))
+    print_result(report.to_json(), args.json)
+    return 0
+
+
+def cmd_import_annotations(args) -> int:
+    from core.ingest.importers import import_annotations
+
+    if args.aggregate_of is not None:  # published per-pair means over N raters (core/ingest/aggregates.py)
+        from core.ingest.aggregates import import_aggregates
+
+        if any(getattr(args, c) for c in ("score_col", "category_col", "significant_col", "count_col")):
+            raise ValueError("--aggregate-of takes --total-col and/or --sig-col, not per-rater columns")
+        report = import_aggregates(
+            open_store(args), Path(args.file), dataset=args.dataset, id_col=args.id_col, n_raters=args.aggregate_of,
+            total_col=args.total_col, sig_col=args.sig_col,
+            annotator=None if args.annotator == "expert" else args.annotator, progress=Progress(True))
+        print_result(report.to_json(), args.json)
+        return 0
+    report = import_annotations(
+        open_store(args), Path(args.file), dataset=args.dataset, id_col=args.id_col, score_col=args.score_col,
+        scale_max=args.scale_max, category_col=args.category_col, significant_col=args.significant_col,
+        count_col=args.count_col, annotator_col=args.annotator_col, annotator=args.annotator,
+        progress=Progress(True))
+    print_result(report.to_json(), args.json)
+    return 0
+
+
+def cmd_import_outputs(args) -> int:
+    from core.ingest.importers import import_outputs
+
+    report = import_outputs(open_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
+                            id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
+                            metric=args.metric, progress=Progress(True), higher_is_better=args.higher_is_better)
+    print_result(report.to_json(), args.json)
+    return 0
+
+
+def cmd_import_preset(args) -> int:
+    from core.ingest.presets import import_preset
+
+    report = import_preset(open_store(args), args.preset, Path(args.file), dataset=args.dataset,
+                           progress=Progress(True))
+    print_result(report.to_json(), args.json)
+    return 0
+
+
+def cmd_judge(args) -> int:
+    # No background import of litellm here: measured (bench/bench_cli_run.py), it gained nothing, since
+    # the store work it could overlap takes ~0.2 s and the import holds the GIL (docs/PERFORMANCE.md).
+    from core.judges import OFFLINE_JUDGES, run_judge
+
+    offline = args.judge in OFFLINE_JUDGES or args.judge.startswith("distilled:")
+    from core.judges.llm import GenParams
+
+    state = {"last": 0.0}
+
+    def progress(done: int, total: int, stats: dict) -> None:
+        now = time.monotonic()
+        if sys.stderr.isatty() and (now - state["last"] > 0.2 or done >= total):
+            state["last"] = now
+            sys.stderr.write(f"\r{done}/{total} ok={stats.get('ok', 0)} failed={stats.get('failed', 0)}")
+            if done >= total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    kwargs = dict(limit=args.limit, progress=progress)
+    if args.shots_dataset:
+        from core.judges.shots import ShotSource
+
+        kwargs["shots"] = ShotSource(dataset=args.shots_dataset, split=args.shots_split, k=args.shots_k,
+                                     seed=args.shots_seed, run=args.shots_run)
+    if not offline:
+        kwargs.update(api_base=args.api_base, api_key=api_key(args), concurrency=args.concurrency,
+                      timeout=args.timeout,
+                      max_retries=args.max_retries, local_only=True if args.local_only else None,
+                      params=GenParams(temperature=args.temperature, max_tokens=args.max_tokens,
+                                       reasoning_effort=args.reasoning_effort))
+    summary = run_judge(open_store(args), dataset=args.dataset, judge=args.judge, prompt_id=args.prompt, **kwargs)
+    out = summary.to_json()
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        for k in ("run_id", "requested", "cached", "skipped", "sent", "ok", "failed", "unparsed_total", "cost_usd",
+                  "cost_total", "seconds", "status"):
+            print(f"{k}: {out[k]}")
+        for f in out["failures"][:10]:
+            print(f"failed {f['ext_id']}: {f['error']}")
+    if summary.status != "done":
+        return 3
+    return _judge_exit(summary, out, args.allow_failures)
+
+
+def _judge_exit(summary, out: dict, allow_failures: bool) -> int:
+    """0, or 4 with a line on stderr: pairs failed or answers could not be parsed (unless allowed), or the
+    run holds no usable answer at all (always)."""
+    from core.judges.errors import explain_error
+
+    useful = summary.ok - summary.unparsed_total  # answered pairs whose answer could be read
+    problems = []
+    if summary.failed_total:
+        first = out["failures"][0]["error"] if out["failures"] else ""
+        problems.append(f"{summary.failed_total} of {summary.requested} pairs failed and are recorded"
+                        + (f" ({explain_error(first)})" if first else ""))
+    if summary.unparsed_total:
+        problems.append(f"{summary.unparsed_total} answers could not be read as the prompt's answer format "
+                        "(stored with parse_status 'failed'; `python -m core parse` shows why)")
+    if not problems or (allow_failures and useful > 0):
+        return 0
+    if useful <= 0 and summary.requested:
+        problems.append("no usable answer: nothing to analyse")
+    print("error: " + "; ".join(problems) + ("" if useful <= 0 else
+          "; run the same command again to retry failures, or pass --allow-failures to exit 0"), file=sys.stderr)
+    return 4
+
+
+def cmd_inject(args) -> int:
+    from core.ingest.inject import inject_dataset
+
+    report = inject_dataset(open_store(args), source_dataset=args.dataset, target_dataset=args.target,
+                            model=args.judge, kind=args.kind, ks=tuple(args.k), limit=args.limit, seed=args.seed,
+                            api_base=args.api_base, api_key=api_key(args), concurrency=args.concurrency,
+                            validate=not args.no_validate,
+                            local_only=True if args.local_only else None)
+    print_result(report.to_json(), args.json)
+    if report.added == 0 and report.skipped < report.requested:  # nothing new, and not because it was done
+        reasons = sorted({str(r) for x in report.excluded for r in (x.get("reasons") or [])[-1:]})[:3]
+        print(f"error: no report was injected into '{args.target}' ({len(report.excluded)} excluded"
+              + (f"; e.g. {'; '.join(reasons)}" if reasons else "") + ")", file=sys.stderr)
+        return 4
+    return 0
+
+
+def cmd_correlate(args) -> int:
+    from core.analysis.stats import correlate
+    from core.reads.frames import correlation_frame
+    from core.reads.raters import resolve_raters
+    from core.reads.targets import resolve_target
+
+    store = open_store(args)
+    args.target = resolve_target(store, args.dataset, args.target)
+    raters = resolve_raters(store, args.dataset, args.raters)
+    # every score of every judge (imported ones under any name); per-category counts only on request
+    frame = correlation_frame(store, args.dataset, args.target, drop_identical=args.drop_identical,
+                              counts=args.all_metrics, annotators=raters.annotators)
+    if frame.empty:
+        raise ValueError(f"dataset '{args.dataset}' has no judge values with a '{args.target}' target; "
+                         "run a judge and import annotations first")
+    if args.breakdown:
+        from core.analysis.stats import breakdown
+
+        table = breakdown(frame, by_facet=args.breakdown, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
+                          cluster_col=None if args.no_clusters else "group_id", target_name=args.target, ci=args.ci)
+    else:
+        table = correlate(frame, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
+                          cluster_col=None if args.no_clusters else "group_id", target_name=args.target, ci=args.ci)
+    from core.reads.frames import (  # import-outputs --lower-is-better
+        apply_orientations,
+        declared_orientations,
+    )
+
+    table = apply_orientations(table, declared_orientations(store, args.dataset), args.target)
+    table = table.assign(target=args.target, raters=raters.choice, drop_identical=args.drop_identical)
+    if args.table and not args.breakdown:
+        from core.analysis.stats import judge_metric_table
+
+        shaped = judge_metric_table(table)
+        print(f"Expert target: {args.target}, from {raters.label}\n")
+        print(shaped.to_markdown())
+        print(f"\n{shaped.legend} n and 95% CIs: --json.")
+        return 0
+    if args.json:
+        print(table.to_json(orient="records", double_precision=15))
+    else:
+        cols = [c for c in (args.breakdown, "judge", "metric", "n", "tau", "p", "ci_low", "ci_high", "rho", "r",
+                            "sign_ok", "dagger")
+                if c in table.columns]
+        print(f"Expert target: {args.target}, from {raters.label}")
+        print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    return 0
+
+
+def cmd_report(args) -> int:
+    import shlex
+
+    from core.reads.raters import resolve_raters
+    from core.report import write_report
+    from core.store.outfiles import check_out_file
+
+    check_out_file(args.out, store=args.store or default_store_path(), force=args.force)
+    store = open_store(args)
+    raters = resolve_raters(store, args.dataset, args.raters)
+    parts = ["python", "-m", "core"] + (["--store", str(args.store)] if args.store else []) + [
+        "report", "--dataset", args.dataset, "--out", str(args.out), "--n-boot", str(args.n_boot),
+        "--seed", str(args.seed), "--min-n", str(args.min_n), "--raters", raters.choice] + excerpt_flag(args.excerpts)
+    out = write_report(store, args.dataset, args.out, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
+                       include_excerpts=args.excerpts, command=shlex.join(parts), annotators=raters.annotators,
+                       experts=raters.label)
+    print_result(out, args.json)
+    return 0
+
+
+def cmd_delete_dataset(args) -> int:
+    from core.store.datasets import delete_dataset
+
+    if not confirmed(args.yes, f"delete '{args.dataset}'",
+                     f"Type the dataset name ({args.dataset}) to move it and all its runs to the trash: ",
+                     args.dataset, "the name did not match"):
+        return 2
+    record = delete_dataset(open_store(args), args.dataset)
+    print_result(record.to_json(), args.json)
+    if not args.json:
+        store_opt = f" --store {args.store}" if args.store else ""
+        print(f"undo with: python -m core{store_opt} restore-dataset {record.batch_id}")
+    return 0
+
+
+def cmd_restore_dataset(args) -> int:
+    from core.store.datasets import restore_dataset
+
+    print_result(restore_dataset(open_store(args), args.batch).to_json(), args.json)
+    return 0
+
+
+def cmd_trash(args) -> int:
+    from core.store.datasets import list_trash, purge_trash
+
+    store = open_store(args)
+    if args.purge:
+        what = "every batch in the trash" if args.purge == "all" else f"trash batch {args.purge}"
+        if not confirmed(args.yes, f"delete {what} for good",
+                         f"This deletes {what} for good (no undo). Type 'purge' to go on: ", "purge", "not confirmed"):
+            return 2
+        purged = purge_trash(store, None if args.purge == "all" else args.purge)
+        print_result({"purged": purged}, args.json)
+        return 0
+    df = list_trash(store)
+    if args.json:
+        print(df.to_json(orient="records", date_format="iso"))
+    else:
+        print_frame(df, "the trash is empty")
+    return 0
+
+
+def cmd_parse(args) -> int:
+    from core.parse import parse_output
+
+    if args.file in (None, "-"):
+        text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    else:
+        text = Path(args.file).read_bytes().decode("utf-8", errors="replace")
+    result = parse_output(text).to_json()
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        for k, v in result.items():
+            print(f"{k}: {v}")
+    return 0
+
+
+# Only these commands may make a new store (and say so); any other command on a store path
+# that does not exist is a typo until proven otherwise, and gets an error instead of an empty store.
+CREATES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review"})
+NO_STORE = frozenset({"parse", "simulate", "check-store"})
+
+
+def _missing_store(args) -> Path | None:
+    path = Path(args.store) if args.store else default_store_path()
+    return None if path.exists() or args.command in NO_STORE else path
+
+
+# One line per feature module holding CLI subcommands (see build_parser).
+COMMAND_MODULES = (
+    "core.cli.analysis",
+    "core.cli.checks",
+    "core.cli.distill",
+    "core.cli.ops",
+    "core.cli.ratings",
+    "core.cli.review",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from core.reads.raters import RATERS_HELP
+    parser = argparse.ArgumentParser(
+        prog="python -m core",
+        description="RadJudge: store, import, judge and analyse radiology report judges.",
+    )
+    parser.add_argument("--store", help="DuckDB store file (default: $RADJUDGE_STORE or data/radjudge.duckdb)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name, func, help_, epilog=None):
+        p = sub.add_parser(name, help=help_, description=help_, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter if epilog else argparse.HelpFormatter)
+        p.set_defaults(func=func)
+        p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+        return p
+
+    p = add("demo", cmd_demo, "build the seeded synthetic demo dataset `demo`")
+    p.add_argument("--pairs", type=int, default=400, help="number of pairs (default 400)")
+    p.add_argument("--seed", type=int, default=7, help="generator seed (default 7)")
+
+    add("datasets", cmd_datasets, "list datasets with pair, annotation and run counts")
+
+    p = add("import-pairs", cmd_import_pairs, "import reference/candidate pairs from CSV/TSV/JSONL/Parquet")
+    p.add_argument("file")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--id-col", required=True)
+    p.add_argument("--reference-col", required=True)
+    p.add_argument("--candidate-col", required=True)
+    for opt in ("group", "system", "modality", "anatomy", "split"):
+        p.add_argument(f"--{opt}-col")
+    p.add_argument("--kind", default="score", choices=["score", "error_counts", "preference", "edit_review"])
+    p.add_argument("--synthetic", action="store_true", help="mark the dataset as synthetic")
+
+    p = add("import-annotations", cmd_import_annotations,
+            "import expert annotations (long form): scores, or error counts per category")
+    p.add_argument("file")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--id-col", required=True)
+    p.add_argument("--score-col")
+    p.add_argument("--scale-max", type=float, default=5.0, help="score scale maximum (default 5)")
+    p.add_argument("--category-col", help="a-f or 1-6")
+    p.add_argument("--significant-col", help="true/false, 1/0, yes/no")
+    p.add_argument("--count-col")
+    p.add_argument("--annotator-col")
+    p.add_argument("--annotator", default="expert", help="annotator name when there is no column")
+    p.add_argument("--aggregate-of", type=int, metavar="N",
+                   help="the file holds per-pair means over N raters (e.g. ReXVal's mean_total_errors): stored "
+                        "exactly as k/N under annotator mean_of_N, never counted as a rater")
+    p.add_argument("--total-col", help="with --aggregate-of: the mean number of errors (all)")
+    p.add_argument("--sig-col", help="with --aggregate-of: the mean number of clinically significant errors")
+
+    p = add("import-outputs", cmd_import_outputs, "import judge outputs produced elsewhere as an `imported` run")
+    p.add_argument("file")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--judge", required=True)
+    p.add_argument("--id-col", required=True)
+    p.add_argument("--text-col", help="raw judge text (GREEN format is parsed)")
+    p.add_argument("--score-col", help="a numeric score per pair")
+    p.add_argument("--metric", help="metric name for --score-col (default: the judge name)")
+    add_flag_pair(p, "higher_is_better",
+                  ("--lower-is-better", False, "the score falls as reports get better (e.g. an error count); "
+                                               "recorded with the run, used by every sign check"),
+                  ("--higher-is-better", True,
+                   "the score rises as reports get better (assumed, and flagged, when neither is given)"))
+
+    p = add("import-preset", cmd_import_preset,
+            "import a file in a published layout (rexval-pairs, rexval-errors, rate-eval, radeval-counts)")
+    p.add_argument("preset", choices=["rexval-pairs", "rexval-errors", "rate-eval", "radeval-counts"])
+    p.add_argument("file")
+    p.add_argument("--dataset", required=True)
+
+    p = add("judge", cmd_judge, "run a judge (rules, lexical, length or any litellm model) on a dataset's pairs",
+            epilog=_fewshot_epilog())
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--judge", required=True, help="rules | lexical | length | distilled:NAME | a litellm model name")
+    p.add_argument("--prompt", default="green", help="prompt template id (green, vert, formula, rubric, ...)")
+    p.add_argument("--api-base", default=api_base_default(),
+                   help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp); default $RADJUDGE_API_BASE")
+    p.add_argument("--api-key-env", metavar="NAME", help=_KEY_HELP)
+    p.add_argument("--allow-failures", action="store_true",
+                   help="exit 0 even when pairs failed or answers could not be parsed (they are recorded "
+                        "either way; by default exit 4); a run with no usable answer still exits 4")
+    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--limit", type=int, help="only the first N pairs (by id)")
+    add_call_flags(p)
+    p.add_argument("--reasoning-effort", choices=["none", "low", "medium", "high"])
+    p.add_argument("--local-only", action="store_true", help="refuse endpoints outside loopback/private networks")
+    p.add_argument("--shots-dataset", help="few-shot prompts: draw examples from this dataset (never the judged pairs)")
+    p.add_argument("--shots-split", help="few-shot prompts: only this split of the shots dataset (e.g. train)")
+    p.add_argument("--shots-k", type=int, default=3, choices=[3, 5, 10], help="random few-shot: number of shots")
+    p.add_argument("--shots-seed", type=int, default=0, help="few-shot sampling seed (recorded with the run)")
+    p.add_argument("--shots-run", metavar="RUN_ID",
+                   help="vert_rate_err_10 (D.9): the run on the shots dataset whose answers are the shots")
+
+    p = add("inject", cmd_inject, "build a dataset by injecting k errors per report (VERT App. F) with a model")
+    p.add_argument("--dataset", required=True, help="source dataset (its reference reports are modified)")
+    p.add_argument("--target", required=True, help="name of the new dataset")
+    p.add_argument("--judge", required=True, help="litellm model that injects and validates")
+    p.add_argument("--kind", required=True, choices=["false_finding", "omission"])
+    p.add_argument("--k", type=int, nargs="+", default=[1, 2, 3], choices=[1, 2, 3])
+    p.add_argument("--limit", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--api-base", default=api_base_default())
+    p.add_argument("--api-key-env", metavar="NAME", help=_KEY_HELP)
+    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--no-validate", action="store_true", help="skip the plausibility check (F.3)")
+    p.add_argument("--local-only", action="store_true")
+
+    p = add("correlate", cmd_correlate, "correlations of every judge metric with the expert target")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--target", help="score | sig_errors | total_errors | sig_a..sig_f | total_a..total_f "
+                                    "(default: what the dataset has, score first, else sig_errors)")
+    p.add_argument("--drop-identical", action="store_true",
+                   help="leave out pairs whose candidate equals the reference (ReXVal*-style check)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (recorded in the output)")
+    p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
+    p.add_argument("--no-clusters", action="store_true",
+                   help="resample pairs even when they share a reference (default: resample groups)")
+    p.add_argument("--ci", choices=["auto", "bootstrap", "asymptotic"], default="auto",
+                   help="confidence intervals: the seeded (cluster) bootstrap, the asymptotic (cluster-robust) "
+                        "interval, or auto: bootstrap up to 5,000 pairs per row, asymptotic above (default); "
+                        "the method used is each row's ci_method")
+    p.add_argument("--all-metrics", action="store_true", help="also the per-category counts (sig_a, ..., matched)")
+    p.add_argument("--table", action="store_true",
+                   help="the papers' Table 2/3 shape: judge x metric, |tau|, dagger p >= 0.01, best/second marked")
+    p.add_argument("--breakdown", choices=["modality", "anatomy", "system", "split"],
+                   help="one table per value of this facet, with n per cell")
+    p.add_argument("--raters", help=RATERS_HELP)
+
+    p = add("report", cmd_report, "write a self-contained HTML report of a dataset (opens offline)")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--out", required=True, help="the .html file to write")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists (never the store)")
+    p.add_argument("--raters", help=RATERS_HELP)
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap and clustering seed (recorded in the report)")
+    p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
+    add_excerpt_flags(p)
+
+    p = add("delete-dataset", cmd_delete_dataset,
+            "move a dataset with its pairs, annotations and judge runs to the trash (undo: restore-dataset)")
+    p.add_argument("dataset")
+    p.add_argument("--yes", action="store_true", help="do not ask to type the name")
+
+    p = add("restore-dataset", cmd_restore_dataset, "bring a deleted dataset back from the trash")
+    p.add_argument("batch", help="the trash batch id (see `trash`)")
+
+    p = add("trash", cmd_trash, "list deleted datasets; --purge BATCH|all deletes them for good")
+    p.add_argument("--purge", metavar="BATCH", help="a batch id, or `all` (asks first: there is no undo)")
+    p.add_argument("--yes", action="store_true", help="purge without asking")
+
+    # Feature modules register their own subcommands: each has add_commands(add).
+    import importlib
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).add_commands(add)
+
+    p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
+    p.add_argument("file", nargs="?", default="-")
+    return parser
+
+
+def _fewshot_epilog() -> str:
+    from core.judges.shots import POOL_NEEDS
+
+    return "few-shot prompts and the shots pool each needs:\n" + "\n".join(
+        f"  {prompt}: {need}" for prompt, need in POOL_NEEDS.items())
+
+
+_KEY_HELP = ("environment variable holding the key for --api-base; without it a custom endpoint gets no key "
+             "(a provider key such as OPENAI_API_KEY goes only to that provider's own API)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from core.ingest.importers import ImportValidationError
+
+    args = build_parser().parse_args(argv)
+    missing = _missing_store(args)
+    if missing is not None and args.command not in CREATES_STORE:
+        print(f"error: store {missing} does not exist; check --store or $RADJUDGE_STORE (only "
+              f"{', '.join(sorted(CREATES_STORE))} create one)", file=sys.stderr)
+        return 1
+    try:
+        code = args.func(args)
+        if missing is not None and missing.exists():
+            print(f"note: created a new store at {missing}", file=sys.stderr)
+        return code
+    except ImportValidationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        if len(exc.problems) > 5:
+            for problem in exc.problems[5:]:
+                print(f"  {problem}", file=sys.stderr)
+        return 2
+    except (StoreError, ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except PermissionError as exc:  # an unreadable install, store folder or input file: say which
+        print(f"error: {exc.strerror or exc}: {exc.filename or ''}; check this user's permissions", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # output piped into head & co: not an error
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("error: interrupted; work committed so far is kept", file=sys.stderr)
+        return 130

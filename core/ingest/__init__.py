@@ -1,0 +1,1 @@
+"""Getting data in: importers, published layouts (presets), the synthetic demo, injected errors."""

@@ -1,0 +1,94 @@
+"""Importers: files (CSV/TSV/JSONL/Parquet) -> validated frames -> one store transaction.
+
+Every importer works in three stages: read the file, validate every row and
+collect *all* problems (so the user fixes them in one pass), then write in a
+single transaction. A file with any problem writes nothing
+(``ImportValidationError`` lists the problems). Re-importing the same file adds
+nothing: rows already in the store with the same content are counted as
+``skipped``; rows whose key exists with different content are a problem.
+
+Row numbers in messages count data rows from 1 (the header is not a row), so
+"row 3" is the third record of the file.
+
+Modules: ``common`` (shared types and limits), ``reading`` (files -> frames),
+``validation`` (cells, ids, datasets), ``pairs``, ``annotations`` and ``outputs``
+(one importer each). Everything public is importable from this package.
+"""
+
+from core.ingest.importers.annotations import import_annotations, prepare_annotations, write_annotations
+from core.ingest.importers.common import (
+    DATASET_KINDS,
+    MAX_ERROR_COUNT,
+    MAX_PROBLEMS_SHOWN,
+    ImportReport,
+    ImportValidationError,
+    PairColumns,
+    Progress,
+    limit_problems,
+    tick_progress,
+)
+from core.ingest.importers.outputs import import_outputs, imported_run_id
+from core.ingest.importers.pairs import import_pairs, import_scored_pairs, prepare_pairs, write_pairs
+from core.ingest.importers.reading import check_scalar_cells, read_table, require_columns
+from core.ingest.importers.validation import (
+    cell_bool,
+    cell_category,
+    cell_number,
+    cell_text,
+    check_dataset_name,
+    check_duplicates,
+    column_ids,
+    match_ids,
+    pair_lookup,
+    require_dataset,
+    source_label,
+)
+from core.taxonomy import CATEGORIES  # re-exported: the package's public words
+
+__all__ = [
+    "CATEGORIES",
+    "DATASET_KINDS",
+    "MAX_ERROR_COUNT",
+    "MAX_PROBLEMS_SHOWN",
+    "ImportReport",
+    "ImportValidationError",
+    "PairColumns",
+    "Progress",
+    "cell_bool",
+    "cell_category",
+    "cell_number",
+    "cell_text",
+    "check_dataset_name",
+    "check_duplicates",
+    "check_scalar_cells",
+    "column_ids",
+    "import_annotations",
+    "import_outputs",
+    "import_pairs",
+    "import_scored_pairs",
+    "imported_run_id",
+    "limit_problems",
+    "match_ids",
+    "pair_lookup",
+    "prepare_annotations",
+    "prepare_pairs",
+    "read_table",
+    "require_columns",
+    "require_dataset",
+    "source_label",
+    "tick_progress",
+    "write_annotations",
+    "write_pairs",
+]
+
+# Presets live in core/ingest/presets.py (which imports this module); served from here
+# lazily so ``from core.ingest.importers import PRESETS`` works without an import cycle.
+_PRESET_NAMES = ("PRESETS", "Preset", "import_preset")
+
+
+def __getattr__(attr: str):
+    if attr in _PRESET_NAMES:
+        from core.ingest import presets
+
+        return getattr(presets, attr)
+    raise AttributeError(f"module 'core.ingest.importers' has no attribute {attr!r}")

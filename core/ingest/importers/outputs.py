@@ -1,0 +1,135 @@
+"""Importing judge outputs produced elsewhere (raw text or one score per pair) as an ``imported`` run."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+
+from core.ingest.importers import validation
+from core.ingest.importers.common import (
+    ImportReport,
+    ImportValidationError,
+    Progress,
+    limit_problems,
+    tick_progress,
+)
+from core.ingest.importers.reading import check_scalar_cells, read_table, require_columns
+from core.store.db import Store, insert_metric_values, stable_hash
+
+
+def imported_run_id(dataset: str, judge: str) -> str:
+    return "imp-" + stable_hash("imported", dataset, judge, length=16)
+
+
+def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
+                   text_col: str | None = None, score_col: str | None = None, metric: str | None = None,
+                   name: str | None = None, progress: Progress | None = None,
+                   higher_is_better: bool | None = None) -> ImportReport:
+    """Store judge outputs produced elsewhere as an ``imported`` run.
+
+    Text mode keeps the raw judge text and parses it (GREEN format) into
+    counts, error texts and metrics. Score mode stores one numeric metric;
+    ``higher_is_better`` records its orientation in the run's params (the
+    sign check of every correlation uses it; a built-in metric's is fixed).
+    Without it a metric outside :data:`core.analysis.scores.METRICS` is assumed
+    higher-is-better, and the tables say the orientation was assumed.
+    """
+    dataset = validation.check_dataset_name(dataset)
+    judge = (judge or "").strip()
+    if not judge:
+        raise ImportValidationError(["give the judge's name (--judge)"])
+    if (text_col is None) == (score_col is None):
+        raise ImportValidationError(["give either a text column or a score column (not both)"])
+    if score_col is not None:
+        metric = (metric or judge).strip()
+        from core.analysis.scores import METRICS
+
+        spec = METRICS.get(metric)
+        if spec is not None and higher_is_better is not None and higher_is_better != spec.higher_is_better:
+            raise ImportValidationError([f"'{metric}' is a built-in metric: "
+                                         f"{'higher' if spec.higher_is_better else 'lower'} is better, always; "
+                                         "import your score under another metric name"])
+    elif higher_is_better is not None:
+        raise ImportValidationError(["an orientation (lower/higher is better) applies to a score column only"])
+    tick_progress(progress, 0, 3, "reading")
+    validation.require_dataset(store, dataset)
+    df = read_table(data, name)
+    require_columns(df, {"id": id_col, "text": text_col, "score": score_col})
+    tick_progress(progress, 1, 3, "validating")
+    problems: list[str] = []
+    check_scalar_cells(df, [id_col, text_col, score_col], problems)
+    if problems:
+        raise ImportValidationError(limit_problems(problems))
+    ids = validation.column_ids(df, id_col, problems)
+    validation.check_duplicates(ids, "id", problems)
+    pair_ids = validation.match_ids(ids, validation.pair_lookup(store, dataset), dataset, problems)
+    run_id = imported_run_id(dataset, judge)
+    outputs, metrics, errors = [], [], []
+    if score_col is not None:
+        for i, (pid, raw) in enumerate(zip(pair_ids, df[score_col].tolist(), strict=True), start=1):
+            v = validation.cell_number(raw)
+            if v is None or math.isnan(v) or math.isinf(v):
+                problems.append(f"row {i}: score {raw!r} is not a number")
+                continue
+            outputs.append((run_id, pid, None, None, "ok", None))
+            metrics.append((run_id, pid, metric, v))
+    else:
+        from core.judges.runs import parsed_metrics
+        from core.parse import parse_output  # parsing is only needed for text outputs
+
+        for pid, raw in zip(pair_ids, df[text_col].tolist(), strict=True):
+            text = "" if raw is None or (isinstance(raw, float) and math.isnan(raw)) else str(raw)
+            result = parse_output(text)
+            outputs.append((run_id, pid, None, text, result.status, result.reason))
+            metrics.extend((run_id, pid, k, v) for k, v in parsed_metrics(result).items())
+            for err in result.errors:
+                errors.append((run_id, pid, err.significant, err.category, err.text))
+    if problems:
+        raise ImportValidationError(limit_problems(problems))
+    out_df = pd.DataFrame(outputs, columns=["run_id", "pair_id", "cache_key", "raw_text", "parse_status",
+                                            "parse_reason"])
+    met_df = pd.DataFrame(metrics, columns=["run_id", "pair_id", "metric", "value"])
+    err_df = pd.DataFrame(errors, columns=["run_id", "pair_id", "significant", "category", "text"])
+    tick_progress(progress, 2, 3, "writing")
+    with store.write() as conn:
+        run = conn.execute("SELECT judge_kind, params FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
+        if run is not None and higher_is_better is not None:  # a later import may declare the orientation
+            params = json.loads(run[1] or "{}") | {"higher_is_better": higher_is_better}
+            conn.execute("UPDATE judge_runs SET params = ? WHERE run_id = ?", [json.dumps(params), run_id])
+        if run is None:
+            conn.execute(
+                "INSERT INTO judge_runs (run_id, judge_kind, judge_name, model, params, dataset, status, "
+                "finished_at) VALUES (?, 'imported', ?, ?, ?, ?, 'done', current_timestamp)",
+                [run_id, judge, judge, json.dumps({"source": name or validation.source_label(data),
+                                                   "mode": "score" if score_col else "text",
+                                                   "metric": metric, "higher_is_better": higher_is_better}),
+                 dataset],
+            )
+        conn.register("incoming_out", out_df)
+        new = conn.execute(
+            "SELECT i.pair_id FROM incoming_out i ANTI JOIN judge_outputs o "
+            "ON o.run_id = i.run_id AND o.pair_id = i.pair_id").df()["pair_id"]
+        new_ids = set(new)
+        conn.execute(
+            "INSERT INTO judge_outputs (run_id, pair_id, cache_key, raw_text, parse_status, parse_reason) "
+            "SELECT i.* FROM incoming_out i ANTI JOIN judge_outputs o "
+            "ON o.run_id = i.run_id AND o.pair_id = i.pair_id")
+        for frame, table in ((met_df[met_df["pair_id"].isin(new_ids)], "metric_values"),
+                             (err_df[err_df["pair_id"].isin(new_ids)], "judge_errors")):
+            if len(frame):
+                conn.register("incoming_rows", frame)
+                if table == "metric_values":
+                    insert_metric_values(conn, "SELECT * FROM incoming_rows")
+                else:
+                    conn.execute(f"INSERT INTO {table} SELECT * FROM incoming_rows")  # table: fixed name above
+                conn.unregister("incoming_rows")
+        conn.execute(
+            "UPDATE judge_runs SET n_requested = c.n, n_ok = c.ok, n_failed = c.n - c.ok "
+            "FROM (SELECT count(*) AS n, count(*) FILTER (WHERE parse_status <> 'failed') AS ok "
+            "      FROM judge_outputs WHERE run_id = ?) c WHERE run_id = ?", [run_id, run_id])
+        conn.unregister("incoming_out")
+    tick_progress(progress, 3, 3, "done")
+    return ImportReport(dataset=dataset, rows=len(out_df), added=len(new_ids),
+                        skipped=len(out_df) - len(new_ids), run_id=run_id)

@@ -1,0 +1,139 @@
+"""Validating cells (ids, numbers, flags, categories) and the dataset an import goes into."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from core.ingest.importers.common import ImportValidationError
+from core.store.db import Store
+from core.taxonomy import CATEGORIES
+
+
+def cell_text(value) -> str | None:
+    """A cell as text, or None when empty/missing."""
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = str(value).strip()
+    return text or None
+
+
+def column_ids(df: pd.DataFrame, col: str, problems: list[str]) -> list[str | None]:
+    """The ids in column ``col`` as text; an empty id is a problem."""
+    ids = [cell_text(v) for v in df[col].tolist()]
+    for i, v in enumerate(ids, start=1):
+        if v is None:
+            problems.append(f"row {i}: empty id in column '{col}'")
+    return ids
+
+
+def check_duplicates(keys: list, label: str, problems: list[str]) -> None:
+    """Add a problem for every key that occurs on more than one row (each key reported once)."""
+    first: dict = {}
+    reported: set = set()
+    for i, key in enumerate(keys, start=1):
+        if key is None:
+            continue
+        if key in first and key not in reported:
+            shown = key if isinstance(key, str) else " / ".join(str(k) for k in key)
+            problems.append(f"duplicate {label} '{shown}' on rows {first[key]} and {i}")
+            reported.add(key)
+        first.setdefault(key, i)
+
+
+def cell_number(value) -> float | None:
+    """A cell as a number: None when empty, NaN when not a number."""
+    text = cell_text(value)
+    if text is None:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return math.nan
+    return number
+
+
+_TRUE = {"1", "true", "t", "yes", "y", "significant", "sig", "clinically significant"}
+_FALSE = {"0", "false", "f", "no", "n", "insignificant", "insig", "not significant",
+          "clinically insignificant"}
+
+
+def cell_bool(value) -> bool | None:
+    """A yes/no cell (true/false, 1/0, significant/insignificant, ...) as a bool; None when empty or unknown."""
+    if isinstance(value, bool):
+        return value
+    text = cell_text(value)
+    if text is None:
+        return None
+    low = text.lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    return None
+
+
+def cell_category(value) -> str | None:
+    """'a'..'f', 'A', '(b)', '3', 3.0 -> a letter; anything else -> None."""
+    text = cell_text(value)
+    if text is None:
+        return None
+    text = text.strip("() .").lower()
+    if text in CATEGORIES:
+        return text
+    if text.isdigit() and 1 <= int(text) <= 6:
+        return CATEGORIES[int(text) - 1]
+    return None
+
+
+def check_dataset_name(dataset: str) -> str:
+    """The dataset name trimmed; an empty or over-long name is refused."""
+    name = (dataset or "").strip()
+    if not name:
+        raise ImportValidationError(["give a dataset name"])
+    if len(name) > 200:
+        raise ImportValidationError(["dataset name longer than 200 characters"])
+    return name
+
+
+def require_dataset(store: Store, dataset: str) -> None:
+    """Refuse an import into a dataset that does not exist yet."""
+    if store.query_one("SELECT count(*) FROM datasets WHERE name = ?", [dataset]) == 0:
+        known = store.query_df("SELECT name FROM datasets ORDER BY name")["name"].tolist()
+        raise ImportValidationError(
+            [f"dataset '{dataset}' not found; import its pairs first (datasets: {', '.join(known) or 'none'})"]
+        )
+
+
+def pair_lookup(store: Store, dataset: str) -> dict[str, str]:
+    """ext_id -> pair_id for one dataset."""
+    df = store.query_df("SELECT ext_id, pair_id FROM pairs WHERE dataset = ?", [dataset])
+    return dict(zip(df["ext_id"], df["pair_id"], strict=True))
+
+
+def match_ids(ids: list[str | None], lookup: dict[str, str], dataset: str, problems: list[str]) -> list:
+    """The pair id of every external id (None where empty); an id not in the dataset is a problem."""
+    missing = [(i, v) for i, v in enumerate(ids, start=1) if v is not None and v not in lookup]
+    if missing:
+        file_examples = list(dict.fromkeys(v for _, v in missing))[:3]
+        stored = sorted(lookup)[:3]
+        given = ", ".join(repr(v) for v in file_examples)
+        problems.append(
+            f"{len(missing):,} of {len(ids):,} ids are not pairs of dataset '{dataset}': the file's ids look like "
+            f"{given}; the dataset's look like {', '.join(repr(v) for v in stored) or '(it has no pairs)'}")
+        problems.extend(f"row {i}: id '{v}' is not a pair of dataset '{dataset}'" for i, v in missing[:4])
+    return [lookup.get(v) if v is not None else None for v in ids]
+
+
+def source_label(source) -> str | None:
+    """A short name for where the data came from (the file name), if it has one."""
+    if isinstance(source, (str, os.PathLike)):
+        return Path(source).name
+    return getattr(source, "name", None)

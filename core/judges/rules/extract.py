@@ -1,0 +1,580 @@
+"""Reading one report: segmentation, observations and their attributes, deduplication.
+
+:func:`parse_report` turns a report's text into normalised
+:class:`~core.judges.rules.findings.Finding` s.  Parsed sentences and reports
+are cached (``lru_cache``), which pays off because report language is
+repetitive ("No pneumothorax.") and a reference is judged against several
+candidates; :func:`clear_caches` forgets them (benchmarks).
+
+1. **Segmentation.**  HTML and control characters are removed and dates masked.
+   Section headers are recognised (FINDINGS / IMPRESSION / CONCLUSION are read;
+   EXAMINATION, COMPARISON, INDICATION, TECHNIQUE ... are skipped; text before
+   any header is read as findings).  Sections are split into sentences (not on
+   decimals such as ``2.7 cm``; numbered lists and bullets are unwrapped) and
+   at semicolons.
+2. **Observations.**  Each sentence is scanned for the observations of
+   :mod:`core.judges.rules.vocab` (synonyms: "pleural effusion" / "fluid in the
+   pleural space", "consolidation" / "airspace opacity", ...).  A sentence with
+   several observations is cut into one segment per observation at the
+   separators between them (``,`` ``and`` ``or`` ``with`` ``;``).
+3. **Attributes** of each observation, read from its segment with the
+   observation's own words masked: polarity (pre-negations "no", "without",
+   "negative for", "free of", "no evidence of" scope over a list until "but",
+   "however", ...; post-negations "is not seen", "is absent", "has resolved"
+   cover the observation and the ones joined to it by "or"), certainty
+   ("possible", "cannot be excluded", "probable", "suspicious for", ...),
+   laterality (left / right / bilateral, paracentral / central), anatomic
+   sites by class (lung lobe, spine level, rib, liver segment, kidney pole,
+   nodal station, clock face, ...), severity on the observation's ordinal
+   scale (trace < mild/small < moderate < severe/large; TI-RADS; tear
+   thickness; fracture displacement; stenosis percent), the largest
+   measurement in mm (``2.7 cm`` = ``27 mm``), and a comparison with a prior
+   study (new / unchanged / increased / decreased / resolved; "increased" and
+   "decreased" only count after the observation -- "effusion, increased" --
+   or with a temporal cue such as "since", "prior", "compared", "interval":
+   "increased opacity" is a description).  Earlier measurements ("previously
+   3.2 cm") are not read as sizes.  Normal-anatomy statements ("the heart size is
+   normal", "the menisci are intact") state the absence of the matching
+   observation.  Sentences with no known observation are kept as plain
+   statements.
+4. **Deduplication** within a report: an observation restated in the
+   impression is merged into the findings' one (missing attributes filled
+   in); a conflicting restatement in a later section is dropped; two
+   incompatible instances in one section (a nodule in each lung) are kept.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from core.judges.rules import vocab as V
+from core.judges.rules.findings import Finding, concepts_related, is_generic, sizes_differ
+from core.judges.rules.patterns import (
+    ABBREV_END,
+    ABNORMAL,
+    ADJ,
+    BARE_HEADER_RE,
+    BLOCK_TAG_RE,
+    CTRL_RE,
+    CUE_SCANNER,
+    DATE_RE,
+    DIGIT,
+    GRADE_RE,
+    HEADER_RE,
+    INLINE_LIST,
+    LIST_MARK,
+    NORMAL_HINT,
+    NORMAL_PREFIX_RES,
+    NORMAL_RES,
+    NUM_RE,
+    OCCLUSION,
+    OR_SEP,
+    PCT_RE,
+    ROMAN,
+    SCALE_LEVELS,
+    SCALE_RES,
+    SCANNER,
+    SCRIPT_RE,
+    SENT_RE,
+    SEP_RE,
+    SIDE_HINT,
+    SIDE_RE,
+    SIDE_WORD,
+    SITE_ORDER,
+    SITE_SCANNER,
+    SIZE_RE,
+    STOP,
+    TAG_RE,
+    TIRADS_RE,
+    WORD_RE,
+)
+
+#: Longer inputs are cut (a report is a few KB; these bound the work per pair).
+MAX_REPORT_CHARS = 100_000
+MAX_SENTENCE_CHARS = 600
+MAX_STATEMENTS = 300
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _singular(phrase: str) -> str:
+    head, _, last = phrase.rpartition(" ")
+    if last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif last.endswith(("uses", "xes")):
+        last = last[:-2]
+    elif last.endswith("s") and not last.endswith(("ss", "us", "is", "pons", "ceps")) and len(last) > 3:
+        last = last[:-1]
+    return f"{head} {last}" if head else last
+
+
+def _norm_site(cls: str, raw: str) -> str:
+    s = " ".join(raw.split())
+    low = _singular(s.lower())
+    if cls == "spine level":
+        m = re.match(r"([CTLS])(\d{1,2})(?:\s*-\s*([CTLS])?(\d{1,2})|\s+on\s+([CTLS])(\d{1,2}))?", s)
+        if not m:
+            return s
+        a = f"{m.group(1)}{m.group(2)}"
+        if m.group(4):
+            return f"{a}-{m.group(3) or m.group(1)}{m.group(4)}"
+        if m.group(6):
+            return f"{a}-{m.group(5)}{m.group(6)}"
+        return a
+    if cls == "liver segment":
+        tok = s.split()[-1].rstrip("abAB")
+        return f"segment {ROMAN.get(tok.upper(), tok)}"
+    if cls == "rib":
+        nums = re.findall(r"\d+", s)
+        return "-".join(nums)
+    if cls == "clock face":
+        return re.match(r"\d+", s).group(0)
+    if cls == "nodal station" and low.startswith("level"):
+        tok = low.split()[-1].rstrip("ab").upper()
+        return f"level {ROMAN.get(tok, tok)}"
+    if cls == "lung lobe":
+        abbr = {"rul": "right upper lobe", "rml": "right middle lobe", "rll": "right lower lobe",
+                "lul": "left upper lobe", "lll": "left lower lobe"}
+        return abbr.get(low, low.removesuffix("s") if low.endswith("lobes") else low)
+    if cls == "vessel":
+        low = low.replace("carotid bifurcation", "carotid bulb").replace("acom", "anterior communicating artery")
+        return low.replace("pcom", "posterior communicating artery").replace("middle cerebral artery", "mca")
+    if cls == "kidney pole":
+        if low.startswith("interpolar") or low.startswith("mid"):
+            return "interpolar region"
+        return low.removesuffix("s")
+    if cls == "lung zone":
+        return "apex" if low.startswith("ap") else "mid lung" if low.startswith("mid") else "base"
+    if cls == "hip region":
+        return low.removesuffix(" region")
+    if cls == "breast region":
+        return "retroareolar region" if ("areolar" in low) else low
+    if cls == "curve":
+        return "dextroconvex" if low.startswith("dextro") else "levoconvex"
+    if cls == "brain region":
+        return low.replace("lobes", "lobe").replace("convexities", "convexity").replace("thalami", "thalamus")
+    if cls == "device tip":
+        low = re.sub(r"main-?\s?stem(?: bronchus)?", "mainstem bronchus", low)
+        return {"svc": "superior vena cava", "cavo-atrial junction": "cavoatrial junction"}.get(low, low)
+    return low
+
+
+def clean_text(text: object) -> str:
+    if text is None:
+        return ""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
+    if not isinstance(text, str):
+        text = str(text)
+    text = text[:MAX_REPORT_CHARS]
+    if "<" in text:
+        text = SCRIPT_RE.sub(" ", text)
+        text = TAG_RE.sub(" ", BLOCK_TAG_RE.sub("\n", text))
+    if "&" in text:
+        text = html.unescape(text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        text = text.replace("\u2013", "-").replace("\u2014", "-").replace("\u2019", "'").replace("\u00d7", "x")
+    text = CTRL_RE.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " "))
+    return DATE_RE.sub("DATE", text)
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """[(section name, body)] of the sections that hold findings."""
+    if "\n" in text:
+        text = BARE_HEADER_RE.sub(lambda m: m.group("h") + ":", text)
+    out: list[tuple[str, str]] = []
+    pos = 0
+    current = "findings"
+    for m in HEADER_RE.finditer(text):
+        h = m.group("h")
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        at_line_start = not text[line_start:m.start()].strip()
+        if not (at_line_start or h.isupper()):
+            continue
+        if current is not None:
+            out.append((current, text[pos:m.start()]))
+        name = " ".join(h.lower().split())
+        current = "impression" if name in ("impression", "conclusion", "conclusions", "opinion", "summary",
+                                           "interpretation", "diagnosis", "assessment") else \
+            ("findings" if name in V.FINDING_SECTIONS else None)
+        pos = m.end()
+    if current is not None:
+        out.append((current, text[pos:]))
+    return [(n, b) for n, b in out if b.strip()]
+
+
+def _chunks(sentence: str) -> list[str]:
+    """A run-on "sentence" longer than MAX_SENTENCE_CHARS, cut at commas or spaces."""
+    out = []
+    while len(sentence) > MAX_SENTENCE_CHARS:
+        cut = sentence.rfind(", ", 0, MAX_SENTENCE_CHARS)
+        if cut < MAX_SENTENCE_CHARS // 2:
+            cut = sentence.rfind(" ", 0, MAX_SENTENCE_CHARS)
+        if cut < MAX_SENTENCE_CHARS // 2:
+            cut = MAX_SENTENCE_CHARS
+        out.append(sentence[:cut])
+        sentence = sentence[cut:].lstrip(" ,")
+    if sentence:
+        out.append(sentence)
+    return out
+
+
+def _sentences(body: str) -> list[str]:
+    body = INLINE_LIST.sub("\n", body.strip())
+    parts = [p for p in SENT_RE.split(body) if p and p.strip()]
+    merged: list[str] = []
+    for p in parts:
+        p = LIST_MARK.sub("", " ".join(p.split()))
+        if not p:
+            continue
+        if merged and ABBREV_END.search(merged[-1]):
+            merged[-1] += " " + p
+        else:
+            merged.append(p)
+    if any(len(p) > MAX_SENTENCE_CHARS for p in merged):
+        merged = [c for p in merged for c in _chunks(p)]
+    return merged
+
+
+@dataclass
+class _Mention:
+    concept: V.Concept
+    start: int
+    end: int
+    seg_start: int = 0
+    seg_end: int = 0
+    negated: bool = False
+
+
+def _grade_of(concept: V.Concept, text: str) -> tuple[tuple[str, float] | None, str | None]:
+    for scale in concept.scales:
+        if scale == "tirads":
+            m = TIRADS_RE.search(text)
+            if m:
+                return ("tirads", float(m.group(1))), f"TI-RADS {m.group(1)}"
+        elif scale == "grade":
+            m = GRADE_RE.search(text)
+            if m:
+                tok = m.group(1).upper()
+                n = ROMAN.get(tok) or int(tok)
+                return ("grade", float(n)), f"grade {n}"
+        elif scale == "pct":
+            m = PCT_RE.search(text)
+            if m:
+                a = int(m.group("a"))
+                b = int(m.group("b")) if m.group("b") else a
+                v = (a + b) / 2
+                if m.group("lt"):
+                    v = a - 1
+                elif m.group("gt"):
+                    v = a + 1
+                lvl = 0 if v < 50 else 1 if v < 70 else 2 if v < 100 else 3
+                return ("pct", float(lvl)), " ".join(m.group(0).split())
+            if OCCLUSION.search(text):
+                return ("pct", 3.0), "occluded"
+        else:
+            levels = SCALE_LEVELS[scale]
+            found = [(levels[int(m.lastgroup[1:])], m.group(0)) for m in SCALE_RES[scale].finditer(text)]
+            if found:
+                lvl = sum(x for x, _ in found) / len(found)
+                words = " to ".join(dict.fromkeys(ADJ.get(w.lower(), w.lower()) for _, w in found))
+                return (scale, lvl), words
+    return None, None
+
+
+def _size_of(text: str) -> tuple[float | None, str | None]:
+    best: float | None = None
+    best_text = None
+    for m in SIZE_RE.finditer(text):
+        unit = m.group("u").lower()
+        factor = 10.0 if unit.startswith("c") else 1.0
+        try:
+            v = max(float(x) for x in NUM_RE.findall(m.group("n"))) * factor
+        except ValueError:
+            continue
+        if best is None or v > best:
+            best, best_text = round(v, 1), " ".join(m.group(0).split())
+    return best, best_text
+
+
+def _side_of(text: str) -> str | None:
+    found = set()
+    for m in SIDE_RE.finditer(text):
+        if m.group("para"):
+            found.add(" ".join(m.group("para").lower().split()))
+        elif m.group("central"):
+            found.add(m.group("central").lower())
+        elif m.group("bi"):
+            found.add("bilateral")
+        else:
+            found.add(m.group("lr").lower())
+    if not found:
+        return None
+    if "bilateral" in found or {"left", "right"} <= found:
+        return "bilateral"
+    if len(found) == 1:
+        return found.pop()
+    for pref in ("left paracentral", "right paracentral", "left", "right", "central", "paracentral"):
+        if pref in found:
+            return pref
+    return None
+
+
+def _sites_of(text: str) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], str]:
+    """Anatomic sites by class, and ``text`` with them blanked."""
+    found: dict[str, list[str]] = {}
+    spans = []
+    for cls, a, b in SITE_SCANNER.scan(text):
+        v = _norm_site(cls, text[a:b])
+        vals = found.setdefault(cls, [])
+        if v and v not in vals:
+            vals.append(v)
+        spans.append((a, b))
+    if not spans:
+        return (), text
+    for a, b in spans:
+        text = _blank(text, a, b)
+    sites = tuple((cls, tuple(sorted(vals))) for cls, vals in sorted(found.items(), key=lambda kv: SITE_ORDER[kv[0]])
+                  if vals)
+    return sites, text
+
+
+@lru_cache(maxsize=4096)
+def _mask_term(piece: str) -> str:
+    """An observation's words blanked, its side and site words kept."""
+    chars = [" "] * len(piece)
+    keep = [(m.start(), m.end()) for m in SIDE_WORD.finditer(piece)]
+    keep += [(a, b) for _, a, b in SITE_SCANNER.scan(piece)]
+    for a, b in keep:
+        chars[a:b] = piece[a:b]
+    return "".join(chars)
+
+
+@lru_cache(maxsize=32768)
+def _analyse_sentence(sent: str, section: str) -> tuple[Finding, ...]:
+    """The statements of one sentence (cached: report sentences repeat a lot, "No pneumothorax.")."""
+    return tuple(_analyse_sentence_uncached(sent, section))
+
+
+def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
+    mentions = [_Mention(c, a, b) for c, a, b in SCANNER.scan(sent)]
+    if not mentions:
+        return _normal_or_statement(sent, section)
+
+    # text with the observations' own words blanked; side and site words inside
+    # them are kept ("infraspinatus tear", "femoral neck fracture")
+    chars = list(sent)
+    for mn in mentions:
+        chars[mn.start:mn.end] = _mask_term(sent[mn.start:mn.end])
+    masked = "".join(chars)
+
+    # segments: cut between consecutive observations at the last separator
+    seps_between: list[str] = []
+    mentions[0].seg_start = 0
+    for a, b in zip(mentions, mentions[1:], strict=False):
+        gap = sent[a.end:b.start]
+        seps = list(SEP_RE.finditer(gap))
+        last = seps[-1] if seps else None
+        if last is not None:
+            a.seg_end = a.end + last.start()
+            b.seg_start = a.end + last.end()
+            seps_between.append(last.group(0))
+        else:
+            a.seg_end = b.start
+            b.seg_start = b.start
+            seps_between.append("")
+    mentions[-1].seg_end = len(sent)
+
+    # cues, in one leftmost scan where comparison > hedge > prior-study phrase >
+    # negation > scope stop: "no significant change" is a comparison, not a negation
+    temporal = False
+    changes: list[tuple[int, int, str]] = []
+    hedges: list[tuple[int, int, str]] = []
+    pre: list[int] = []
+    post: list[int] = []
+    stops: list[int] = []
+    blanked: list[tuple[int, int]] = []
+    for (kind, name), a, b in CUE_SCANNER.scan(masked):
+        if kind == "change":
+            changes.append((a, b, name))
+        elif kind == "hedge":
+            hedges.append((a, b, name))
+            blanked.append((a, b))
+        elif kind == "prior":
+            temporal = True
+            blanked.append((a, b))
+        elif kind == "temporal":
+            temporal = True
+        elif kind == "pre":
+            pre.append(b)
+        elif kind == "post":
+            post.append(a)
+        else:
+            stops.append(a)
+    if not temporal:
+        # "increased opacity" is a description; "the effusion, increased" or a
+        # change stated with "since", "prior", "interval" ... is a comparison
+        first_end = mentions[0].end
+        changes = [c for c in changes if c[2] not in V.NEEDS_TEMPORAL or c[0] >= first_end]
+    blanked += [(a, b) for a, b, _ in changes]
+    if blanked:
+        chars = list(masked)
+        for a, b in blanked:
+            chars[a:b] = " " * (b - a)
+        neg_text = "".join(chars)
+    else:
+        neg_text = masked
+
+    # negation: pre-negation scopes forward over a list, post-negation backwards over "or"
+    for p in pre:
+        end = next((st for st in stops if st >= p), len(sent))
+        for mn in mentions:
+            if p <= mn.start < end:
+                mn.negated = True
+    for p in post:
+        idx = None
+        for i, mn in enumerate(mentions):
+            if mn.end <= p and mn.seg_end >= p:
+                idx = i
+        if idx is None:
+            continue
+        mentions[idx].negated = True
+        while idx > 0 and OR_SEP.match(seps_between[idx - 1] or "x"):
+            idx -= 1
+            mentions[idx].negated = True
+
+    out: list[Finding] = []
+    for mn in mentions:
+        s0, s1 = mn.seg_start, mn.seg_end
+        seg = neg_text[s0:s1]
+        change = change_text = None
+        for cs, ce, kind in changes:
+            if s0 <= cs < s1 or (mn is mentions[0] and cs < s0):
+                change, change_text = kind, " ".join(masked[cs:ce].split())
+                break
+        certainty = "definite"
+        for hs, _he, name in hedges:
+            if s0 <= hs < s1 or (mn is mentions[0] and hs < s0):
+                certainty = name
+                break
+        present = not mn.negated
+        if change == "resolved":
+            present = False
+        low = seg.lower()
+        sites, rest = _sites_of(seg)
+        if mn.concept.family == "device":  # "tip in the right atrium" is where it ends, not its side
+            side = _side_of(rest) if SIDE_HINT.search(rest.lower()) else None
+        else:
+            side = _side_of(seg) if SIDE_HINT.search(low) else None
+        grade, grade_text = _grade_of(mn.concept, rest)
+        size, size_text = _size_of(rest) if ("m" in low and DIGIT.search(low)) else (None, None)
+        out.append(Finding(
+            kind="finding", concept=mn.concept.key, name=mn.concept.name, present=present, section=section,
+            text=sent[s0:s1].strip(" ,;"), certainty=certainty if present else "definite", side=side,
+            sites=sites, grade=grade, grade_text=grade_text, size_mm=size, size_text=size_text,
+            change=change if present or change == "resolved" else None,
+            change_text=change_text if present or change == "resolved" else None))
+    return out
+
+
+def _normal_or_statement(sent: str, section: str) -> list[Finding]:
+    if NORMAL_HINT.search(sent) and not ABNORMAL.search(sent):
+        keys: list[str] = []
+        for rx, ks in NORMAL_RES:
+            if rx.search(sent):
+                keys.extend(k for k in ks if k not in keys)
+        for rx, ks in NORMAL_PREFIX_RES:
+            if rx.search(sent):
+                keys.extend(k for k in ks if k not in keys)
+        if keys:
+            return [Finding(kind="finding", concept=k, name=V.CONCEPT_BY_KEY[k].name, present=False,
+                            section=section, text=sent) for k in keys]
+    tokens = frozenset(w for w in WORD_RE.findall(sent.lower()) if w not in STOP and w != "date")
+    if not tokens:
+        return []
+    return [Finding(kind="statement", concept="", name="statement", present=True, section=section, text=sent,
+                    tokens=tokens)]
+
+
+def _compatible(a: Finding, b: Finding) -> bool:
+    if a.side and b.side and a.side != b.side:
+        return False
+    sa = a.site_map
+    for cls, vals in b.sites:
+        if cls in sa and not set(vals) & set(sa[cls]):
+            return False
+    if a.grade and b.grade and a.grade[0] == b.grade[0] and abs(a.grade[1] - b.grade[1]) >= 1:
+        return False
+    return not (a.size_mm and b.size_mm and sizes_differ(a.size_mm, b.size_mm))
+
+
+def _merge(a: Finding, b: Finding) -> Finding:
+    """``a`` with the attributes only ``b`` states."""
+    sa = a.site_map
+    extra = tuple((c, v) for c, v in b.sites if c not in sa)
+    concept, name = (b.concept, b.name) if is_generic(a.concept) and not is_generic(b.concept) else \
+        (a.concept, a.name)
+    return replace(
+        a, concept=concept, name=name, side=a.side or b.side, sites=a.sites + extra,
+        grade=a.grade or b.grade, grade_text=a.grade_text if a.grade else b.grade_text,
+        size_mm=a.size_mm if a.size_mm is not None else b.size_mm,
+        size_text=a.size_text if a.size_mm is not None else b.size_text,
+        change=a.change or b.change, change_text=a.change_text if a.change else b.change_text,
+        certainty=a.certainty if a.certainty != "definite" else b.certainty)
+
+
+def _dedupe(raw: list[Finding]) -> list[Finding]:
+    positives: list[Finding] = []
+    negatives: list[Finding] = []
+    statements: list[Finding] = []
+    for f in raw:
+        if f.kind == "statement":
+            if not any(s.tokens == f.tokens for s in statements):
+                statements.append(f)
+            continue
+        if not f.present:
+            if not any(n.concept == f.concept for n in negatives):
+                negatives.append(f)
+            continue
+        related = [i for i, p in enumerate(positives) if concepts_related(p.concept, f.concept)]
+        compat = [i for i in related if _compatible(positives[i], f)]
+        if compat:
+            positives[compat[0]] = _merge(positives[compat[0]], f)
+        elif related and any(positives[i].section != f.section for i in related):
+            continue  # a conflicting restatement in the impression: the findings section wins
+        else:
+            positives.append(f)
+    negatives = [n for n in negatives if not any(concepts_related(p.concept, n.concept) for p in positives)]
+    return positives + negatives + statements
+
+
+@lru_cache(maxsize=8192)
+def parse_report(text: str) -> tuple[Finding, ...]:
+    """Normalised, deduplicated statements of one report (positives, then negatives, then others)."""
+    cleaned = clean_text(text)
+    if not cleaned.strip():
+        return ()
+    raw: list[Finding] = []
+    sections = _sections(cleaned)
+    # the findings section is read first so that it wins over the impression
+    sections.sort(key=lambda s: s[0] != "findings")
+    for name, body in sections:
+        for sent in _sentences(body):
+            raw.extend(_analyse_sentence(sent, name))
+            if len(raw) >= MAX_STATEMENTS:
+                return tuple(_dedupe(raw[:MAX_STATEMENTS]))
+    return tuple(_dedupe(raw))
+
+
+def clear_caches() -> None:
+    """Forget cached report and sentence parses (for benchmarks)."""
+    parse_report.cache_clear()
+    _analyse_sentence.cache_clear()
+    _mask_term.cache_clear()

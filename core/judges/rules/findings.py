@@ -1,0 +1,194 @@
+"""What the rules judge works with: normalised findings, matches, errors and the result for a pair.
+
+Also the few relations between findings that parsing (:mod:`.extract`) and
+matching (:mod:`.match`) share: same observation or family, sizes that differ,
+and the short description of a finding used in explanations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.judges.rules import vocab as V
+from core.taxonomy import CATEGORIES
+
+RULES_VERSION = "rules-4"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings,
+CATEGORY_LABELS: dict[str, str] = {
+    "a": "False report of a finding in the candidate",
+    "b": "Missing a finding present in the reference",
+    "c": "Misidentification of a finding's anatomic location/position",
+    "d": "Misassessment of the severity of a finding",
+    "e": "Mentioning a comparison that isn't in the reference",
+    "f": "Omitting a comparison detailing a change from a prior study",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One normalised statement of a report.
+
+    ``kind`` is ``"finding"`` (a known observation, present or absent) or
+    ``"statement"`` (a sentence with no known observation; ``tokens`` holds
+    its content words).  ``sites`` maps a site class ("lung lobe", "spine
+    level", ...) to its normalised values.  ``grade`` is ``(scale, level)``.
+    """
+
+    kind: str
+    concept: str
+    name: str
+    present: bool
+    section: str
+    text: str
+    certainty: str = "definite"
+    side: str | None = None
+    sites: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    grade: tuple[str, float] | None = None
+    grade_text: str | None = None
+    size_mm: float | None = None
+    size_text: str | None = None
+    change: str | None = None
+    change_text: str | None = None
+    tokens: frozenset[str] = frozenset()
+
+    @property
+    def site_map(self) -> dict[str, tuple[str, ...]]:
+        return dict(self.sites)
+
+    def describe(self) -> str:
+        """Short normalised description: "moderate left pleural effusion in the right upper lobe"."""
+        if self.kind == "statement":
+            return clip(self.text, 90)
+        bits = []
+        device = family_of(self.concept) == "device"
+        if self.size_mm is not None and not device:
+            bits.append(fmt_mm(self.size_mm))
+        if self.grade_text:
+            bits.append(self.grade_text)
+        side = self.side
+        sites = _site_phrase(self)
+        if side and not (sites and side in sites):
+            bits.append(side)
+        bits.append(self.name)
+        if sites:
+            bits.append(sites)
+        text = " ".join(bits)
+        if device and self.size_mm is not None:
+            text += f", {self.size_text}"
+        if not self.present:
+            return f"no {text}"
+        if self.certainty != "definite":
+            text = f"{self.certainty} {text}"
+        if self.change:
+            text += f" ({CHANGE_WORDS[self.change]})"
+        return text
+
+
+@dataclass(frozen=True)
+class Match:
+    """A reference statement matched with a candidate statement."""
+
+    reference: Finding
+    candidate: Finding
+    kind: str  # "positive" | "negative" | "statement"
+    counted: bool  # counts as a matched finding (no location/severity error)
+
+
+@dataclass(frozen=True)
+class RuleError:
+    """One error found by the rules."""
+
+    category: str
+    significant: bool
+    explanation: str
+    reference: Finding | None = None
+    candidate: Finding | None = None
+
+
+@dataclass
+class RulesResult:
+    """Everything the rules found for one pair."""
+
+    reference_findings: list[Finding] = field(default_factory=list)
+    candidate_findings: list[Finding] = field(default_factory=list)
+    matches: list[Match] = field(default_factory=list)
+    errors: list[RuleError] = field(default_factory=list)
+    explanation: str = ""
+
+    @property
+    def matched(self) -> int:
+        return sum(1 for m in self.matches if m.counted)
+
+    @property
+    def sig(self) -> dict[str, int]:
+        return {c: sum(1 for e in self.errors if e.category == c and e.significant) for c in CATEGORIES}
+
+    @property
+    def insig(self) -> dict[str, int]:
+        return {c: sum(1 for e in self.errors if e.category == c and not e.significant) for c in CATEGORIES}
+
+    @property
+    def ec_sig(self) -> int:
+        return sum(1 for e in self.errors if e.significant)
+
+    def to_dict(self) -> dict:
+        return {
+            "version": RULES_VERSION,
+            "sig": self.sig,
+            "insig": self.insig,
+            "matched": self.matched,
+            "errors": [{"category": e.category, "significant": e.significant, "text": e.explanation}
+                       for e in self.errors],
+            "matched_findings": [m.reference.describe() for m in self.matches if m.counted],
+            "explanation": self.explanation,
+        }
+
+
+CHANGE_WORDS = {"new": "new", "unchanged": "unchanged", "increased": "increased", "decreased": "decreased",
+                 "resolved": "resolved"}
+
+
+def clip(s: str, n: int) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 3].rstrip() + "..."
+
+
+def fmt_mm(mm: float) -> str:
+    return f"{mm:g} mm" if mm < 10 else (f"{mm / 10:.1f} cm" if mm % 1 else f"{int(mm)} mm")
+
+
+def _site_phrase(f: Finding) -> str:
+    parts = []
+    for cls, values in f.sites:
+        v = " and ".join(values)
+        if cls in ("spine level", "clock face", "liver segment"):
+            parts.append(("at " if cls != "liver segment" else "in ") + (v + " o'clock" if cls == "clock face" else v))
+        elif cls == "rib":
+            parts.append(f"(rib {v})")
+        elif cls in ("medial/lateral", "position", "uterine layer", "curve", "tendon", "lung zone", "meniscal horn"):
+            parts.append(f"({v})")
+        else:
+            parts.append(f"in the {v}")
+    return " ".join(parts)
+
+
+def family_of(key: str) -> str | None:
+    c = V.CONCEPT_BY_KEY.get(key)
+    return c.family if c else None
+
+
+def is_generic(key: str) -> bool:
+    c = V.CONCEPT_BY_KEY.get(key)
+    return bool(c and c.generic)
+
+
+def concepts_related(a: str, b: str) -> bool:
+    """Same observation, or a generic observation and one of its family."""
+    if a == b:
+        return True
+    fa, fb = family_of(a), family_of(b)
+    return fa is not None and fa == fb and (is_generic(a) or is_generic(b))
+
+
+def sizes_differ(a: float, b: float) -> bool:
+    lo, hi = min(a, b), max(a, b)
+    return hi - lo >= 1.0 and hi / max(lo, 0.1) >= 1.1

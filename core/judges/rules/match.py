@@ -1,0 +1,320 @@
+"""Comparing two parsed reports: pairing findings, the errors, their significance; :func:`judge_pair`.
+
+5. **Matching** across reports: positive findings of the same observation
+   (then a generic "effusion" with a specific one of its family), pairing the
+   most compatible instances first; absent-vs-absent statements of the same
+   observation; plain statements with the same words (Jaccard >= 0.6).
+
+Errors (GREEN / ReXVal categories)
+----------------------------------
+(a) a positive candidate finding with no positive counterpart in the reference
+    (the explanation says when the reference states it is absent);
+(b) a positive reference finding with no positive counterpart in the candidate;
+(c) a matched finding with another side, or another site of the same class;
+(d) a matched finding with another severity level (>= 1 step on the same
+    scale) or another size (ratio >= 1.1 and >= 1 mm apart);
+(e) a candidate comparison with a prior study that the reference does not make
+    for that finding (or a different change);
+(f) a reference comparison the candidate omits for a matched finding
+    ("resolved" counts: "interval resolution of the pneumothorax" vs "no
+    pneumothorax").
+At most one error per category per matched finding.
+
+Significance rule
+-----------------
+A finding *matters* when its observation is critical or actionable whatever
+its grade (``sig="always"``: pneumothorax, embolism, fractures, acute
+infarcts, suspicious masses, acute inflammation, ...), or when it reaches the
+observation's severity or size threshold (moderate pleural effusion, severe
+canal stenosis, 6 mm lung nodule, TI-RADS 4, full-thickness cuff tear; an
+ungraded or unmeasured such finding is taken to matter).  Degenerative,
+chronic and incidental observations never matter.  Then:
+
+* (a) / (b) / (c): significant when the finding matters (the candidate's for
+  (a), the reference's for (b), either for (c)); a wrong side of a finding
+  that matters is significant; a line or tube whose tip is placed elsewhere
+  (superior vena cava vs right atrium, carina vs right mainstem bronchus) is
+  significant, because a malpositioned device is acted on.
+* (d): significant when the finding matters at either severity/size and the
+  difference changes management: it crosses the threshold, spans two steps,
+  concerns an always-critical finding, or a size ratio >= 1.5 (1.2 for aortic
+  aneurysms).
+* (e) / (f): significant when the finding matters and the stated change is
+  not "unchanged" (a dropped or invented "stable" is minor); two different
+  changes ("increased" vs "unchanged") are significant when the finding
+  matters.
+
+Matched findings (GREEN's M) are positive pairs without a location or
+severity error, absent-vs-absent pairs and shared plain statements.
+"""
+
+from __future__ import annotations
+
+from core.judges.rules import vocab as V
+from core.judges.rules.extract import clean_text, parse_report
+from core.judges.rules.findings import (
+    CATEGORIES,
+    CHANGE_WORDS,
+    RULES_VERSION,
+    Finding,
+    Match,
+    RuleError,
+    RulesResult,
+    concepts_related,
+    family_of,
+    fmt_mm,
+    sizes_differ,
+)
+
+
+def _threshold(c: V.Concept, scale: str) -> float | None:
+    if c.level is None:
+        return None
+    if c.scales and scale == c.scales[0]:
+        return c.level
+    return c.alt_level if c.alt_level is not None else c.level
+
+
+def _matters(f: Finding, grade: tuple[str, float] | None = None, size: float | None = None,
+             use_own: bool = True) -> bool:
+    """Does this finding (optionally at another grade/size) matter clinically?"""
+    c = V.CONCEPT_BY_KEY.get(f.concept)
+    if c is None or c.sig == "never":
+        return False
+    if c.sig == "always":
+        return True
+    if use_own:
+        grade = grade or f.grade
+        size = size if size is not None else f.size_mm
+    known = False
+    if grade is not None and (thr := _threshold(c, grade[0])) is not None:
+        known = True
+        if grade[1] >= thr:
+            return True
+    if c.size_mm is not None and size is not None:
+        known = True
+        if size >= c.size_mm:
+            return True
+    return not known
+
+
+def _affinity(r: Finding, c: Finding) -> float:
+    s = 0.0
+    if r.concept == c.concept:
+        s += 4
+    if r.side and c.side:
+        s += 3 if r.side == c.side else -3
+    cm = c.site_map
+    for cls, vals in r.sites:
+        if cls in cm:
+            s += 2 if set(vals) & set(cm[cls]) else -2
+    if r.grade and c.grade and r.grade[0] == c.grade[0]:
+        s += 1 if abs(r.grade[1] - c.grade[1]) < 1 else -1
+    if r.size_mm and c.size_mm:
+        s += 1 if not sizes_differ(r.size_mm, c.size_mm) else -1
+    return s
+
+
+def _pair(refs: list[Finding], cands: list[Finding], strict: bool) -> list[tuple[int, int]]:
+    """Greedy pairing of related findings, most compatible first."""
+    scored = []
+    for i, r in enumerate(refs):
+        for j, c in enumerate(cands):
+            ok = r.concept == c.concept if strict else concepts_related(r.concept, c.concept)
+            if ok:
+                scored.append((-_affinity(r, c), i, j))
+    scored.sort()
+    used_r: set[int] = set()
+    used_c: set[int] = set()
+    pairs = []
+    for _, i, j in scored:
+        if i in used_r or j in used_c:
+            continue
+        used_r.add(i)
+        used_c.add(j)
+        pairs.append((i, j))
+    return pairs
+
+
+def _where(f: Finding, cls: str | None) -> str:
+    if cls is None:
+        return {"bilateral": "bilaterally", "central": "centrally"}.get(f.side or "", f"on the {f.side}")
+    vals = " and ".join(f.site_map[cls])
+    if cls == "spine level":
+        return f"at {vals}"
+    if cls == "clock face":
+        return f"at {vals} o'clock"
+    if cls == "rib":
+        return f"at rib {vals}"
+    if cls == "device tip":
+        return f"with its tip at the {vals}"
+    if cls in ("liver segment",):
+        return f"in {vals}"
+    if cls in ("medial/lateral", "position", "uterine layer", "curve", "tendon", "lung zone", "meniscal horn"):
+        return f"at the {vals} position" if cls == "position" else f"({vals})"
+    return f"in the {vals}"
+
+
+def _location_error(r: Finding, c: Finding) -> str | None:
+    side_diff = bool(r.side and c.side and r.side != c.side)
+    cm = c.site_map
+    site_diff = [cls for cls, vals in r.sites if cls in cm and not set(vals) & set(cm[cls])]
+    if not side_diff and not site_diff:
+        return None
+    parts_c, parts_r = [], []
+    for cls in site_diff:
+        parts_c.append(_where(c, cls))
+        parts_r.append(_where(r, cls))
+    if side_diff and not any(c.side in p for p in parts_c):
+        parts_c.insert(0, _where(c, None))
+        parts_r.insert(0, _where(r, None))
+    return (f"candidate places the {r.name} {' '.join(parts_c)}, the reference {' '.join(parts_r)}")
+
+
+def _severity_error(r: Finding, c: Finding) -> tuple[str, bool] | None:
+    concept = V.CONCEPT_BY_KEY[r.concept]
+    texts, sig = [], False
+    if r.grade and c.grade and r.grade[0] == c.grade[0] and abs(r.grade[1] - c.grade[1]) >= 1:
+        texts.append(f"grades the {r.name} as {c.grade_text}, the reference as {r.grade_text}")
+        if concept.sig == "always":
+            sig = True
+        elif concept.sig == "graded":
+            before = _matters(r, grade=r.grade, size=None, use_own=False)
+            after = _matters(r, grade=c.grade, size=None, use_own=False)
+            thr = _threshold(concept, r.grade[0])
+            crosses = thr is not None and ((r.grade[1] >= thr) != (c.grade[1] >= thr))
+            sig = sig or crosses or (abs(r.grade[1] - c.grade[1]) >= 2 and (before or after or thr is not None))
+    if r.size_mm and c.size_mm and sizes_differ(r.size_mm, c.size_mm):
+        texts.append(f"measures the {r.name} at {fmt_mm(c.size_mm)}, the reference at {fmt_mm(r.size_mm)}")
+        ratio = max(r.size_mm, c.size_mm) / max(min(r.size_mm, c.size_mm), 0.1)
+        before = _matters(r, size=r.size_mm)
+        after = _matters(r, size=c.size_mm)
+        crosses = concept.size_mm is not None and concept.sig == "graded" and (
+            (r.size_mm >= concept.size_mm) != (c.size_mm >= concept.size_mm))
+        sig = sig or ((before or after) and (ratio >= concept.d_ratio or crosses))
+    if not texts:
+        return None
+    return "candidate " + " and ".join(texts), sig
+
+
+def _error(cat: str, sig: bool, text: str, r: Finding | None = None, c: Finding | None = None) -> RuleError:
+    return RuleError(cat, bool(sig), text, r, c)
+
+
+def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
+    res = RulesResult(list(ref), list(cand))
+    r_pos = [f for f in ref if f.kind == "finding" and f.present]
+    c_pos = [f for f in cand if f.kind == "finding" and f.present]
+    r_neg = [f for f in ref if f.kind == "finding" and not f.present]
+    c_neg = [f for f in cand if f.kind == "finding" and not f.present]
+
+    pairs = _pair(r_pos, c_pos, strict=True)
+    left_r = [i for i in range(len(r_pos)) if i not in {p[0] for p in pairs}]
+    left_c = [j for j in range(len(c_pos)) if j not in {p[1] for p in pairs}]
+    more = _pair([r_pos[i] for i in left_r], [c_pos[j] for j in left_c], strict=False)
+    pairs += [(left_r[i], left_c[j]) for i, j in more]
+    pairs.sort()
+    matched_r = {i for i, _ in pairs}
+    matched_c = {j for _, j in pairs}
+
+    errors: list[RuleError] = []
+    for i, j in pairs:
+        r, c = r_pos[i], c_pos[j]
+        loc = _location_error(r, c)
+        sev = _severity_error(r, c)
+        if loc:  # a line or tube ending elsewhere is acted on: always significant
+            errors.append(_error("c", _matters(r) or _matters(c) or family_of(r.concept) == "device", loc, r, c))
+        if sev:
+            errors.append(_error("d", sev[1], sev[0], r, c))
+        if c.change and c.change != r.change:
+            if r.change:
+                text = (f"candidate describes the {r.name} as {CHANGE_WORDS[c.change]} compared with the prior "
+                        f"study, the reference as {CHANGE_WORDS[r.change]}")
+                sig = _matters(r)  # one side states a real change the other contradicts
+            else:
+                text = (f"candidate describes the {r.name} as {CHANGE_WORDS[c.change]} compared with the prior "
+                        f"study, the reference makes no comparison for it")
+                sig = _matters(c) and c.change != "unchanged"
+            errors.append(_error("e", sig, text, r, c))
+        elif r.change and not c.change:
+            errors.append(_error(
+                "f", _matters(r) and r.change != "unchanged",
+                f"candidate omits the reference's comparison with the prior study: {r.name} "
+                f"{CHANGE_WORDS[r.change]}", r, c))
+        res.matches.append(Match(r, c, "positive", counted=not (loc or sev)))
+
+    for j, c in enumerate(c_pos):
+        if j in matched_c:
+            continue
+        denied = any(concepts_related(n.concept, c.concept) for n in r_neg)
+        text = f"candidate reports {c.describe()}, " + (
+            "which the reference states is absent" if denied else "which is not in the reference")
+        errors.append(_error("a", _matters(c), text, None, c))
+    for i, r in enumerate(r_pos):
+        if i in matched_r:
+            continue
+        denied = any(concepts_related(n.concept, r.concept) for n in c_neg)
+        text = (f"candidate states there is no {r.name}, the reference reports {r.describe()}" if denied
+                else f"candidate omits the reference's {r.describe()}")
+        errors.append(_error("b", _matters(r), text, r, None))
+
+    # absent-vs-absent statements of the same observation ("resolved" is a comparison too)
+    for r, c in _pair_simple(r_neg, c_neg):
+        if c.change == "resolved" and r.change != "resolved":
+            errors.append(_error("e", _matters(c), f"candidate states the {r.name} has resolved since the prior "
+                                 f"study, the reference only that there is none", r, c))
+        elif r.change == "resolved" and c.change != "resolved":
+            errors.append(_error("f", _matters(r), f"candidate omits the reference's comparison with the prior "
+                                 f"study: {r.name} resolved", r, c))
+        res.matches.append(Match(r, c, "negative", counted=True))
+    # plain statements with the same words
+    r_st = [f for f in ref if f.kind == "statement"]
+    c_st = [f for f in cand if f.kind == "statement"]
+    used: set[int] = set()
+    for r in r_st:
+        best, best_j = 0.0, None
+        for j, c in enumerate(c_st):
+            if j in used:
+                continue
+            inter = len(r.tokens & c.tokens)
+            if not inter:
+                continue
+            jac = inter / len(r.tokens | c.tokens)
+            if jac > best:
+                best, best_j = jac, j
+        if best_j is not None and best >= 0.6:
+            used.add(best_j)
+            res.matches.append(Match(r, c_st[best_j], "statement", counted=True))
+
+    order = {c: k for k, c in enumerate(CATEGORIES)}
+    errors.sort(key=lambda e: order[e.category])
+    res.errors = errors
+    n_sig = sum(e.significant for e in errors)
+    res.explanation = (
+        f"Rules judge {RULES_VERSION}: the reference states {len(r_pos)} positive finding(s) and "
+        f"{len(r_neg)} absent finding(s), the candidate {len(c_pos)} and {len(c_neg)}. "
+        f"{res.matched} finding(s) matched, {n_sig} clinically significant and {len(errors) - n_sig} "
+        f"clinically insignificant error(s). Errors are significant for critical or actionable findings "
+        f"(or above their severity or size threshold) and for changes that alter management.")
+    return res
+
+
+def _pair_simple(refs: list[Finding], cands: list[Finding]) -> list[tuple[Finding, Finding]]:
+    out, used = [], set()
+    for r in refs:
+        for j, c in enumerate(cands):
+            if j not in used and concepts_related(r.concept, c.concept):
+                used.add(j)
+                out.append((r, c))
+                break
+    return out
+
+
+def judge_pair(reference: str, candidate: str) -> RulesResult:
+    """Compare a candidate report with its reference.  Never raises on text input."""
+    try:
+        ref = parse_report(reference if isinstance(reference, str) else clean_text(reference))
+        cand = parse_report(candidate if isinstance(candidate, str) else clean_text(candidate))
+        return _judge(ref, cand)
+    except Exception as exc:  # pragma: no cover - defensive: a judge never crashes a run
+        return RulesResult(explanation=f"Rules judge {RULES_VERSION}: internal error {type(exc).__name__}")

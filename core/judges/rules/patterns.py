@@ -1,0 +1,207 @@
+"""Compiled regular expressions of the rules judge, built once from :mod:`.vocab`.
+
+Observation terms are found by :class:`Scanner`, which dispatches each word
+start to the few terms beginning with its letter (rather than one 400-way
+alternation); the same scanner reads anatomic sites and the cue phrases of
+negation, hedging and comparison (and the locale packs of :mod:`core.checks`
+use it for their finding vocabularies).  ``bench/bench_rules.py`` measures the
+judge's speed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.judges.rules import vocab as V
+
+_I = re.IGNORECASE
+
+
+def _alt(pattern: str) -> str:
+    return r"\b(?:" + pattern + r")\b"
+
+
+def _first_chars(pattern: str) -> frozenset[str] | None:
+    """Lower-case characters a match of ``pattern`` can start with (None: unknown)."""
+    try:
+        from re import _constants as K
+        from re import _parser as P
+
+        def seq(items) -> tuple[set[str] | None, bool]:
+            out: set[str] = set()
+            for op, av in items:
+                chars, nullable = item(op, av)
+                if chars is None:
+                    return None, False
+                out |= chars
+                if not nullable:
+                    return out, False
+            return out, True
+
+        def item(op, av) -> tuple[set[str] | None, bool]:
+            if op is K.LITERAL:
+                return {chr(av).lower()}, False
+            if op is K.IN:
+                chars: set[str] = set()
+                for o, a in av:
+                    if o is K.LITERAL:
+                        chars.add(chr(a).lower())
+                    elif o is K.RANGE:
+                        chars |= {chr(x).lower() for x in range(a[0], a[1] + 1)}
+                    elif o is K.CATEGORY and a is K.CATEGORY_DIGIT:
+                        chars |= set("0123456789")
+                    else:
+                        return None, False
+                return chars, False
+            if op is K.BRANCH:
+                chars, nullable = set(), False
+                for alt in av[1]:
+                    c, n = seq(alt)
+                    if c is None:
+                        return None, False
+                    chars |= c
+                    nullable = nullable or n
+                return chars, nullable
+            if op is K.SUBPATTERN:
+                return seq(av[-1])
+            if op in (K.MAX_REPEAT, K.MIN_REPEAT):
+                c, n = seq(av[2])
+                return c, n or av[0] == 0
+            if op in (K.AT, K.ASSERT, K.ASSERT_NOT):
+                return set(), True
+            return None, False
+
+        chars, nullable = seq(P.parse(pattern, re.IGNORECASE))
+        return None if chars is None or nullable or not chars else frozenset(chars)
+    except Exception:  # pragma: no cover - internal parser API changed: no dispatch
+        return None
+
+
+class Scanner:
+    """Finds terms, leftmost first, the earlier item winning at a position.
+
+    Equivalent to ``finditer`` of one ``\\b(?:term|term|...)\\b`` alternation
+    over every term in priority order, but Python's regex engine would try
+    all ~400 alternatives at every word start.  Here each word start only
+    tries the terms that can begin with its first character.
+    """
+
+    _WORD_START = re.compile(r"\b\w")
+
+    def __init__(self, items: list[tuple[object, tuple[str, ...]]]):
+        concepts = [label for label, _ in items]
+        terms = [(i, t) for i, (_, ts) in enumerate(items) for t in ts]
+        firsts = [_first_chars(t) for _, t in terms]
+        self.dispatch: dict[str, tuple[re.Pattern, dict[str, object]]] | None = None
+        if any(f is None for f in firsts):  # pragma: no cover - fallback: one plain alternation
+            body = "|".join(f"(?P<c{i}>" + "|".join(ts) + ")" for i, (_, ts) in enumerate(items))
+            self.regex = re.compile(r"\b(?:" + body + r")\b", _I)
+            self.groups = {f"c{i}": c for i, c in enumerate(concepts)}
+            return
+        buckets: dict[str, list[tuple[int, str]]] = {}
+        for (i, t), chars in zip(terms, firsts, strict=True):
+            for ch in sorted(chars):
+                buckets.setdefault(ch, []).append((i, t))
+        self.dispatch = {}
+        for ch, items in buckets.items():
+            names = {f"g{k}": concepts[i] for k, (i, _) in enumerate(items)}
+            rx = re.compile("(?:" + "|".join(f"(?P<g{k}>{t})" for k, (_, t) in enumerate(items)) + r")\b", _I)
+            self.dispatch[ch] = self.dispatch[ch.upper()] = (rx, names)
+
+    def scan(self, text: str) -> list[tuple[object, int, int]]:
+        if self.dispatch is None:  # pragma: no cover
+            return [(self.groups[m.lastgroup], m.start(), m.end()) for m in self.regex.finditer(text)]
+        out = []
+        end = 0
+        dispatch = self.dispatch
+        for w in self._WORD_START.finditer(text):
+            pos = w.start()
+            if pos < end:
+                continue
+            entry = dispatch.get(text[pos])
+            if entry is None:
+                continue
+            m = entry[0].match(text, pos)
+            if m:
+                out.append((entry[1][m.lastgroup], pos, m.end()))
+                end = m.end()
+        return out
+
+
+_ORDERED = [c for c in V.CONCEPTS if not c.generic] + [c for c in V.CONCEPTS if c.generic]
+SCANNER = Scanner([(c, c.terms) for c in _ORDERED])
+NORMAL_RES = [(re.compile(r"\b(?:" + anat + r")\s+" + r"(?:" + V.NORMAL_PREDICATE + r")\b", _I), keys)
+               for anat, keys in V.NORMAL_ANATOMY]
+NORMAL_PREFIX_RES = [(re.compile(V.NORMAL_PREFIX + r"(?:" + anat + r")\b", _I), keys)
+                      for anat, keys in V.NORMAL_ANATOMY]
+NORMAL_HINT = re.compile(r"\b(?:normal|unremarkable|intact|clear|not\s+(?:enlarged|dilated))\b", _I)
+ABNORMAL = re.compile(r"\babnormal", _I)
+# Cue phrases, earlier kinds winning at a position (see _analyse_sentence).
+CUE_SCANNER = Scanner(
+    [(("change", name), (f"(?:{p})",)) for name, p in V.CHANGES]
+    + [(("hedge", name), (f"(?:{p})",)) for name, p in V.HEDGES]
+    + [(("prior", ""), (f"(?:{V.PRIOR_OBJECT})",)), (("post", ""), (f"(?:{V.POST_NEGATION})",)),
+       (("pre", ""), (f"(?:{V.PRE_NEGATION})",)), (("stop", ""), (f"(?:{V.NEGATION_STOP})",)),
+       (("temporal", ""), (f"(?:{V.TEMPORAL})",))])
+SIDE_RE = re.compile(
+    r"\b(?:(?P<para>(?:left|right)\s+paracentral)|(?P<central>paracentral|central)"
+    r"|(?P<bi>bilateral(?:ly)?|both\s+sides|bibasilar|bilaterally)|(?P<lr>left|right)(?:-sided)?)\b", _I)
+SIDE_HINT = re.compile(r"left|right|bilat|central|both|bibasilar")
+DIGIT = re.compile(r"\d")
+SIDE_WORD = re.compile(r"\b(?:left|right|bilateral(?:ly)?)\b", _I)
+
+
+def _site_alt(cls: str, pat: str) -> str:
+    if cls == "spine level":
+        # upper-case only: "T2 hyperintense" is an MRI sequence, not a vertebra
+        return f"(?-i:{pat})" + r"\b(?!\s*-?\s*(?:weighted|hyper|hypo|signal|flair|\*|star))"
+    return pat
+
+
+# At a given position the earlier class wins ("right upper lobe" is a lung
+# lobe, not a thyroid "right lobe").
+SITE_SCANNER = Scanner([(cls, (_site_alt(cls, pat),)) for cls, pat in V.SITE_CLASSES])
+SITE_ORDER = {cls: i for i, (cls, _) in enumerate(V.SITE_CLASSES)}
+SCALE_RES = {
+    name: re.compile("|".join(f"(?P<l{i}>{_alt(p)})" for i, (p, _) in enumerate(levels)), _I)
+    for name, levels in V.SCALES.items()
+}
+SCALE_LEVELS = {name: [lvl for _, lvl in levels] for name, levels in V.SCALES.items()}
+TIRADS_RE = re.compile(r"\b(?:ACR\s+)?(?:TI-?\s?RADS|TR)\s*-?\s*(?:category\s+)?(\d)\b", _I)
+GRADE_RE = re.compile(r"\bgrade\s+(\d|IV|III|II|I)\b(?!-)", _I)
+PCT_RE = re.compile(
+    r"(?P<lt>\b(?:less\s+than|under|below)\s+|<\s*)?(?P<gt>\b(?:greater\s+than|more\s+than|over|above)\s+|>\s*)?"
+    r"(?P<a>\d{1,3})(?:\s*%?\s*(?:-|to|–)\s*(?P<b>\d{1,3}))?\s*%", _I)
+OCCLUSION = re.compile(r"\b(?:occlu(?:ded|sion)|occlusive)\b", _I)
+SIZE_RE = re.compile(
+    r"(?<![\w.])(?P<n>\d+(?:\.\d+)?(?:\s*(?:x|×|by)\s*\d+(?:\.\d+)?){0,2})\s*-?\s*"
+    r"(?P<u>mm|cm|millimet(?:er|re)s?|centimet(?:er|re)s?)\b", _I)
+NUM_RE = re.compile(r"\d+(?:\.\d+)?")
+DATE_RE = re.compile(
+    r"\b(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{1,2}-\d{1,2}|" + V.MONTHS +
+    r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\s+" + V.MONTHS + r"\.?,?\s+\d{4}|" + V.MONTHS +
+    r"\.?\s+\d{4})\b", _I)
+BLOCK_TAG_RE = re.compile(r"<\s*/?\s*(?:p|br|div|li|ul|ol|tr|td|th|table|h[1-6]|section|article|pre)\b[^>]{0,500}>",
+                           _I)
+TAG_RE = re.compile(r"<[^>]{0,500}>")
+SCRIPT_RE = re.compile(r"<\s*(script|style)\b.*?<\s*/\s*\1\s*>", _I | re.S)
+CTRL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028\u2029\ufeff]")
+_ALL_HEADERS = sorted(set(V.FINDING_SECTIONS) | set(V.OTHER_SECTIONS), key=len, reverse=True)
+HEADER_RE = re.compile(
+    r"(?:^|(?<=[\s.]))(?P<h>" + "|".join(h.replace(" ", r"\s+") for h in _ALL_HEADERS) + r")\s*:", _I | re.M)
+BARE_HEADER_RE = re.compile(r"^[ \t]*(?P<h>FINDINGS|IMPRESSION|CONCLUSIONS?|EXAMINATION|COMPARISON|INDICATION|"
+                             r"HISTORY|TECHNIQUE|CLINICAL HISTORY|RECOMMENDATIONS?)[ \t]*$", re.M)
+SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|\s*;\s+|\n\s*(?=(?:\d{1,2}[.)]\s|[-*•]\s|[A-Z0-9]))|\n\s*\n")
+# "IMPRESSION: 1. A. 2. B." -- list numbers after a header or a full stop
+INLINE_LIST = re.compile(r"(?:^|(?<=\n)|(?<=[.:]\s)|(?<=[.:]))[ \t]*\d{1,2}[.)]\s+(?=[A-Za-z0-9])")
+LIST_MARK = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•·])\s+")
+ABBREV_END = re.compile(r"\b(?:dr|vs|approx|e\.g|i\.e|cf|mr|mrs|ms|fig|st|resp|incl|pt|pts|hx|sq|ca|etc)\.$", _I)
+SEP_RE = re.compile(r"\s*(?:,\s*(?:and|or|with|but)?|;)\s*|\s+(?:and|or|nor|with|as\s+well\s+as|but|while|"
+                     r"whereas|plus|along\s+with)\s+", _I)
+OR_SEP = re.compile(r"^\s*(?:,\s*(?:or|nor)?|(?:or|nor))\s*$", _I)
+WORD_RE = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+STOP = frozenset("""a an the is are was were be been of in on at to for with and or no not there this that these
+those it its as by from seen noted identified present evidence which has have had also again""".split())
+ADJ = {"mildly": "mild", "moderately": "moderate", "severely": "severe", "markedly": "marked",
+        "minimally": "minimal", "slightly": "slight"}
+ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8}

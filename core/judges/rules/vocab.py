@@ -1,0 +1,613 @@
+"""Clinical vocabulary of the rule-based judge (:mod:`core.judges.rules`).
+
+Plain data, no logic: observations with their synonyms and clinical weight,
+ordinal severity scales, anatomic site classes, normal-anatomy statements and
+the cue words for negation, hedging and comparison with a prior study.
+
+Every pattern is a case-insensitive regular-expression fragment matched on
+word boundaries.  Within one concept, list the longer wording first.
+
+Clinical weight (``Concept.sig``) is what decides whether an error about the
+finding is clinically significant (see the module documentation of
+:mod:`core.judges.rules.match`):
+
+* ``"always"`` -- critical or actionable whatever its size (pneumothorax,
+  pulmonary embolism, fractures, acute infarcts, masses suspicious for
+  malignancy, acute inflammatory processes, ...);
+* ``"never"`` -- degenerative, chronic or incidental (atelectasis, granulomas,
+  diverticulosis, osteoarthritis, simple cysts, ...);
+* ``"graded"`` -- significant from a severity level (``level``, on the scale
+  the finding is graded on) and/or from a size (``size_mm``): a moderate
+  pleural effusion, severe canal stenosis, a >= 6 mm lung nodule (Fleischner),
+  a TI-RADS 4 thyroid nodule, a full-thickness rotator cuff tear.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# --------------------------------------------------------------------------- #
+# Observations                                                                 #
+# --------------------------------------------------------------------------- #
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One kind of observation.
+
+    Attributes
+    ----------
+    key : str
+        Stable identifier.
+    name : str
+        Display name used in explanations ("pleural effusion").
+    terms : tuple of str
+        Regex fragments naming it (synonyms, plurals).
+    sig : str
+        ``"always"``, ``"never"`` or ``"graded"`` (see module doc).
+    level : float or None
+        For ``"graded"``: significant when the severity level, on the first of
+        ``scales``, is at least this.
+    alt_level : float or None
+        The same threshold on the other scales (default: ``level``).
+    size_mm : float or None
+        For ``"graded"``: significant when the size is at least this.
+    scales : tuple of str
+        Severity scales (keys of :data:`SCALES`) the finding is graded on, in
+        order of preference.
+    d_ratio : float
+        Size ratio from which a measurement discrepancy is significant.
+    family : str or None
+        Broader kind ("effusion", "mass", ...): a generic mention ("the
+        effusion") can stand for a specific one in the other report.
+    generic : bool
+        A catch-all of its family (matched last).
+    """
+
+    key: str
+    name: str
+    terms: tuple[str, ...]
+    sig: str = "never"
+    level: float | None = None
+    alt_level: float | None = None
+    size_mm: float | None = None
+    scales: tuple[str, ...] = ("sev",)
+    d_ratio: float = 1.5
+    family: str | None = None
+    generic: bool = False
+
+
+C = Concept
+
+_MASS = r"mass(?:es)?"
+_LESION = r"lesions?"
+_NODE = r"lymph\s+nodes?"
+# "the heart is mildly enlarged": the organ names the finding, the rest is read as usual
+_IS_ENLARGED = r"(?=\s+(?:is|are|appears?|remains?)\s+(?:\w+ly\s+)?(?:enlarged|dilated|prominent))"
+
+CONCEPTS: tuple[Concept, ...] = (
+    # ---- chest ---------------------------------------------------------------
+    C("pneumothorax", "pneumothorax", (r"hydropneumothora(?:x|ces)", r"pneumothora(?:x|ces)", r"PTX"), "always"),
+    C("pleural_effusion", "pleural effusion",
+      (r"pleural\s+fluid\s+collections?", r"pleural\s+effusions?", r"pleural\s+fluid",
+       r"fluid\s+in\s+the\s+(?:(?:left|right|bilateral)\s+)?pleural\s+spaces?", r"hydrothora(?:x|ces)"),
+      "graded", level=2, family="effusion"),
+    C("consolidation", "consolidation",
+      (r"air[-\s]?space\s+(?:opacit(?:y|ies)|opacifications?)", r"air[-\s]?space\s+disease", r"consolidations?",
+       r"consolidative\s+opacit(?:y|ies)", r"pneumonias?", r"infiltrates?"), "always", family="opacity"),
+    C("pulmonary_edema", "pulmonary edema",
+      (r"pulmonary\s+(?:interstitial\s+)?edema", r"interstitial\s+edema", r"alveolar\s+edema",
+       r"fluid\s+overload"), "graded", level=2, family="edema"),
+    C("vascular_congestion", "pulmonary vascular congestion",
+      (r"(?:pulmonary\s+)?(?:vascular|venous)\s+(?:congestion|engorgement)", r"cephalization"), "graded", level=2),
+    C("cardiomegaly", "cardiomegaly",
+      (r"enlargement\s+of\s+the\s+cardiac\s+silhouette", r"enlarged\s+cardiac\s+silhouette",
+       r"cardiac\s+enlargement", r"enlarged\s+heart", r"cardiomegaly",
+       r"(?:heart|cardiac\s+silhouette)(?:\s+size)?" + _IS_ENLARGED), "graded", level=3),
+    C("atelectasis", "atelectasis", (r"atelectas[ie]s", r"atelectatic\s+changes?", r"subsegmental\s+collapse",
+                                   r"volume\s+loss")),  # bare "volume loss": the lung's (cerebral is qualified)
+    C("lung_nodule", "pulmonary nodule",
+      (r"(?:pulmonary|lung|noncalcified|non-calcified|solid|part-solid|subsolid|ground[-\s]glass|spiculated)"
+       r"\s+(?:pulmonary\s+)?nodules?", r"suspicious\s+pulmonary\s+nodules?"),
+      "graded", size_mm=6, family="nodule"),
+    C("rib_fracture", "rib fracture", (r"rib\s+fractures?", r"fractures?\s+of\s+the\s+\w+\s+ribs?"), "always",
+      scales=("disp",), family="fracture"),
+    C("granuloma", "calcified granuloma", (r"calcified\s+granulomas?", r"granulomas?", r"calcified\s+nodules?",
+                                           r"(?:prior\s+|old\s+|healed\s+)?granulomatous\s+(?:disease|infection)")),
+    C("hiatal_hernia", "hiatal hernia", (r"hiatal\s+hernias?", r"hiatus\s+hernias?")),
+    C("emphysema", "emphysema", (r"(?:centrilobular|paraseptal|panlobular|bullous)\s+emphysema", r"emphysema",
+                                 r"emphysematous\s+(?:changes?|disease|lungs?)", r"COPD"),
+      "graded", level=3),
+    C("lymphadenopathy", "lymphadenopathy",
+      (r"(?:enlarged|abnormal|suspicious|pathologic(?:ally\s+enlarged)?|prominent)\s+(?:(?:mediastinal|hilar|"
+       r"axillary|cervical|supraclavicular|retroperitoneal|mesenteric|pelvic)\s+)?" + _NODE,
+       r"(?:mediastinal|hilar|axillary|cervical|supraclavicular|retroperitoneal|mesenteric|pelvic)\s+"
+       r"(?:lymphadenopathy|adenopathy)", r"lymphadenopathy", r"adenopathy"), "always"),
+    C("pericardial_effusion", "pericardial effusion", (r"pericardial\s+effusions?", r"pericardial\s+fluid"),
+      "graded", level=2, family="effusion"),
+    C("coronary_calcification", "coronary artery calcification",
+      (r"coronary\s+(?:artery\s+)?(?:atherosclerotic\s+)?calcifications?", r"coronary\s+atherosclerosis")),
+    C("pulmonary_embolism", "pulmonary embolism",
+      (r"pulmonary\s+(?:arterial\s+)?(?:emboli|embolus|embolism|thromboembolism|thromboemboli)",
+       r"filling\s+defects?\s+(?:with)?in\s+the\s+pulmonary\s+arter(?:y|ies)", r"saddle\s+embol(?:us|ism)",
+       ), "always", scales=("pe",)),
+    C("aortic_dissection", "aortic dissection",
+      (r"aortic\s+dissections?", r"dissection\s+flaps?", r"intimal\s+flaps?", r"intramural\s+hematoma"), "always"),
+    # ---- abdomen -------------------------------------------------------------
+    C("liver_lesion", "hepatic lesion",
+      (r"(?:echogenic\s+|hypoechoic\s+|hypoattenuating\s+|hypervascular\s+|focal\s+)?(?:hepatic|liver)\s+"
+       r"(?:lesions?|masses|mass|hypodensit(?:y|ies)|nodules?)",), "graded", size_mm=10, family="lesion"),
+    C("steatosis", "hepatic steatosis",
+      (r"hepatic\s+steatosis", r"fatty\s+infiltration\s+of\s+the\s+liver", r"fatty\s+liver",
+       r"steatosis")),
+    C("cirrhosis", "cirrhosis", (r"cirrhotic\s+(?:liver\s+)?morphology", r"cirrhotic\s+liver", r"cirrhosis"),
+      "always"),
+    C("splenomegaly", "splenomegaly", (r"splenomegaly", r"enlarged\s+spleen", r"spleen" + _IS_ENLARGED),
+      "graded", level=3),
+    C("gallstones", "cholelithiasis", (r"gallstones?", r"cholelithiasis")),
+    C("gb_wall_thickening", "gallbladder wall thickening",
+      (r"gallbladder\s+wall\s+thickening", r"thickened\s+gallbladder\s+wall"), "graded", size_mm=6),
+    C("cholecystitis", "acute cholecystitis", (r"(?:acute\s+)?cholecystitis",), "always"),
+    C("biliary_dilation", "biliary ductal dilation",
+      (r"(?:common\s+bile\s+duct|biliary(?:\s+ductal)?|bile\s+duct|CBD)\s+dilat(?:ation|ion)",
+       r"dilat(?:ed|ation\s+of\s+the)\s+(?:common\s+bile\s+duct|bile\s+ducts?|biliary\s+(?:tree|ducts?))",
+       r"(?:common\s+bile\s+duct|CBD|bile\s+ducts|biliary\s+tree)" + _IS_ENLARGED), "always"),
+    C("appendicitis", "acute appendicitis", (r"(?:acute\s+)?appendicitis",), "always"),
+    C("pancreatitis", "acute pancreatitis", (r"(?:acute\s+|interstitial\s+edematous\s+)?pancreatitis",),
+      "always"),
+    C("adrenal_nodule", "adrenal nodule", (r"adrenal\s+(?:nodules?|adenomas?|masses|mass|lesions?)",)),
+    C("kidney_stone", "renal calculus",
+      (r"(?:renal|kidney)\s+(?:calculus|calculi|stones?)", r"nephrolithiasis", r"urolithiasis"),
+      "graded", size_mm=8, family="stone"),
+    C("ureteral_stone", "ureteral calculus", (r"(?:ureteral|ureteric)\s+(?:calculus|calculi|stones?)",),
+      "always", family="stone"),
+    C("hydronephrosis", "hydronephrosis",
+      (r"hydroureteronephrosis", r"hydronephrosis", r"pelvicaliectasis", r"pelviectasis", r"caliectasis"),
+      "graded", level=2),
+    C("renal_cyst", "renal cyst", (r"(?:simple\s+)?(?:renal|kidney)\s+cysts?",), family="cyst"),
+    C("renal_mass", "solid renal mass",
+      (r"(?:solid\s+)?(?:renal|kidney)\s+(?:masses|mass|lesions?|tumou?rs?)", r"renal\s+cell\s+carcinoma"),
+      "always", family="mass"),
+    C("renal_cortical_thinning", "renal cortical thinning",
+      (r"(?:renal\s+)?cortical\s+thinning", r"renal\s+atrophy")),
+    C("bladder_wall_thickening", "bladder wall thickening",
+      (r"bladder\s+wall\s+thickening", r"thickened\s+bladder\s+wall")),
+    # Fluid confined to the pelvis (cul-de-sac, pouch of Douglas) is not ascites: named for where it is.
+    C("pelvic_free_fluid", "pelvic free fluid",
+      (r"(?:pelvic\s+)?free\s+fluid\s+in\s+the\s+(?:pelvis|cul-de-sac|pouch\s+of\s+douglas|rectouterine\s+pouch)",
+       r"pelvic\s+free\s+fluid", r"free\s+pelvic\s+fluid"), "graded", level=2, family="free_fluid"),
+    C("ascites", "ascites",
+      (r"ascites", r"free\s+(?:intraperitoneal|peritoneal|abdominal)\s+fluid", r"intraperitoneal\s+fluid"),
+      "graded", level=2, family="free_fluid"),
+    C("bowel_obstruction", "small bowel obstruction",
+      (r"small[-\s]bowel\s+obstruction", r"(?:large\s+)?bowel\s+obstruction", r"SBO"), "always",
+      scales=("sbo",)),
+    C("diverticulitis", "acute diverticulitis", (r"(?:acute\s+)?diverticulitis",), "always"),
+    C("diverticulosis", "diverticulosis", (r"diverticulosis", r"diverticula")),
+    C("hernia_wall", "abdominal wall hernia",
+      (r"(?:fat-containing\s+)?(?:umbilical|inguinal|ventral|incisional|paraumbilical)\s+hernias?",)),
+    # ---- vessels -------------------------------------------------------------
+    C("aortic_aneurysm", "aortic aneurysm",
+      (r"(?:abdominal\s+|infrarenal\s+|thoracic\s+)?aortic\s+aneurysms?", r"AAA",
+       r"aneurysmal\s+dilat(?:ation|ion)\s+of\s+the\s+(?:abdominal\s+)?aorta"), "always", d_ratio=1.2,
+      family="aneurysm"),
+    C("iliac_aneurysm", "iliac artery aneurysm",
+      (r"(?:common\s+|internal\s+|external\s+)?iliac\s+(?:artery\s+)?aneurysms?",), "always", family="aneurysm"),
+    C("renal_artery_stenosis", "renal artery stenosis", (r"renal\s+artery\s+stenosis",), "graded", level=2,
+      alt_level=1, scales=("sev", "pct"), family="stenosis"),
+    C("aortic_atherosclerosis", "aortic atherosclerosis",
+      (r"atherosclerotic\s+calcification\s+of\s+the\s+aorta", r"aortic\s+atherosclerosis",
+       r"atherosclerosis\s+of\s+the\s+aorta", r"aortic\s+(?:atherosclerotic\s+)?calcifications?")),
+    C("carotid_stenosis", "internal carotid artery stenosis",
+      (r"(?:internal\s+carotid\s+artery|internal\s+carotid|ICA|carotid\s+artery|carotid)\s+stenosis",
+       r"stenosis\s+of\s+the\s+(?:left\s+|right\s+)?(?:internal\s+carotid\s+artery|ICA)"),
+      "graded", level=1, alt_level=2, scales=("pct", "sev"), family="stenosis"),
+    C("plaque", "atherosclerotic plaque",
+      (r"(?:atherosclerotic|calcified|soft|mixed|noncalcified)\s+plaques?", r"plaques?")),
+    C("flow_reversal", "reversal of flow",
+      (r"reversal\s+of\s+(?:vertebral\s+)?flow", r"reversed\s+flow", r"retrograde\s+flow", r"subclavian\s+steal"),
+      "always"),
+    C("intracranial_aneurysm", "intracranial aneurysm",
+      (r"(?:saccular|intracranial|cerebral|berry)\s+aneurysms?",), "always", family="aneurysm"),
+    C("mca_stenosis", "middle cerebral artery stenosis", (r"(?:middle\s+cerebral\s+artery|MCA)\s+stenosis",),
+      "graded", level=2, alt_level=1, scales=("sev", "pct"), family="stenosis"),
+    C("fetal_pca", "fetal-type posterior cerebral artery",
+      (r"fetal[-\s](?:type|origin)\s+posterior\s+cerebral\s+arter(?:y|ies)", r"fetal\s+PCA",
+       r"fetal\s+origin\s+of\s+the\s+posterior\s+cerebral\s+arter(?:y|ies)")),
+    # ---- pelvis --------------------------------------------------------------
+    C("ovarian_cyst", "ovarian cyst",
+      (r"(?:simple\s+|hemorrhagic\s+|functional\s+)?(?:ovarian|adnexal)\s+cysts?",), "graded", size_mm=50,
+      family="cyst"),
+    C("adnexal_mass", "adnexal mass", (r"(?:ovarian|adnexal)\s+(?:masses|mass)",), "always", family="mass"),
+    C("fibroid", "uterine fibroid", (r"(?:uterine\s+)?fibroids?", r"leiomyomas?", r"leiomyomata", r"myomas?")),
+    C("endometrial_thickening", "endometrial thickening",
+      (r"endometrial\s+thickening", r"thickened\s+endometrium"), "graded", size_mm=15),
+    C("adenomyosis", "adenomyosis", (r"adenomyosis",)),
+    # ---- brain ---------------------------------------------------------------
+    C("ich", "intraparenchymal hemorrhage",
+      (r"(?:intraparenchymal|intracerebral|parenchymal)\s+(?:hemorrhages?|hematomas?|haemorrhages?)",),
+      "always", family="hemorrhage"),
+    C("sdh", "subdural hematoma",
+      (r"subdural\s+(?:hematomas?|hemorrhages?|collections?|hygromas?)",
+       r"extra-?axial\s+(?:fluid\s+)?(?:collections?|hematomas?|hemorrhages?)", r"epidural\s+hematomas?"),
+      "always", family="hemorrhage"),
+    C("sah", "subarachnoid hemorrhage", (r"subarachnoid\s+(?:hemorrhage|blood)",), "always", family="hemorrhage"),
+    C("acute_infarct", "acute infarct",
+      (r"acute\s+(?:ischemic\s+)?(?:infarcts?|infarctions?|strokes?)", r"acute\s+ischemia"), "always",
+      family="infarct"),
+    C("chronic_infarct", "chronic lacunar infarct",
+      (r"(?:chronic|old|remote)\s+(?:lacunar\s+)?infarcts?", r"lacunar\s+infarcts?", r"lacunes?",
+       r"encephalomalacia"), family="infarct"),
+    C("small_vessel", "chronic small vessel ischemic disease",
+      (r"(?:chronic\s+)?(?:small\s+vessel|microvascular)\s+(?:ischemic\s+)?(?:disease|changes?)",
+       r"white\s+matter\s+(?:hyperintensit(?:y|ies)|disease|changes)", r"leukoaraiosis",
+       r"microangiopathy")),
+    C("hydrocephalus", "hydrocephalus",
+      (r"hydrocephalus", r"ventriculomegaly", r"ventricular\s+enlargement", r"enlarged\s+ventricles",
+       r"ventricles" + _IS_ENLARGED),
+      "graded", level=2),
+    C("midline_shift", "midline shift", (r"midline\s+shift", r"shift\s+of\s+(?:the\s+)?midline\s+structures",
+                                         r"subfalcine\s+herniation"), "always"),
+    C("skull_fracture", "skull fracture",
+      (r"(?:skull|calvarial)\s+fractures?", r"fractures?\s+of\s+the\s+(?:skull|calvarium)"), "always",
+      scales=("disp",), family="fracture"),
+    C("sinus_disease", "paranasal sinus mucosal thickening",
+      (r"mucosal\s+thickening", r"sinus\s+disease", r"sinusitis")),
+    C("volume_loss", "cerebral volume loss",
+      (r"(?:generalized|diffuse|cerebral|parenchymal|brain)\s+volume\s+loss",
+       r"(?:cerebral|brain|generalized|cortical)\s+atrophy")),
+    C("brain_mass", "enhancing brain mass",
+      (r"(?:ring-)?enhancing\s+(?:masses|mass|lesions?)", r"intra-?axial\s+(?:masses|mass|lesions?)",
+       r"(?:brain|intracranial)\s+(?:masses|mass|tumou?rs?)"), "always", family="mass"),
+    C("meningioma", "meningioma", (r"meningiomas?", r"extra-?axial\s+(?:masses|mass)"), "graded",
+      size_mm=30, family="mass"),
+    # ---- spine ---------------------------------------------------------------
+    C("disc_herniation", "disc herniation",
+      (r"(?:disc|disk)\s+(?:herniations?|extrusions?|protrusions?)", r"herniated\s+(?:disc|disk)s?",
+       r"herniated\s+nucleus\s+pulposus"), "graded", level=2),
+    C("canal_stenosis", "spinal canal stenosis",
+      (r"(?:spinal|central)\s+canal\s+(?:stenosis|narrowing)", r"stenosis\s+of\s+the\s+(?:spinal|central)\s+canal",
+       r"spinal\s+stenosis", r"canal\s+(?:stenosis|narrowing)", r"thecal\s+sac\s+(?:narrowing|compression)"),
+      "graded", level=3, family="stenosis"),
+    C("foraminal_narrowing", "neural foraminal narrowing",
+      (r"(?:neural\s+)?foraminal\s+(?:narrowing|stenosis)", r"narrowing\s+of\s+the\s+neural\s+foram(?:en|ina)"),
+      "graded", level=3, family="stenosis"),
+    C("facet_arthropathy", "facet arthropathy",
+      (r"facet\s+(?:joint\s+)?(?:arthropathy|arthrosis|hypertrophy|osteoarthritis|degenerative\s+changes?)",)),
+    C("disc_degeneration", "degenerative disc disease",
+      (r"degenerative\s+disc\s+disease", r"(?:disc|disk)\s+(?:space\s+)?(?:narrowing|degeneration|desiccation)",
+       r"spondylosis")),
+    C("compression_fracture", "vertebral compression fracture",
+      (r"compression\s+(?:fractures?|deformit(?:y|ies))", r"vertebral\s+(?:body\s+)?(?:compression\s+)?fractures?",
+       r"(?:wedge|burst)\s+fractures?"), "always", scales=("sev", "pct"), family="fracture"),
+    C("spondylolisthesis", "spondylolisthesis",
+      (r"(?:antero|retro|spondylo)listhes[ie]s", r"anterolistheses"), "graded", level=2, scales=("grade", "sev")),
+    C("cord_signal", "spinal cord signal abnormality",
+      (r"(?:abnormal\s+)?cord\s+signal(?:\s+(?:abnormality|abnormalities|change))?",
+       r"abnormal\s+(?:T2\s+)?signal\s+(?:with)?in\s+the\s+(?:spinal\s+)?cord", r"cord\s+(?:edema|compression)",
+       r"myelomalacia", r"myelopathy"), "always"),
+    C("scoliosis", "scoliosis", (r"(?:dextro|levo)?scoliosis", r"scoliotic\s+curvature")),
+    # ---- knee ----------------------------------------------------------------
+    C("acl_tear", "anterior cruciate ligament tear",
+      (r"(?:anterior\s+cruciate\s+ligament|ACL)\s+(?:tears?|ruptures?|disruption)",
+       r"tears?\s+of\s+the\s+(?:anterior\s+cruciate\s+ligament|ACL)"), "always", scales=("acl",)),
+    C("meniscal_tear", "meniscal tear",
+      (r"menisc(?:al|us)\s+tears?", r"tears?\s+of\s+the\s+(?:posterior\s+horn\s+of\s+the\s+)?(?:(?:medial|lateral)\s+)?"
+       r"menisc(?:us|i)"), "always"),
+    C("joint_effusion", "joint effusion", (r"(?:knee\s+|shoulder\s+|hip\s+|elbow\s+|ankle\s+)?joint\s+effusions?",
+                                           r"suprapatellar\s+effusion"), family="effusion"),
+    C("bone_contusion", "bone contusion", (r"bone\s+(?:contusions?|bruises?)", r"(?:bone\s+)?marrow\s+edema")),
+    C("chondral_loss", "chondral thinning",
+      (r"chondral\s+(?:thinning|loss|defects?)", r"cartilage\s+(?:loss|thinning)", r"chondromalacia")),
+    C("baker_cyst", "popliteal cyst", (r"(?:baker'?s?|popliteal)\s+cysts?",), family="cyst"),
+    C("mcl_injury", "medial collateral ligament sprain",
+      (r"(?:MCL|medial\s+collateral\s+ligament)\s+(?:sprain|injury|tear)",), "graded", level=3,
+      scales=("grade", "sev")),
+    C("osteoarthritis", "osteoarthritis",
+      (r"osteoarthritis", r"degenerative\s+joint\s+disease", r"osteoarthrosis", r"degenerative\s+arthritis")),
+    C("tibial_plateau_fracture", "tibial plateau fracture",
+      (r"tibial\s+plateau\s+fractures?", r"fractures?\s+of\s+the\s+(?:medial\s+|lateral\s+)?tibial\s+plateau"),
+      "always", scales=("disp",), family="fracture"),
+    C("chondrocalcinosis", "chondrocalcinosis", (r"chondrocalcinosis",)),
+    # ---- shoulder ------------------------------------------------------------
+    C("cuff_tear", "rotator cuff tear",
+      (r"(?:rotator\s+)?cuff\s+tears?", r"tears?\s+of\s+the\s+rotator\s+cuff",
+       r"(?:supraspinatus|infraspinatus|subscapularis|teres\s+minor)\s+(?:tendon\s+)?tears?"),
+      "graded", level=2, scales=("thick",)),
+    C("calcific_tendinitis", "calcific tendinitis",
+      (r"calcific\s+(?:tendinitis|tendinopathy|tendinosis|tendonitis)", r"calcific\s+deposits?")),
+    C("cuff_tendinosis", "rotator cuff tendinosis",
+      (r"(?:rotator\s+cuff\s+)?(?:tendinosis|tendinopathy)(?:\s+of\s+the\s+rotator\s+cuff)?",)),
+    C("labral_tear", "labral tear", (r"labral\s+tears?", r"tears?\s+of\s+the\s+(?:glenoid\s+)?labrum",
+                                     r"SLAP\s+(?:tear|lesion)"), "always"),
+    C("ac_arthropathy", "acromioclavicular joint arthropathy",
+      (r"(?:acromioclavicular|AC)\s+joint\s+(?:arthropathy|arthrosis|osteoarthritis|degenerative\s+changes?)",)),
+    C("bursitis", "bursitis",
+      (r"(?:subacromial[-\s]subdeltoid\s+|subacromial\s+|subdeltoid\s+|trochanteric\s+|prepatellar\s+)?bursitis",)),
+    C("dislocation", "dislocation",
+      (r"(?:glenohumeral|shoulder|hip|elbow|joint)\s+dislocations?", r"dislocations?", r"dislocated"), "always"),
+    C("humeral_fracture", "proximal humeral fracture",
+      (r"(?:proximal\s+)?humer(?:al|us)\s+(?:neck\s+)?fractures?", r"fractures?\s+of\s+the\s+(?:proximal\s+)?humerus"),
+      "always", scales=("disp",), family="fracture"),
+    # ---- hip -----------------------------------------------------------------
+    C("hip_fracture", "hip fracture",
+      (r"(?:hip|proximal\s+femur|proximal\s+femoral|femoral\s+neck|intertrochanteric|subtrochanteric)\s+fractures?",
+       r"fractures?\s+of\s+the\s+(?:proximal\s+femur|femoral\s+neck|hip)"), "always", scales=("disp",),
+      family="fracture"),
+    C("avn", "avascular necrosis", (r"avascular\s+necrosis", r"osteonecrosis", r"AVN"), "always"),
+    # ---- breast --------------------------------------------------------------
+    C("suspicious_mass", "suspicious mass",
+      (r"(?:irregular|suspicious|spiculated|indistinct)\s+(?:masses|mass)",), "always", family="mass"),
+    C("microcalcifications", "suspicious microcalcifications",
+      (r"(?:grouped|clustered|pleomorphic|suspicious|fine\s+linear|amorphous)\s+(?:micro)?calcifications?",
+       r"microcalcifications?"), "always"),
+    C("benign_calcifications", "benign calcifications",
+      (r"(?:scattered\s+)?benign(?:-appearing)?\s+calcifications", r"vascular\s+calcifications",
+       r"dystrophic\s+calcifications")),
+    C("asymmetry", "focal asymmetry", (r"(?:focal|developing|global)\s+asymmetr(?:y|ies)", r"asymmetr(?:y|ies)"),
+      "always"),
+    C("distortion", "architectural distortion", (r"architectural\s+distortions?",), "always"),
+    C("circumscribed_mass", "circumscribed mass",
+      (r"circumscribed\s+(?:oval\s+|round\s+)?(?:masses|mass)", r"oval\s+(?:circumscribed\s+)?(?:masses|mass)",
+       r"fibroadenomas?"), family="mass"),
+    # ---- thyroid / neck --------------------------------------------------------
+    C("thyroid_nodule", "thyroid nodule",
+      (r"(?:solid\s+|cystic\s+|spongiform\s+|mixed\s+)?thyroid\s+nodules?",), "graded", level=4,
+      scales=("tirads",), family="nodule"),
+    C("goiter", "thyromegaly", (r"thyromegaly", r"goiter", r"(?:diffuse\s+)?thyroid\s+enlargement",
+                                r"enlarged\s+thyroid(?:\s+gland)?")),
+    C("thyroiditis", "heterogeneous thyroid echotexture",
+      (r"heterogeneous\s+(?:thyroid\s+)?(?:parenchymal\s+)?echotexture", r"thyroiditis")),
+    # ---- other common observations --------------------------------------------
+    C("pneumoperitoneum", "pneumoperitoneum",
+      (r"pneumoperitoneum", r"free\s+(?:intraperitoneal\s+)?air", r"extraluminal\s+(?:free\s+)?air"), "always"),
+    C("pneumomediastinum", "pneumomediastinum", (r"pneumomediastinum",), "always"),
+    C("subcutaneous_emphysema", "subcutaneous emphysema",
+      (r"subcutaneous\s+(?:emphysema|gas|air)", r"soft\s+tissue\s+(?:emphysema|gas)"), "always"),
+    C("perforation", "perforation", (r"perforations?", r"perforated"), "always"),
+    C("abscess", "abscess", (r"abscess(?:es)?",), "always"),
+    C("fluid_collection", "fluid collection", (r"(?:fluid\s+)?collections?",), "always"),
+    C("thrombus", "thrombus", (r"(?:deep\s+(?:venous|vein)\s+)?thrombos[ie]s", r"thrombus", r"thrombi", r"DVT"),
+      "always"),
+    C("cerebral_edema", "cerebral edema", (r"(?:cerebral|vasogenic|cytotoxic)\s+edema", r"mass\s+effect"),
+      "always", family="edema"),
+    C("brain_herniation", "brain herniation",
+      (r"(?:uncal|tonsillar|transtentorial|downward)\s+herniation",), "always"),
+    C("hemoperitoneum", "hemoperitoneum", (r"hemoperitoneum", r"hemothorax"), "always"),
+    C("interstitial_lung_disease", "interstitial lung disease",
+      (r"interstitial\s+lung\s+disease", r"pulmonary\s+fibrosis", r"honeycombing", r"usual\s+interstitial\s+pneumonia"),
+      "always"),
+    C("scarring", "scarring", (r"(?:apical\s+|pleural-?parenchymal\s+)?scarring", r"fibrotic\s+changes?",
+                               r"linear\s+(?:atelectasis|opacit(?:y|ies))")),
+    C("bronchiectasis", "bronchiectasis", (r"bronchiectasis",)),
+    C("pleural_thickening", "pleural thickening", (r"pleural\s+thickening", r"pleural\s+plaques?")),
+    C("hyperinflation", "hyperinflation", (r"hyperinflat(?:ion|ed)(?:\s+lungs)?", r"hyperexpan(?:ded|sion)(?:\s+lungs)?",
+                                           r"hyperaerat(?:ed|ion)")),
+    C("low_lung_volumes", "low lung volumes", (r"low\s+lung\s+volumes?", r"hypoinflation", r"hypoventilation")),
+    C("colitis", "colitis", (r"colitis", r"enteritis", r"bowel\s+wall\s+thickening"), "always"),
+    C("osteopenia", "osteopenia", (r"osteopenia", r"osteoporosis", r"demineralization")),
+    C("degenerative_changes", "degenerative changes",
+      (r"degenerative\s+changes?", r"osteophytes?", r"osteophytosis", r"spondylotic\s+changes?")),
+    C("hernia", "hernia", (r"hernias?",)),
+    # support devices: their presence is not an error of clinical weight; their position is read as a size
+    C("endotracheal_tube", "endotracheal tube", (r"endotracheal\s+tube", r"ET\s+tube", r"ETT"), family="device"),
+    C("enteric_tube", "enteric tube",
+      (r"(?:nasogastric|orogastric|enteric|feeding|NG|OG|Dobhoff)\s+tube", r"NGT"), family="device"),
+    C("venous_catheter", "central venous catheter",
+      (r"(?:central\s+venous|venous|dialysis)\s+catheter", r"central\s+line", r"PICC(?:\s+line)?",
+       r"(?:port-?a-?cath|chest\s+port|port\s+catheter)", r"Swan-?Ganz\s+catheter"), family="device"),
+    C("chest_tube", "chest tube", (r"chest\s+tubes?", r"pleural\s+(?:drain|catheter|pigtail)s?", r"thoracostomy\s+tubes?"),
+      family="device"),
+    C("cardiac_device", "cardiac device",
+      (r"(?:dual-?chamber\s+)?pacemaker", r"(?:pacer|pacing|ICD)\s+(?:leads?|wires?|device)", r"AICD",
+       r"defibrillator", r"loop\s+recorder"), family="device"),
+    C("sternotomy", "median sternotomy", (r"(?:median\s+)?sternotomy(?:\s+wires)?", r"sternal\s+wires",
+                                          r"CABG"), family="device"),
+    # ---- generic catch-alls (matched only when nothing specific is) ------------
+    C("any_fracture", "fracture", (r"fractures?",), "always", scales=("disp",), family="fracture", generic=True),
+    C("any_effusion", "effusion", (r"effusions?",), "graded", level=2, family="effusion", generic=True),
+    C("any_free_fluid", "free fluid", (r"free\s+fluid",), "graded", level=2, family="free_fluid", generic=True),
+    C("any_nodule", "nodule", (r"nodular\s+(?:densit(?:y|ies)|opacit(?:y|ies))", r"nodules?"), "graded", size_mm=6, family="nodule", generic=True),
+    C("any_mass", "mass", (_MASS,), "always", family="mass", generic=True),
+    C("any_cyst", "cyst", (r"(?:simple\s+|anechoic\s+|complicated\s+|complex\s+)?cysts?",), family="cyst",
+      generic=True),
+    C("any_lesion", "lesion",
+      (r"(?:focal\s+)?" + _LESION, r"hypo(?:dens|attenuat)it(?:y|ies)", r"hypoattenuating\s+(?:focus|foci|area)",
+       r"(?:hypo|hyper)echoic\s+(?:focus|foci|area)"), "graded", size_mm=10, family="lesion", generic=True),
+    C("any_stone", "calculus", (r"stones?", r"calcul(?:us|i)"), "graded", size_mm=8, family="stone", generic=True),
+    C("any_aneurysm", "aneurysm", (r"aneurysms?",), "always", family="aneurysm", generic=True),
+    C("any_hemorrhage", "hemorrhage", (r"hemorrhages?", r"hematomas?"), "always", family="hemorrhage",
+      generic=True),
+    C("any_infarct", "infarct", (r"infarcts?", r"infarctions?"), "always", family="infarct", generic=True),
+    C("any_stenosis", "stenosis",
+      (r"(?:hemodynamically\s+significant|flow[-\s]limiting|significant)\s+stenos[ie]s", r"stenos[ie]s"),
+      "graded", level=2, alt_level=1, scales=("sev", "pct"), family="stenosis", generic=True),
+    C("any_opacity", "opacity", (r"opacit(?:y|ies)", r"opacifications?"), "always", family="opacity", generic=True),
+    C("any_calcification", "calcification", (r"calcifications?",), family="calcification", generic=True),
+    C("any_edema", "edema", (r"edema",), family="edema", generic=True),
+)
+
+CONCEPT_BY_KEY: dict[str, Concept] = {c.key: c for c in CONCEPTS}
+
+# --------------------------------------------------------------------------- #
+# Normal anatomy: "<anatomy> is normal" states that an observation is absent  #
+# --------------------------------------------------------------------------- #
+
+#: (anatomy pattern, concept keys the normal statement rules out)
+NORMAL_ANATOMY: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (r"heart(?:\s+size)?|cardiac\s+silhouette|cardiac\s+size|"
+     r"cardiomediastinal(?:\s+and\s+hilar)?\s+(?:silhouettes?|contours?)", ("cardiomegaly",)),
+    (r"pulmonary\s+vasculature|pulmonary\s+vascularity", ("pulmonary_edema",)),
+    (r"lungs?", ("consolidation",)),
+    (r"spleen(?:\s+size)?", ("splenomegaly",)),
+    (r"ventricles|ventricular\s+size|ventricular\s+system", ("hydrocephalus",)),
+    (r"appendix", ("appendicitis",)),
+    (r"common\s+bile\s+duct|CBD|bile\s+ducts|biliary\s+tree", ("biliary_dilation",)),
+    (r"bowel(?:\s+loops)?|small\s+bowel", ("bowel_obstruction",)),
+    (r"(?:spinal\s+)?cord", ("cord_signal",)),
+    (r"anterior\s+cruciate\s+ligament|ACL", ("acl_tear",)),
+    (r"medial\s+collateral\s+ligament|MCL", ("mcl_injury",)),
+    (r"menisci|meniscus", ("meniscal_tear",)),
+    (r"rotator\s+cuff", ("cuff_tear",)),
+    (r"labrum", ("labral_tear",)),
+    (r"thyroid(?:\s+gland)?", ("goiter",)),
+    (r"gallbladder", ("cholecystitis",)),
+    (r"(?:abdominal\s+)?aorta", ("aortic_aneurysm",)),
+    (r"collecting\s+systems?", ("hydronephrosis",)),
+)
+
+#: Predicates of a normal-anatomy statement.
+NORMAL_PREDICATE = (
+    r"(?:(?:is|are|appears?|remains?)\s+)?(?:normal|unremarkable|intact|clear|within\s+normal\s+limits"
+    r"|not\s+(?:enlarged|dilated)|of\s+normal\s+(?:size|caliber)|normal\s+in\s+(?:size|caliber|signal|appearance))"
+    r"|(?:size|caliber)\s+is\s+(?:normal|within\s+normal\s+limits)"
+)
+#: "normal appendix", "normal heart size"
+NORMAL_PREFIX = r"\bnormal(?:\s+(?:sized?|caliber))?\s+(?:-?\s*)"
+
+# --------------------------------------------------------------------------- #
+# Severity scales                                                              #
+# --------------------------------------------------------------------------- #
+
+#: Ordinal scales: (regex, level) tried in order at each position, so longer
+#: wordings come first.  Levels are comparable only within one scale.
+SCALES: dict[str, tuple[tuple[str, float], ...]] = {
+    # general severity / amount
+    "sev": (
+        (r"trace|tiny|minimal|minimally|trivial|subtle", 0),
+        (r"small(?:-sized)?|mild|mildly|slight|slightly", 1),
+        (r"moderate(?:-sized)?|moderately|medium", 2),
+        (r"large(?:-sized)?|severe|severely|marked|markedly|extensive|massive", 3),
+    ),
+    # pulmonary embolism extent
+    "pe": ((r"subsegmental", 0), (r"segmental", 1), (r"lobar", 2), (r"main|central", 3), (r"saddle", 4)),
+    # fracture displacement
+    "disp": (
+        (r"non-?displaced|undisplaced", 0),
+        (r"minimally\s+displaced|mildly\s+displaced|minimally\s+angulated", 1),
+        (r"(?:markedly\s+|significantly\s+|severely\s+|widely\s+)?displaced|comminuted", 2),
+    ),
+    # tendon tear thickness
+    "thick": (
+        (r"low-?\s*grade\s+partial[-\s]thickness", 0),
+        (r"high-?\s*grade\s+partial[-\s]thickness", 1),
+        (r"partial[-\s]thickness", 0.5),
+        (r"full[-\s]thickness|complete", 2),
+    ),
+    # ligament tear completeness
+    "acl": ((r"partial(?:[-\s]thickness)?|low-?\s*grade|incomplete", 0), (r"complete|full[-\s]thickness", 1)),
+    # obstruction grade
+    "sbo": ((r"partial|low-?\s*grade|early|incomplete", 0), (r"high-?\s*grade|complete", 1)),
+}
+#: Scales read by dedicated code: "tirads" (TI-RADS n), "grade" (grade n), "pct" (stenosis percent).
+NUMERIC_SCALES = ("tirads", "grade", "pct")
+
+# --------------------------------------------------------------------------- #
+# Anatomic sites                                                               #
+# --------------------------------------------------------------------------- #
+
+#: (site class, regex).  Tried in order; a match is removed before the next
+#: class is read, so "right upper lobe" is not also a thyroid "right lobe".
+SITE_CLASSES: tuple[tuple[str, str], ...] = (
+    ("sinus", r"(?:maxillary|frontal|ethmoid|sphenoid)\s+sinus(?:es)?"),
+    ("lung lobe", r"(?:right|left)\s+(?:upper|middle|lower)\s+lobes?|\b(?:RUL|RML|RLL|LUL|LLL)|lingula"),
+    ("vessel", r"anterior\s+communicating\s+artery|posterior\s+communicating\s+artery|ACOM|PCOM|"
+               r"(?:MCA|middle\s+cerebral\s+artery)\s+bifurcation|basilar\s+(?:tip|artery)|"
+               r"(?:supraclinoid|cavernous|petrous)\s+(?:ICA|internal\s+carotid)|vertebral\s+artery|"
+               r"ophthalmic\s+artery|carotid\s+(?:bulb|bifurcation)s?"),
+    ("aorta", r"ascending\s+(?:thoracic\s+)?aorta|aortic\s+arch|descending\s+(?:thoracic\s+)?aorta|aortic\s+root|"
+              r"abdominal\s+aorta|infrarenal\s+aorta"),
+    ("bone", r"(?:frontal|parietal|temporal|occipital|sphenoid)\s+bones?"),
+    ("brain region", r"(?:frontal|parietal|temporal|occipital)\s+(?:lobes?|convexit(?:y|ies))|basal\s+ganglia|"
+                     r"thalam(?:us|i)|corona\s+radiata|centrum\s+semiovale|internal\s+capsule|cerebellum|"
+                     r"cerebellar\s+hemispheres?|brainstem|pons|midbrain|insula|sphenoid\s+wing|falx|tentorium"),
+    ("gland part", r"(?:right|left)\s+lobe|isthmus|caudate\s+lobe"),
+    ("kidney pole", r"(?:upper|lower)\s+poles?|interpolar(?:\s+region)?|mid\s*pole"),
+    ("liver segment", r"segments?\s+(?:[1-8]|VIII|VII|VI|IV|V|III|II|I)(?:[ab])?"),
+    ("spine level", r"[CTLS]\d{1,2}(?:\s*-\s*[CTLS]?\d{1,2}|\s+on\s+[CTLS]\d{1,2})?"),
+    ("rib", r"\d{1,2}(?:st|nd|rd|th)(?:\s+(?:and|through|to|-)\s+\d{1,2}(?:st|nd|rd|th))?"),
+    ("nodal station", r"paratracheal|subcarinal|prevascular|aortopulmonary|AP\s+window|hilar|paraesophageal|"
+                      r"precarinal|supraclavicular|axillary|level\s+(?:VI|V|IV|III|II|I|[1-6])[ab]?"),
+    ("colon segment", r"(?:sigmoid|descending|ascending|transverse)\s+colon|cecum|rectum|"
+                      r"(?:splenic|hepatic)\s+flexure"),
+    ("uterine layer", r"intramural|subserosal|submucosal|pedunculated"),
+    ("knee bone", r"(?:medial|lateral)\s+(?:femoral\s+condyle|tibial\s+plateau)|patella|trochlea"),
+    ("compartment", r"(?:medial|lateral|patellofemoral)\s+compartments?"),
+    ("meniscal horn", r"(?:posterior|anterior)\s+horn|meniscal\s+body"),
+    ("tendon", r"supraspinatus|infraspinatus|subscapularis|teres\s+minor|biceps(?:\s+tendon)?"),
+    ("hip region", r"femoral\s+neck|intertrochanteric(?:\s+region)?|subtrochanteric(?:\s+region)?|"
+                   r"greater\s+trochanter|femoral\s+head"),
+    ("breast region", r"(?:upper|lower)\s+(?:outer|inner)\s+quadrant|retroareolar(?:\s+region)?|"
+                      r"subareolar(?:\s+region)?|axillary\s+tail"),
+    ("clock face", r"\d{1,2}(?::\d\d)?\s*o'?\s*clock"),
+    ("curve", r"dextroconvex|levoconvex|dextroscoliosis|levoscoliosis"),
+    # where a line or tube ends (read before "right"/"left" give the device a side)
+    ("device tip", r"superior\s+vena\s+cava|SVC|cavo-?atrial\s+junction|right\s+atrium|right\s+ventricle|"
+                   r"(?:right|left)\s+main-?\s?stem(?:\s+bronchus)?|carina|stomach|esophagus|duodenum|"
+                   r"(?:brachiocephalic|subclavian|(?:internal\s+)?jugular|azygos)\s+vein"),
+    ("lung zone", r"apical|apex|apices|basilar|bases?|bibasilar|mid\s*-?lung|midlung"),
+    ("medial/lateral", r"medial|lateral"),
+    ("position", r"anteroinferior|posterosuperior|superior|inferior|anterior|posterior"),
+)
+
+# --------------------------------------------------------------------------- #
+# Report structure, negation, hedging, comparison                              #
+# --------------------------------------------------------------------------- #
+
+#: Section headers whose content is read as findings.
+FINDING_SECTIONS = ("findings", "impression", "conclusion", "conclusions", "opinion", "summary", "result",
+                    "results", "interpretation", "diagnosis", "assessment")
+#: Section headers that are not findings (skipped).
+OTHER_SECTIONS = ("examination", "exam", "comparison", "comparisons", "indication", "indications",
+                  "clinical history", "history", "technique", "procedure", "reason for exam",
+                  "reason for examination", "clinical information", "clinical indication", "recommendation",
+                  "recommendations", "signed by", "dictated by", "study", "type of study", "contrast")
+
+PRE_NEGATION = (r"no(?:\s+(?:evidence|sign|signs|definite|convincing|suspicious\s+for))?|without|negative\s+for|"
+                r"free\s+of|absence\s+of|resolution\s+of|rules?\s+out\s+for|ruled\s+out|nor|neither|"
+                r"not\s+(?:identify|see|visualize)")
+POST_NEGATION = (r"(?:is|are|was|were)\s+(?:not\s+(?:seen|identified|visualized|present|demonstrated|detected|"
+                 r"appreciated|evident|noted|imaged)|absent|negative)|absent|(?:not|none)\s+(?:seen|identified|visualized|"
+                 r"demonstrated|detected|appreciated)|(?:has|have)\s+(?:since\s+)?resolved|ruled\s+out")
+#: Words that end the scope of a negation.
+NEGATION_STOP = (r"but|however|although|though|except|aside\s+from|apart\s+from|other\s+than|whereas|while|"
+                 r"yet|which|that|there\s+is|there\s+are")
+
+HEDGES: tuple[tuple[str, str], ...] = (
+    ("possible", r"cannot\s+be\s+(?:excluded|ruled\s+out)|can\s+not\s+be\s+(?:excluded|ruled\s+out)|"
+                 r"cannot\s+exclude|not\s+(?:be\s+)?excluded|not\s+ruled\s+out|questionable|possible|possibly|"
+                 r"may\s+represent|might\s+represent|could\s+represent|equivocal|indeterminate|vs\.?|versus"),
+    ("probable", r"probable|probably|likely|suspicious\s+for|concerning\s+for|worrisome\s+for|suggestive\s+of|"
+                 r"suggests?|presumed|presumably|compatible\s+with|favou?r(?:ed|s)?"),
+)
+
+#: Comparison-with-prior cues by kind of change.  Checked in this order.
+CHANGES: tuple[tuple[str, str], ...] = (
+    ("new", r"not\s+(?:present|seen|visualized|identified|evident)\s+(?:on|in)\s+(?:the\s+)?(?:prior|previous|"
+            r"earlier)|interval\s+(?:development|appearance)|new(?:ly)?(?:\s+since)?"),
+    ("unchanged", r"not\s+(?:significantly\s+)?changed|no\s+(?:significant\s+|interval\s+|appreciable\s+)?change|"
+                  r"grossly\s+unchanged|unchanged|stable|similar\s+(?:to|in\s+(?:size|appearance)|compared)|"
+                  r"persistent|persists|again\s+(?:seen|noted|demonstrated|identified)"),
+    ("resolved", r"(?:has\s+|have\s+)?(?:since\s+)?resolved|no\s+longer\s+(?:seen|visualized|present|identified|"
+                 r"evident)|interval\s+resolution"),
+    ("increased", r"increas(?:e|es|ed|ing)|larger|enlarging|grown|progress(?:ed|ion|ing)|worse(?:ned|ning)?|"
+                  r"more\s+(?:prominent|extensive|conspicuous)"),
+    ("decreased", r"decreas(?:e|es|ed|ing)|smaller|improv(?:ed|ing|ement)|reduc(?:ed|tion)|diminish(?:ed|ing)|"
+                  r"regress(?:ed|ion|ing)|less\s+(?:prominent|extensive|conspicuous)|resolving|shrunk|shrinking"),
+)
+#: Changes that only count as a comparison when a reference to the past is in the sentence
+#: or when they follow the observation ("increased opacity" describes, "opacity, increased" compares).
+NEEDS_TEMPORAL = ("increased", "decreased")
+TEMPORAL = (r"prior|previous(?:ly)?|preceding|since|compar(?:ed|ison)|interval|before|earlier|last\s+(?:study|exam)|"
+            r"then")
+#: The object of a comparison ("the prior study of DATE"), masked with it.
+PRIOR_OBJECT = (r"(?:(?:compared\s+(?:with|to)|in\s+comparison\s+(?:with|to)|since|from|than\s+(?:on|in)|"
+                r"relative\s+to|as\s+of)\s+)?(?:the\s+|a\s+)?(?:prior|previous|preceding|earlier|last|most\s+recent)"
+                r"(?:\s+(?:study|studies|exam|examination|imaging|radiograph|film|scan|ct|mri|ultrasound|"
+                r"comparison|one))?(?:\s+(?:of|from|dated|on)\s+DATE)?|in\s+the\s+interval|DATE"
+                # the earlier measurement: "previously 3.2 cm", "increased from 2 to 3 cm"
+                r"|(?:previously|formerly|from|was)\s+(?:measur(?:ed|ing)\s+)?\d+(?:\.\d+)?"
+                r"(?:\s*x\s*\d+(?:\.\d+)?)*\s*(?:mm|cm)?(?=\s*(?:to|and|,|;|\.|\)|$))")
+
+MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
+         r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"

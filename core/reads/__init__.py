@@ -1,0 +1,1 @@
+"""Reading the store into frames: queries, pair matrices, expert targets, clinicians' ratings."""

@@ -1,0 +1,1 @@
+"""The store: the DuckDB file, its migrations, integrity checks, exports, datasets in the trash."""

@@ -1,0 +1,387 @@
+"""The DuckDB store: one file, numbered migrations, short transactions.
+
+DuckDB lets one *process* hold a file read-write, and while it does no other
+process can open it at all (see docs/ARCHITECTURE.md, "Sharing one store").
+So the store never keeps a connection open between operations: every read
+opens the file read-only, every write opens it read-write inside one
+BEGIN/COMMIT, and both close at once. Opening is cheap (tens of ms); when the
+file is held by another process the open is retried with exponential backoff
+and jitter until ``timeout`` seconds have passed, then ``StoreBusy`` is raised.
+
+Every value goes through ``?`` parameters; identifiers are never built from
+user input (the only dynamic identifiers are the fixed column names below).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import random
+import re
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NamedTuple
+
+import duckdb
+import pandas as pd
+
+from core import settings
+
+DEFAULT_STORE = Path("data/radjudge.duckdb")
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+# Substrings of DuckDB errors that mean "someone else holds the file": retry.
+_CONTENTION = (
+    "could not set lock",
+    "conflicting lock",
+    "different configuration",
+    "database is locked",
+)
+# Substrings of DuckDB errors that mean "the disk refused the write" (full, or a size limit).
+_WRITE_FAILED = ("no space left", "file too large", "could not write", "disk quota")
+
+# One lock per store file and process: writes from threads of one process
+# (Streamlit sessions, runner workers) queue here instead of racing DuckDB.
+_PROCESS_LOCKS: dict[str, threading.RLock] = {}
+_PROCESS_LOCKS_GUARD = threading.Lock()
+
+
+class StoreError(RuntimeError):
+    """A store problem the user can act on (message says what and where)."""
+
+
+class StoreBusy(StoreError):
+    """Another process held the store file for longer than the timeout."""
+
+
+def default_store_path() -> Path:
+    """The store path: ``RADJUDGE_STORE`` if set, else ``data/radjudge.duckdb``."""
+    return Path(settings.store_path() or DEFAULT_STORE)
+
+
+def stable_hash(*parts: str, length: int = 20) -> str:
+    """Hex digest of the parts joined by a separator no report text contains."""
+    h = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()[:length]
+
+
+def pair_id_for(dataset: str, ext_id: str) -> str:
+    """Stable pair id: the same dataset and external id always give the same id."""
+    return stable_hash("pair", dataset, ext_id)
+
+
+def content_hash_for(reference: str, candidate: str) -> str:
+    """Hash of a pair's texts: a rating records it so later edits are visible."""
+    return stable_hash("content", reference, candidate, length=16)
+
+
+class Migration(NamedTuple):
+    number: int
+    name: str
+    sql: str
+
+
+@functools.lru_cache(maxsize=1)
+def all_migrations() -> tuple[Migration, ...]:
+    """The numbered migrations shipped with this RadJudge, read once per process.
+
+    Read once and kept, so a process that has started (and, say, dropped its privileges, or whose
+    checkout has become unreachable) no longer needs the install's files to open a store. An
+    unreadable install is a one-line :class:`StoreError`, not a traceback.
+    """
+    try:
+        names = sorted(os.listdir(MIGRATIONS_DIR))
+        found = []
+        for name in names:
+            m = re.match(r"(\d+)_.*\.sql$", name)
+            if m:
+                found.append(Migration(int(m.group(1)), name, (MIGRATIONS_DIR / name).read_text(encoding="utf-8")))
+    except OSError as exc:
+        raise StoreError(f"cannot read RadJudge's schema migrations in {MIGRATIONS_DIR}: "
+                         f"{exc.strerror or exc}; check that this user can read the installation") from exc
+    numbers = [m.number for m in found]
+    if not numbers or numbers != list(range(1, len(numbers) + 1)):
+        raise StoreError(f"migrations in {MIGRATIONS_DIR} must be numbered 1..n without gaps, found {numbers}")
+    return tuple(found)
+
+
+def new_pair_numbers(order_by: str) -> str:
+    """SQL numbering the rows of an INSERT INTO pairs in ``order_by`` order from the first free pair
+    number (migration 005): above every live and trashed pair, so a restored dataset never meets its
+    numbers again. Use it inside the write transaction that inserts the pairs."""
+    return ("(SELECT greatest((SELECT coalesce(max(pair_no), 0) FROM pairs), "
+            f"(SELECT coalesce(max(pair_no), 0) FROM trash_pairs))) + row_number() OVER (ORDER BY {order_by})")
+
+
+def insert_metric_values(conn, source: str, params: Sequence | None = None) -> None:
+    """Insert the rows of ``source`` (a SELECT giving run_id, pair_id, metric, value) into
+    metric_values, each with its pair's ``pair_no`` (NULL when the pair is missing; readers then
+    match on pair_id). Every writer of metric values goes through here."""
+    conn.execute("INSERT INTO metric_values (run_id, pair_id, metric, value, pair_no) "
+                 f"SELECT s.run_id, s.pair_id, s.metric, s.value, p.pair_no FROM ({source}) s "
+                 "LEFT JOIN pairs p ON p.pair_id = s.pair_id", list(params or []))
+
+
+def latest_schema_version() -> int:
+    return len(all_migrations())
+
+
+def split_sql(text: str) -> list[str]:
+    # Migration files hold plain DDL/DML: no "--" or ";" inside string literals.
+    text = re.sub(r"--[^\n]*", "", text)
+    return [s.strip() for s in text.split(";") if s.strip()]
+
+
+class Connection:
+    """A DuckDB connection that finishes pending statements before (un)registering frames.
+
+    DuckDB 2 refuses ``register``/``unregister`` while an ``execute`` result
+    is unfetched (an INSERT's row count, say); the callers never need those.
+    """
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection):
+        self._conn = conn
+
+    def execute(self, sql: str, params: Sequence | None = None):
+        return self._conn.execute(sql, list(params) if params is not None else [])
+
+    def register(self, name: str, frame) -> None:
+        self._conn.complete()
+        self._conn.register(name, frame)
+
+    def unregister(self, name: str) -> None:
+        self._conn.complete()
+        self._conn.unregister(name)
+
+    def __getattr__(self, attr):
+        return getattr(self._conn, attr)
+
+
+class Store:
+    """Handle on one store file. Cheap to create; holds no open connection.
+
+    Parameters
+    ----------
+    path
+        The DuckDB file. A missing file is created (with its folder) and migrated at once; an
+        existing file's schema is checked, and migrated, on the first connection this handle opens
+        (saving an extra open of a large file: the check rides on the first read).
+    timeout
+        Seconds to keep retrying when another process holds the file.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, *, timeout: float = 30.0):
+        self.path = Path(path) if path is not None else default_store_path()
+        self.timeout = timeout
+        key = str(self.path.resolve())
+        with _PROCESS_LOCKS_GUARD:
+            self._lock = _PROCESS_LOCKS.setdefault(key, threading.RLock())
+        self._local = threading.local()  # this thread's session connection (see session())
+        self._schema_ok = False  # set once the file's schema is known to be this RadJudge's
+        if not self.path.exists():
+            self._migrate()
+
+    # -- connections -------------------------------------------------------
+
+    def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + self.timeout
+        delay = 0.01
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.Error as exc:
+                msg = str(exc).lower()
+                if not any(s in msg for s in _CONTENTION):
+                    raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+                if time.monotonic() >= deadline:
+                    raise StoreBusy(
+                        f"store {self.path} stayed locked by another process for "
+                        f"{self.timeout:.0f} s; close the other job or try again"
+                    ) from exc
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 0.5)
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read-only connection for the duration of the block (this thread's session one, inside
+        :meth:`session`)."""
+        if getattr(self._local, "active", False):
+            if self._local.conn is None:
+                self._local.conn = self._open_read()
+            yield Connection(self._local.conn)
+            return
+        conn = self._open_read()
+        try:
+            yield Connection(conn)
+        finally:
+            conn.close()
+
+    def _open_read(self) -> duckdb.DuckDBPyConnection:
+        if not self.path.exists():
+            raise StoreError(f"store {self.path} does not exist")
+        conn = self._connect(read_only=True)
+        if not self._schema_ok:
+            try:
+                current = _schema_version(conn)
+            except BaseException:
+                conn.close()
+                raise
+            if current != latest_schema_version():  # older: migrate; newer: refused there
+                conn.close()
+                self._migrate(current)
+                conn = self._connect(read_only=True)
+            self._schema_ok = True
+        return conn
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Reads of this thread inside the block share one read-only connection.
+
+        Each open of the file costs tens of ms, and the first query after it reads cold blocks;
+        a page that makes ten small reads in a row wraps them in a session and opens the file
+        once. The file stays held (read-only) until the block ends, as during one long read, so
+        keep sessions around reading, not around long computations. A write inside a session
+        closes the shared connection first (DuckDB does not mix modes in one process); the next
+        read opens it again. Nested sessions are one session.
+        """
+        if getattr(self._local, "active", False):
+            yield
+            return
+        self._local.active, self._local.conn = True, None
+        try:
+            yield
+        finally:
+            self._local.active = False
+            self._release_session()
+
+    def _release_session(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
+            conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """One write transaction: everything in the block commits, or nothing does.
+
+        The data version counter is bumped in the same transaction, so caches
+        keyed on :meth:`data_version` see every committed change.
+        """
+        self._release_session()
+        if not self._schema_ok:
+            self._migrate()
+        with self._lock:
+            conn = self._connect(read_only=False)
+            try:
+                conn.execute("BEGIN TRANSACTION")
+                try:
+                    yield Connection(conn)
+                    conn.complete()
+                    conn.execute(
+                        "UPDATE store_meta SET value = CAST(CAST(value AS BIGINT) + 1 AS VARCHAR) "
+                        "WHERE key = 'data_version'"
+                    )
+                    conn.execute("COMMIT")
+                except BaseException:
+                    try:
+                        conn.execute("ROLLBACK")
+                    except duckdb.Error:
+                        pass
+                    raise
+            except duckdb.Error as exc:
+                text = str(exc)
+                if "read-only" in text.lower() or "permission" in text.lower():
+                    raise StoreError(f"store {self.path} is not writable: {text}") from exc
+                if any(s in text.lower() for s in _WRITE_FAILED):  # disk full, file size limit
+                    raise StoreError(f"could not write store {self.path}; nothing from this operation "
+                                     f"was saved (free disk space and try again): {text}") from exc
+                raise
+            finally:
+                conn.close()
+
+    # -- convenience -------------------------------------------------------
+
+    def query_df(self, sql: str, params: Sequence | None = None) -> pd.DataFrame:
+        """Run one read query with parameters and return a DataFrame."""
+        with self.read() as conn:
+            return conn.execute(sql, list(params or [])).df()
+
+    def query_one(self, sql: str, params: Sequence | None = None):
+        with self.read() as conn:
+            row = conn.execute(sql, list(params or [])).fetchone()
+        return None if row is None else (row[0] if len(row) == 1 else row)
+
+    def execute(self, sql: str, params: Sequence | None = None) -> None:
+        """Run one write statement in its own transaction."""
+        with self.write() as conn:
+            conn.execute(sql, list(params or []))
+
+    def data_version(self) -> int:
+        """Counter bumped by every committed write (a cache key for readers)."""
+        return int(self.query_one("SELECT value FROM store_meta WHERE key = 'data_version'"))
+
+    def schema_version(self) -> int:
+        with self.read() as conn:
+            return _schema_version(conn)
+
+    # -- migrations --------------------------------------------------------
+
+    def _migrate(self, current: int | None = None) -> None:
+        """Bring the file to the latest schema; ``current``: its version, when the caller has read it."""
+        migrations = all_migrations()
+        latest = len(migrations)
+        if self.path.exists():
+            if current is None:
+                conn = self._connect(read_only=True)
+                try:
+                    current = _schema_version(conn)
+                finally:
+                    conn.close()
+            if current > latest:
+                raise StoreError(
+                    f"store {self.path} has schema v{current}, newer than this RadJudge "
+                    f"(v{latest}); upgrade RadJudge before opening it"
+                )
+            if current == latest:
+                self._schema_ok = True
+                return
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            conn = self._connect(read_only=False)
+            try:
+                current = _schema_version(conn)  # re-check: another process may have won
+                for number, name, sql in migrations:
+                    if number <= current:
+                        continue
+                    conn.execute("BEGIN TRANSACTION")
+                    try:
+                        conn.execute(
+                            "CREATE TABLE IF NOT EXISTS schema_version ("
+                            "version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                            "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+                        )
+                        for statement in split_sql(sql):
+                            conn.execute(statement)
+                        conn.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [number, name])
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+            finally:
+                conn.close()
+        self._schema_ok = True
+
+
+def _schema_version(conn: duckdb.DuckDBPyConnection) -> int:
+    exists = conn.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+    ).fetchone()[0]
+    if not exists:
+        return 0
+    value = conn.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+    return int(value or 0)

@@ -1,0 +1,31 @@
+"""What every layer shares: the six error categories, the facets pairs are filtered by, the chart colours.
+
+Error categories are GREEN's (Section 3.1.1) and VERT's Appendix D.1, in that order, with ReXVal's
+numbering 1-6. Category names here are the dashboard's; prompts keep the exact wording of their paper.
+"""
+
+from __future__ import annotations
+
+#: Error categories, in order (ReXVal's 1-6).
+CATEGORIES: tuple[str, ...] = ("a", "b", "c", "d", "e", "f")
+
+#: The six clinically significant error types of ReXVal / GREEN / VERT (GREEN section 2, VERT appendix
+#: D), as the dashboard names them; the letters are what the store keeps.
+CATEGORY_NAMES: dict[str, str] = {
+    "a": "False report of a finding",
+    "b": "Missing a finding",
+    "c": "Misidentification of a finding's anatomic location/position",
+    "d": "Misassessment of the severity of a finding",
+    "e": "Mentioning a comparison that isn't in the reference",
+    "f": "Omitting a comparison detailing a change from a prior study",
+}
+
+#: Pair metadata the pages and the CLI filter and break results down by.
+FACETS: tuple[str, ...] = ("modality", "anatomy", "system", "split")
+
+#: ``annotations.field`` of a per-pair mean over several raters as a published file carries it (e.g. ReXVal's
+#: mean errors over six): an aggregate, not a rater; it never enters inter-rater agreement.
+MEAN_FIELD = "error_count_mean"
+
+#: The colour-blind-safe Okabe-Ito palette, in its standard order: every chart of the pages and the report.
+OKABE_ITO: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")

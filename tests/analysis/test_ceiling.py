@@ -1,0 +1,71 @@
+"""The comparable ceiling: each expert against the mean of the others (leave-one-out)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import kendalltau
+
+from core.analysis.ceiling import leave_one_out, mean_tau
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _ratings(n_pairs: int = 60, n_raters: int = 5, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 5, n_pairs)
+    rows = [(f"p{p}", f"r{a}", float(max(0, truth[p] + rng.integers(-1, 2))))
+            for p in range(n_pairs) for a in range(n_raters) if not (a == 4 and p % 3 == 0)]  # r4 skips some
+    return pd.DataFrame(rows, columns=["pair_id", "annotator", "value"])
+
+
+def test_each_rater_against_the_mean_of_the_others_matches_scipy():
+    df = _ratings()
+    loo = leave_one_out(df).set_index("annotator")
+    wide = df.pivot(index="pair_id", columns="annotator", values="value")
+    for name in wide.columns:
+        others = wide.drop(columns=name)
+        keep = wide[name].notna() & others.notna().any(axis=1)
+        expected = kendalltau(wide.loc[keep, name], others[keep].mean(axis=1))
+        assert loo.at[name, "n"] == keep.sum()
+        assert loo.at[name, "tau"] == pytest.approx(expected.statistic, abs=1e-12)
+    assert loo.at["r4", "n"] == 40
+    assert mean_tau(loo) == pytest.approx(loo["tau"].mean())
+
+
+def test_equal_means_tie_exactly_whatever_the_float_noise():
+    # Others' means 0.1 + 0.2 (=0.3) and 0.3 + 0.0: equal rationals must be one tied value.
+    df = pd.DataFrame([("a", "x", 0.1), ("a", "y", 0.2), ("a", "z", 1.0),
+                       ("b", "x", 0.3), ("b", "y", 0.0), ("b", "z", 1.0),
+                       ("c", "x", 0.9), ("c", "y", 0.9), ("c", "z", 0.0)], columns=["pair_id", "annotator", "value"])
+    z = leave_one_out(df, min_n=2).set_index("annotator").loc["z"]
+    exact = kendalltau([1.0, 1.0, 0.0], [0.15, 0.15, 0.9])  # the others' means as exact rationals
+    assert z["tau"] == pytest.approx(exact.statistic, abs=1e-12) and z["n"] == 3
+
+
+def test_two_raters_leave_one_out_is_their_pairwise_tau_and_one_rater_gives_nothing():
+    df = _ratings(n_raters=2)
+    loo = leave_one_out(df)
+    wide = df.pivot(index="pair_id", columns="annotator", values="value")
+    assert loo["tau"].tolist() == pytest.approx([kendalltau(wide["r0"], wide["r1"]).statistic] * 2, abs=1e-12)
+    assert leave_one_out(df[df["annotator"] == "r0"]).empty and math.isnan(mean_tau(leave_one_out(df.iloc[:0])))
+
+
+def test_agreement_prints_the_leave_one_out_ceiling_and_the_alpha_level(demo_store):
+    done = subprocess.run([sys.executable, "-m", "core", "--store", str(demo_store.path), "agreement", "--dataset",
+                           "demo", "--target", "sig_errors", "--json"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["alpha_level"] == "ratio" and len(out["leave_one_out"]) == 2
+    assert out["loo_tau"] == pytest.approx(out["mean_tau"], abs=1e-12)  # two experts: the same figure
+    text = subprocess.run([sys.executable, "-m", "core", "--store", str(demo_store.path), "agreement", "--dataset",
+                           "demo"], cwd=ROOT, capture_output=True, text=True, timeout=300).stdout
+    assert "Krippendorff's alpha (score, interval level)" in text and "leave-one-out" in text

@@ -1,0 +1,232 @@
+"""The Run judges page through AppTest: offline runs inline, model runs in the background."""
+
+from __future__ import annotations
+
+import time
+
+from core.reads import frames as analysis
+from core.store.db import Store
+from tests.apptest_helpers import assert_ok, open_page, table, use_fake_model
+from tests.fake_openai import FakeOpenAI
+
+MODEL = "openai/fake-judge"
+
+
+def _open(app_test, store):
+    return open_page(app_test, store, "pages/run.py")
+
+
+def _metric(at, label: str) -> str:
+    found = [m.value for m in at.metric if m.label == label]
+    assert len(found) == 1, [m.label for m in at.metric]
+    return found[0]
+
+
+def _sample(at, n: int, seed: int):
+    at.radio(key="run_pick").set_value("sample").run()
+    at.number_input(key="run_n").set_value(n)
+    at.number_input(key="run_seed").set_value(seed).run()
+    assert_ok(at)
+
+
+def _expected_sample(store: Store, n: int, seed: int) -> set[str]:
+    """The seeded sample computed independently of the page."""
+    index = analysis.pair_facets(store, "demo").sort_values(["ext_id", "pair_id"], ignore_index=True)
+    return set(index.sample(n=n, random_state=seed)["pair_id"])
+
+
+def _state(at, key: str):
+    return at.session_state[key] if key in at.session_state else None
+
+
+def _wait_for_job(at, timeout: float = 60.0):
+    """Poll the page (as the fragment does in a browser) until the background job is done."""
+    deadline = time.monotonic() + timeout
+    while _state(at, "run_last") is None:
+        assert time.monotonic() < deadline, "background run did not finish in time"
+        time.sleep(0.3)
+        at.run()
+        assert_ok(at)
+    return _state(at, "run_last")
+
+
+def test_rules_run_lands_in_store_and_second_estimate_is_all_cached(app_test, demo_store_copy: Store,
+                                                                      no_models):
+    store = demo_store_copy
+    at = _open(app_test, store)
+    assert at.multiselect(key="run_judges").value == ["rules"]
+    _sample(at, 12, 5)
+    assert any("seed 5" in c.value for c in at.caption)
+    assert _metric(at, "Calls") == "12"
+    assert _metric(at, "Cache hits") == "0"
+
+    at.button(key="run_start").click().run()
+    assert_ok(at)
+    runs = store.query_df("SELECT run_id, judge_kind, status, n_ok, n_failed FROM judge_runs")
+    assert runs[["judge_kind", "status", "n_ok", "n_failed"]].values.tolist() == [["rules", "done", 12, 0]]
+    stored = set(store.query_df("SELECT pair_id FROM judge_outputs WHERE run_id = ?",
+                                [runs["run_id"].iloc[0]])["pair_id"])
+    assert stored == _expected_sample(store, 12, 5)
+    assert any(s.value.startswith("Finished: 12 answered (0 of them unreadable as the prompt's format), 0 failed")
+               for s in at.success)
+    assert [b for b in at.button if b.key == "run_to_correlations"]  # the way on to the results
+    results = table(at, "run_id", "status")
+    assert results[["judge", "ok", "failed_total"]].values.tolist() == [["rules", 12, 0]]
+
+    # Same selection again: every call is a cache hit, nothing left to send.
+    assert _metric(at, "Cache hits") == "12"
+    assert _metric(at, "To send") == "0"
+    estimate = table(at, "to send")
+    assert estimate["cached"].tolist() == estimate["calls"].tolist() == [12]
+
+    # the run's results show up on the Correlations page of the same session
+    at.switch_page("pages/correlations.py").run()
+    assert_ok(at)
+    shown = at.table[0].value
+    assert "rules" in shown.index.astype(str).tolist() + shown.iloc[:, 0].astype(str).tolist()
+    assert any("12 pairs" in m.value for m in at.markdown) or any("12 pairs" in c.value for c in at.caption)
+
+
+def test_without_models_offline_judges_work_and_the_page_says_how_to_configure(app_test, demo_store: Store,
+                                                                              no_models):
+    at = _open(app_test, demo_store)
+    message = " ".join(i.value for i in at.info)
+    assert "RADJUDGE_MODELS" in message and ".streamlit/secrets.toml.example" in message
+    assert at.multiselect(key="run_judges").options == ["rules", "lexical", "length"]
+    at.multiselect(key="run_judges").set_value(["rules", "lexical"]).run()
+    assert_ok(at)
+    assert _metric(at, "Calls") == "240"  # 120 pairs x 2 judges
+    assert _metric(at, "Estimated cost") == "$0.0000"
+    assert at.query_params["judge"] == ["rules", "lexical"]
+
+
+def test_local_only_is_shown_and_enforced(app_test, demo_store_copy: Store, monkeypatch):
+    monkeypatch.setenv("RADJUDGE_MODELS", "openai/gpt-4o-mini")
+    monkeypatch.delenv("RADJUDGE_API_BASE", raising=False)
+    monkeypatch.setenv("RADJUDGE_LOCAL_ONLY", "true")
+    at = _open(app_test, demo_store_copy)
+    assert any("local only" in m.value and "badge" in m.value for m in at.markdown)
+    _sample(at, 3, 0)
+    at.multiselect(key="run_judges").set_value(["openai/gpt-4o-mini"]).run()
+    assert_ok(at)
+    assert any("local_only is on" in e.value for e in at.error)
+    at.button(key="run_start").click().run()
+    job = _wait_for_job(at)
+    assert job.results[0]["status"] == "refused"
+    assert any("EndpointRefused" in e.value for e in at.error)
+    assert demo_store_copy.query_one("SELECT count(*) FROM judge_runs") == 0  # refused before any work
+
+
+def test_model_run_in_background_then_retry_failed_and_all_cached(app_test, demo_store_copy: Store,
+                                                                   monkeypatch):
+    store = demo_store_copy
+    ids = _expected_sample(store, 5, 1)
+    pairs = store.query_df("SELECT pair_id, candidate FROM pairs WHERE pair_id IN (SELECT unnest(?::VARCHAR[])) "
+                           "ORDER BY ext_id", [sorted(ids)])
+    # A marker unique to one sampled pair: its first request fails (HTTP 400, not retried), later ones succeed.
+    others = " ".join(store.query_df("SELECT candidate FROM pairs WHERE pair_id != ?",
+                                     [pairs["pair_id"].iloc[0]])["candidate"])
+    text = pairs["candidate"].iloc[0]
+    marker = next(text[i:i + 40] for i in range(0, len(text) - 40) if text[i:i + 40] not in others)
+    with FakeOpenAI(plan={marker: ["400"]}) as server:
+        use_fake_model(monkeypatch, server.url, MODEL)
+        at = _open(app_test, store)
+        models = table(at, "model", "endpoint")
+        assert models[["model", "local", "key", "status"]].values.tolist() == [[MODEL, True, "not needed", "ready"]]
+        _sample(at, 5, 1)
+        at.multiselect(key="run_judges").set_value([MODEL]).run()
+        assert_ok(at)
+        assert _metric(at, "Calls") == "5" and _metric(at, "Cache hits") == "0"
+        assert _metric(at, "Estimated cost") == "unknown"  # not in litellm's price table
+
+        at.button(key="run_start").click().run()
+        assert_ok(at)
+        job = _wait_for_job(at)
+        assert (job.ok, job.failed) == (4, 1)
+        failures = table(at, "id", "error")
+        assert len(failures) == 1 and "400" in failures["error"].iloc[0]
+        run = store.query_df("SELECT judge_kind, model, n_ok, n_failed FROM judge_runs")
+        assert run.values.tolist() == [["llm", MODEL, 4, 1]]
+        assert _metric(at, "Cache hits") == "4"
+
+        sent_before = server.requests
+        at.button(key="run_retry").click().run()
+        assert_ok(at)
+        job = _wait_for_job(at)
+        assert server.requests == sent_before + 1  # only the failure is sent again
+        assert store.query_df("SELECT n_ok, n_failed FROM judge_runs").values.tolist() == [[5, 0]]
+        assert any(s.value.startswith("Finished: 5 answered (0 of them unreadable as the prompt's format), 0 failed")
+                   for s in at.success)
+        assert _metric(at, "Cache hits") == "5"
+        assert set(store.query_df("SELECT pair_id FROM judge_outputs")["pair_id"]) == ids
+
+
+def test_secret_key_marks_the_model_usable_and_is_never_shown(app_test, demo_store: Store, monkeypatch):
+    secret = "sk-" + "ant-page-secret-0123456789"  # fake; no key-shaped literal tracked
+    monkeypatch.setenv("RADJUDGE_MODELS", "anthropic/claude-3-5-haiku-20241022,gemini/gemini-1.5-flash")
+    for var in ("RADJUDGE_API_BASE", "RADJUDGE_LOCAL_ONLY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
+                "GOOGLE_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    at = app_test(demo_store)
+    at.secrets["ANTHROPIC_API_KEY"] = secret
+    at.switch_page("pages/run.py")
+    at.run()
+    assert_ok(at)
+    models = table(at, "model", "endpoint").set_index("model")
+    assert models.loc["anthropic/claude-3-5-haiku-20241022", "key"] == "present"
+    assert models.loc["gemini/gemini-1.5-flash", "status"] == "no key"
+    shown = [str(e.value) for kind in ("markdown", "caption", "info", "error", "warning", "text", "code")
+             for e in at.get(kind)] + [d.value.to_csv() for d in at.dataframe]
+    assert shown and not any(secret in s for s in shown)
+
+
+def test_cancel_stops_a_background_run_and_keeps_its_answers(app_test, demo_store_copy: Store, monkeypatch):
+    store = demo_store_copy
+    with FakeOpenAI(latency=0.4) as server:
+        use_fake_model(monkeypatch, server.url, MODEL)
+        at = _open(app_test, store)
+        _sample(at, 30, 2)
+        at.multiselect(key="run_judges").set_value([MODEL]).run()
+        at.number_input(key="run_concurrency").set_value(1).run()
+        at.button(key="run_start").click().run()
+        assert_ok(at)
+        assert any(" / 30 answers" in p.proto.text for p in at.get("progress"))  # the polled progress bar
+        at.button(key="run_cancel").click().run()
+        job = _wait_for_job(at)
+    assert job.cancel.is_set() and job.results[0]["status"] == "cancelled"
+    assert any(w.value.startswith("Cancelled:") for w in at.warning)
+    kept = store.query_one("SELECT count(*) FROM judge_outputs WHERE error IS NULL")
+    assert kept < 30 and server.requests < 30  # stopped early
+    assert store.query_one("SELECT status FROM judge_runs") == "cancelled"
+    assert kept == store.query_one("SELECT n_ok FROM judge_runs")
+
+
+def test_few_shot_pools_are_explained_and_d9_takes_its_run_on_the_page(app_test, demo_store_copy: Store,
+                                                                        monkeypatch):
+    from core.judges.llm import run_llm_judge
+
+    store = demo_store_copy
+    with FakeOpenAI() as server:
+        use_fake_model(monkeypatch, server.url, MODEL)
+        at = _open(app_test, store)
+        _sample(at, 3, 0)
+        at.multiselect(key="run_judges").set_value([MODEL]).run()
+        at.multiselect(key="run_prompts").set_value(["vert_rate_err", "vert_rate_err_10"]).run()
+        assert_ok(at)
+        captions = " ".join(c.value for c in at.caption).replace("\\", "")  # as rendered
+        assert "python -m core inject" in captions and "--kind omission" in captions  # how to make D.7's pool
+        assert any("no such run yet" in i.value for i in at.info)  # D.9: what is missing, and how to make it
+        errors = [e.value.replace("\\", "") for e in at.error]
+        assert any("vert_rate_err_10" in e and "needs the run" in e for e in errors), errors
+
+        pairs = store.query_df("SELECT pair_id FROM pairs WHERE dataset = 'demo' ORDER BY ext_id LIMIT 14")
+        vert = run_llm_judge(store, dataset="demo", model=MODEL, prompt_id="vert", api_base=server.url,
+                             pair_ids=list(pairs["pair_id"]))
+        at = _open(app_test, store)
+        _sample(at, 3, 0)
+        at.multiselect(key="run_judges").set_value([MODEL]).run()
+        at.multiselect(key="run_prompts").set_value(["vert_rate_err_10"]).run()
+        assert_ok(at)
+        assert at.selectbox(key="run_shot_run").value == vert.run_id
+        assert not [e for e in at.error if "rate" in e.value]  # the plan has its shots now
+        assert _metric(at, "Calls") == "3"

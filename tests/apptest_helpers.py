@@ -1,0 +1,61 @@
+"""Helpers shared by the AppTest page tests (tests/test_page_*.py).
+
+- ``assert_ok(at)``: the last run raised nothing (the exceptions are the failure message).
+- ``open_page(app_test, store, page, params, via_home=False)``: an AppTest on ``page``, run once.
+- ``tables(at, *columns)`` / ``table(at, *columns)``: the shown tables having all these columns.
+- ``judged_copy(demo_store, tmp_path_factory, folder, *judges)``: a copy of the demo store with
+  the offline ``judges`` run on it.
+- ``use_fake_model(monkeypatch, url, model)``: the pages offer ``model``, served at ``url``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from core.judges import run_judge
+from core.store.db import Store
+from tests.conftest import copy_store
+
+FAKE_MODEL = "openai/fake-judge"
+
+
+def assert_ok(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def open_page(app_test, store, page: str, params: dict | None = None, *, via_home: bool = False):
+    """``page`` under AppTest, run once; ``via_home`` runs app.py's home page first (as a visitor
+    who lands on the dashboard and then picks the page)."""
+    at = app_test(store, params)
+    if via_home:
+        at.run()
+    at.switch_page(page)
+    at.run()
+    assert_ok(at)
+    return at
+
+
+def tables(at, *columns: str):
+    """The tables having all these columns, in page order (read-only tables expose no key to AppTest)."""
+    return [d.value for d in at.dataframe if set(columns) <= set(d.value.columns)]
+
+
+def table(at, *columns: str):
+    found = tables(at, *columns)
+    assert len(found) == 1, [list(d.value.columns) for d in at.dataframe]
+    return found[0]
+
+
+def judged_copy(demo_store: Store, tmp_path_factory: pytest.TempPathFactory, folder: str, *judges: str) -> Store:
+    """A private copy of the demo store (in a fresh ``folder``) with the offline ``judges`` run on ``demo``."""
+    store = copy_store(demo_store, tmp_path_factory.mktemp(folder) / "judged.duckdb")
+    for judge in judges:
+        run_judge(store, dataset="demo", judge=judge)
+    return store
+
+
+def use_fake_model(monkeypatch: pytest.MonkeyPatch, url: str, model: str = FAKE_MODEL) -> None:
+    """Configure ``model`` at ``url`` (a FakeOpenAI server) as the only model, not local-only."""
+    monkeypatch.setenv("RADJUDGE_MODELS", model)
+    monkeypatch.setenv("RADJUDGE_API_BASE", url)
+    monkeypatch.delenv("RADJUDGE_LOCAL_ONLY", raising=False)
