@@ -18,7 +18,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.distill import INSTALL_HINT, ml_available
-from core.distill.data import EXPERT, LABELS, list_models, load_card, teacher_choices
+from core.distill.data import DEFAULTS, EXPERT, LABELS, list_models, load_card, teacher_choices
+from core.distill.generate import AUTO_GENERATED, MAX_GENERATED
 from pages._shared import (
     OKABE_ITO,
     cached,
@@ -30,7 +31,8 @@ from pages._shared import (
     url_value,
 )
 
-ENCODERS = {"minilm": "all-MiniLM-L6-v2 (packaged; best)", "tiny": "tiny built-in (seconds; for trials)"}
+ENCODERS = {"tiny": "tiny built-in (default: fast on CPU)", "minilm": "all-MiniLM-L6-v2 (packaged; slow on CPU)",
+            "minilm:2": "first 2 layers of MiniLM (a third of its cost)"}
 
 
 @cached
@@ -65,6 +67,18 @@ def comparison_table(card: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def side_table(store, card: dict) -> tuple[pd.DataFrame, str | None]:
+    """CREPE Table 3 style: student, teacher, LLM judges; ms/pair and tau vs experts on the test pairs."""
+    from core.distill.compare import side_by_side
+
+    table, note = side_by_side(store, card)
+    table["tau vs experts"] = [f"{_fmt(t)}{_ci(ci)}" for t, ci in zip(table["tau_vs_experts"],
+                                                                       table["tau_vs_experts_ci"], strict=True)]
+    table["ms / pair"] = [_fmt(v, 2) for v in table["ms_per_pair"]]
+    table["tau vs teacher"] = [_fmt(v) for v in table["tau_vs_teacher"]]
+    return table[["scorer", "role", "metric", "ms / pair", "n", "tau vs experts", "tau vs teacher"]], note
+
+
 def mae_table(card: dict) -> pd.DataFrame:
     return pd.DataFrame([{"pairs": s, **{c: card["metrics"][s]["mae"][c] for c in LABELS}}
                          for s in ("all", "no_identical")])
@@ -82,7 +96,7 @@ def speed_figure(card: dict) -> go.Figure:
     return fig
 
 
-def result_card(card: dict, dataset: str, synthetic: bool) -> None:
+def result_card(store, card: dict, dataset: str, synthetic: bool) -> None:
     st.subheader(f"Student {escape_md(card['name'])} · teacher {escape_md(card['teacher'])}")
     all_m = card["metrics"]["all"]
     cols = st.columns(4)
@@ -95,6 +109,19 @@ def result_card(card: dict, dataset: str, synthetic: bool) -> None:
                f"validation {card['n_val']}); encoder {escape_md(card['encoder'])}; seed {card['seed']}; "
                f"epochs run {card['epochs_run']} of {card['epochs']} (best {card['best_epoch']}); expert target "
                f"{escape_md(card.get('expert_target') or 'none')}; 95% CIs: bootstrap over groups, 1,000 resamples.")
+    st.markdown("**Side by side on the held-out pairs** (CREPE Table 3 style: student, its teacher, and the "
+                "LLM judges it could stand in for)")
+    side, note = side_table(store, card)
+    show_table(side, hide_index=True)
+    if note:
+        st.caption(escape_md(note))
+    download_csv(side, dataset, synthetic, f"distill-{card['name']}-side-by-side", key=f"dl_side_{card['name']}")
+    q = card.get("quantization") or {}
+    if q.get("int8"):
+        st.caption(f"Scoring: float32 {q['fp32']['ms_per_pair']:.2f} ms/pair (tau vs teacher {_fmt(q['fp32']['tau'])}), "
+                   f"int8 {q['int8']['ms_per_pair']:.2f} ms/pair (tau {_fmt(q['int8']['tau'])}): uses "
+                   f"{'int8' if q.get('int8_used') else 'float32'}. Generated training pairs: "
+                   f"{card.get('n_generated', 0)}; tokens per pair at most {card.get('max_length_used')}.")
     table = comparison_table(card)
     show_table(table, hide_index=True)
     download_csv(table, dataset, synthetic, f"distill-{card['name']}-agreement", key=f"dl_agree_{card['name']}")
@@ -131,12 +158,15 @@ with st.form("train"):
                            index=teachers.index(wanted) if wanted in teachers else len(teachers) - 1)
     enc_keys = list(ENCODERS)
     encoder = st.selectbox("Encoder", enc_keys, format_func=ENCODERS.get,
-                           index=enc_keys.index(url_value("encoder", "minilm")) if url_value("encoder") in enc_keys
+                           index=enc_keys.index(url_value("encoder", DEFAULTS["encoder"])) if url_value("encoder") in enc_keys
                            else 0)
     c1, c2, c3 = st.columns(3)
-    epochs = c1.number_input("Epochs (at most; early stopping)", 1, 50, _url_int("epochs", 3, 1, 50))
+    epochs = c1.number_input("Epochs (at most; early stopping)", 1, 50,
+                             _url_int("epochs", DEFAULTS["epochs"], 1, 50))
     pairs = c2.number_input("Pairs (0 = all; whole groups, seeded)", 0, 1_000_000, _url_int("pairs", 0, 0, 1_000_000))
     seed = c3.number_input("Seed", 0, 10_000, 0)
+    generated = st.number_input(f"Generated training pairs (-1 = auto: {AUTO_GENERATED:,} when the teacher labels "
+                                "offline, e.g. rules, else 0; never held out)", -1, MAX_GENERATED, -1, step=1000)
     default_name = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in f"{teacher}-{encoder}")[:64]
     name = st.text_input("Model name", default_name)
     submitted = st.form_submit_button("Train", type="primary")
@@ -156,7 +186,8 @@ if submitted:
 
     try:
         card = train_student(store, dataset=dataset, teacher=teacher, name=name, epochs=int(epochs),
-                             encoder=encoder, max_pairs=int(pairs) or None, seed=int(seed), progress=progress)
+                             encoder=encoder, max_pairs=int(pairs) or None, seed=int(seed),
+                             generated=None if generated < 0 else int(generated), progress=progress)
     except ValueError as exc:
         st.error(str(exc))
     else:
@@ -172,7 +203,7 @@ wanted = url_value("model", models[-1])
 chosen = st.selectbox("Trained students", models, index=models.index(wanted) if wanted in models else 0)
 set_url("model", chosen)
 card = load_card(store, chosen)
-result_card(card, dataset, synthetic)
+result_card(store, card, dataset, synthetic)
 if st.button("Score the other pairs with this student", help="judge --judge distilled:NAME: writes its "
              "counts and score for every pair outside its training and validation splits"):
     from core.judges import run_judge

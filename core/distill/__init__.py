@@ -8,9 +8,12 @@ message.
 | module | holds |
 | --- | --- |
 | ``data`` | the teacher's labels (expert or any judge run), the seeded group split, model cards on disk |
-| ``model`` | the encoders (packaged MiniLM, a local path, a tiny built-in one) and the CREPE heads and loss |
+| ``generate`` | generated training pairs labelled by running an offline teacher (rules); training split only |
+| ``model`` | the encoders (tiny built-in default, packaged MiniLM or its first k layers, a local path), CREPE heads and loss |
+| ``fast`` | CPU defaults: threads = cores, token budget from the data, length-sorted batches, int8 scoring |
 | ``train`` | training with early stopping on validation Kendall tau; saving weights + card |
 | ``evaluate`` | tau/rho with CIs vs teacher and experts, MAE per category, identical pairs removed |
+| ``compare`` | side by side (CREPE Table 3): student, teacher, LLM runs; ms/pair and tau vs experts on the test pairs |
 | ``judge`` | ``--judge distilled:NAME``: scores the pairs outside the training split into the store |
 | ``export`` | VERT Sec. 4.1.4 chat-template JSONL for fine-tuning an LLM judge |
 """

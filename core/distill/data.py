@@ -25,6 +25,9 @@ LABELS = tuple(f"sig_{c}" for c in CATEGORIES)
 EXPERT = "expert"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SPLITS = ("train", "val", "test")
+# What ``distill`` does without flags (docs/DISTILL.md "Measured here" says why these).
+# generated None: "auto" (core.distill.generate.resolve_generated: AUTO_GENERATED for an offline teacher, else 0).
+DEFAULTS = {"encoder": "tiny", "epochs": 20, "patience": 3, "generated": None}
 
 
 def check_name(name: str) -> str:
@@ -36,7 +39,7 @@ def check_name(name: str) -> str:
 def resolve_teacher(store: Store, dataset: str, teacher: str) -> dict:
     """``expert``, or a run of ``dataset`` by its judge label (as on every page) or its run id."""
     if teacher == EXPERT:
-        return {"kind": EXPERT, "label": EXPERT, "run_id": None}
+        return {"kind": EXPERT, "label": EXPERT, "run_id": None, "judge_kind": None}
     runs = judge_runs(store, dataset)
     hit = runs[(runs["run_id"] == teacher) | (runs["judge"] == teacher)]
     if hit.empty:
@@ -45,7 +48,8 @@ def resolve_teacher(store: Store, dataset: str, teacher: str) -> dict:
     row = hit.iloc[0]
     if str(row["judge_kind"]) == "distilled":
         raise ValueError(f"teacher '{teacher}' is itself a distilled scorer; distil from its teacher instead")
-    return {"kind": "run", "label": str(row["judge"]), "run_id": str(row["run_id"])}
+    return {"kind": "run", "label": str(row["judge"]), "run_id": str(row["run_id"]),
+            "judge_kind": str(row["judge_kind"])}
 
 
 def teacher_labels(store: Store, dataset: str, teacher: dict) -> pd.DataFrame:

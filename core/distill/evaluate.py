@@ -25,7 +25,7 @@ def _finite(v: float | None) -> float | None:
     return None if v is None or not math.isfinite(v) else round(float(v), 4)
 
 
-def _corr(x, y, groups, seed: int) -> dict:
+def tau_rho_with_ci(x, y, groups, seed: int) -> dict:
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     base = correlation(x, y, min_n=3)
@@ -46,14 +46,14 @@ def agreement(frame: pd.DataFrame, labels: tuple[str, ...], seed: int, expert_si
     student = pred.sum(axis=1)
     teacher = frame["teacher_score"].to_numpy(dtype=float) if "teacher_score" in frame else teach.sum(axis=1)
     groups = frame["group"].to_numpy()
-    out = {"n": len(frame), "vs_teacher": _corr(student, teacher, groups, seed),
+    out = {"n": len(frame), "vs_teacher": tau_rho_with_ci(student, teacher, groups, seed),
            "mae": {c: _finite(float(np.abs(pred[:, i] - teach[:, i]).mean())) if len(frame) else None
                    for i, c in enumerate(labels)}}
     if "expert" in frame:
         has = frame["expert"].notna().to_numpy()
         sign = expert_sign
-        out["vs_expert"] = _corr(student[has], sign * frame["expert"].to_numpy(dtype=float)[has], groups[has], seed)
-        out["teacher_vs_expert"] = _corr(teacher[has], sign * frame["expert"].to_numpy(dtype=float)[has],
+        out["vs_expert"] = tau_rho_with_ci(student[has], sign * frame["expert"].to_numpy(dtype=float)[has], groups[has], seed)
+        out["teacher_vs_expert"] = tau_rho_with_ci(teacher[has], sign * frame["expert"].to_numpy(dtype=float)[has],
                                          groups[has], seed)
     return out
 

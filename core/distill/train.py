@@ -32,7 +32,9 @@ import pandas as pd
 
 from core.analysis.stats import correlation
 from core.distill import evaluate
+from core.distill.compare import expert_target, teacher_ms
 from core.distill.data import (
+    DEFAULTS,
     LABELS,
     check_name,
     group_split,
@@ -42,13 +44,14 @@ from core.distill.data import (
     resolve_teacher,
     sample_groups,
 )
+from core.distill.fast import auto_max_length, choose_int8, length_batches, quantize, set_threads
+from core.distill.generate import SEED_OFFSET, check_generated, generated_pairs, resolve_generated
 from core.distill.model import CrepeModel, PairTokenizer, crepe_loss, device, predict, torch
-from core.reads.targets import dataset_targets
 from core.store.db import Store
 
 DEFAULT_LR = {"tiny": 1e-3}  # every other encoder: 5e-5 (fine-tuning a pretrained BERT)
 CONFIG_KEYS = ("dataset", "teacher_run_id", "teacher", "encoder", "epochs", "seed", "max_pairs", "max_length",
-               "batch_size", "lr", "dropout", "patience", "val_frac", "test_frac")
+               "batch_size", "lr", "dropout", "patience", "val_frac", "test_frac", "generated")
 
 
 def _val_tau(pred: np.ndarray, labels: np.ndarray) -> float:
@@ -56,31 +59,18 @@ def _val_tau(pred: np.ndarray, labels: np.ndarray) -> float:
     return tau if math.isfinite(tau) else -math.inf
 
 
-def _expert_target(store: Store, dataset: str) -> tuple[str | None, int, pd.DataFrame]:
-    """The expert target the student is compared with: sig_errors if annotated, else the score (negated)."""
-    t = dataset_targets(store, dataset)
-    for name, sign in (("sig_errors", 1), ("score", -1)):
-        sub = t[t["target"] == name]
-        if not sub.empty:
-            return name, sign, sub[["pair_id", "value"]].rename(columns={"value": "expert"})
-    return None, 1, pd.DataFrame(columns=["pair_id", "expert"])
-
-
-def _teacher_ms(store: Store, run_id: str | None) -> float | None:
-    if run_id is None:
-        return None
-    v = store.query_one("SELECT avg(latency_ms) FROM judge_outputs WHERE run_id = ? AND error IS NULL "
-                        "AND latency_ms IS NOT NULL", [run_id])
-    return None if v is None else round(float(v), 3)
-
-
-def train_student(store: Store, *, dataset: str, teacher: str, name: str, epochs: int = 3,
-                  encoder: str = "minilm", max_pairs: int | None = None, seed: int = 0, batch_size: int = 16,
-                  lr: float | None = None, max_length: int = 256, dropout: float = 0.1, patience: int = 2,
-                  val_frac: float = 0.1, test_frac: float = 0.1, replace: bool = False,
+def train_student(store: Store, *, dataset: str, teacher: str, name: str, epochs: int = DEFAULTS["epochs"],
+                  encoder: str = DEFAULTS["encoder"], max_pairs: int | None = None, seed: int = 0,
+                  batch_size: int = 16, lr: float | None = None, max_length: int | None = None,
+                  dropout: float = 0.1, patience: int = DEFAULTS["patience"], val_frac: float = 0.1,
+                  test_frac: float = 0.1, generated: int | None = DEFAULTS["generated"], replace: bool = False,
                   progress: Callable[[int, int, dict], None] | None = None) -> dict:
     """Train, evaluate on the held-out test split, save; returns the model card.
 
+    ``max_length`` None: from the data (core.distill.fast.auto_max_length).
+    ``generated``: that many generated pairs, labelled by the (offline)
+    teacher, join the training split only (core.distill.generate); None:
+    AUTO_GENERATED for an offline teacher, else 0.
     Re-running with the same settings returns the saved card without training
     (``reused: true``); a different model under an existing name is refused
     unless ``replace``.
@@ -91,10 +81,12 @@ def train_student(store: Store, *, dataset: str, teacher: str, name: str, epochs
     if max_pairs is not None and max_pairs < 10:
         raise ValueError("max_pairs must be at least 10")
     t_info = resolve_teacher(store, dataset, teacher)
+    n_gen = resolve_generated(t_info, generated)
+    check_generated(t_info, n_gen)
     config = {"dataset": dataset, "teacher_run_id": t_info["run_id"], "teacher": t_info["label"],
               "encoder": encoder, "epochs": epochs, "seed": seed, "max_pairs": max_pairs, "max_length": max_length,
               "batch_size": batch_size, "lr": lr or DEFAULT_LR.get(encoder, 5e-5), "dropout": dropout,
-              "patience": patience, "val_frac": val_frac, "test_frac": test_frac}
+              "patience": patience, "val_frac": val_frac, "test_frac": test_frac, "generated": generated}
     out_dir = model_dir(store, name)
     if (out_dir / "card.json").exists():
         card = json.loads((out_dir / "card.json").read_text(encoding="utf-8"))
@@ -111,16 +103,22 @@ def train_student(store: Store, *, dataset: str, teacher: str, name: str, epochs
                          f"'{t_info['label']}'; need at least 10")
     frame["split"] = group_split(frame["group"], seed, val_frac, test_frac)
     parts = {s: frame[frame["split"] == s].reset_index(drop=True) for s in ("train", "val", "test")}
+    all_pairs = store.query_df("SELECT reference, candidate FROM pairs WHERE dataset = ?", [dataset])
+    held_out = set(parts["val"]["reference"]) | set(parts["test"]["reference"])
+    extra, n_dropped = generated_pairs(t_info, n_gen, seed, all_pairs, held_out)
+    train = pd.concat([parts["train"], extra], ignore_index=True) if len(extra) else parts["train"]
 
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+    threads = set_threads()
     dev = device()
     started = time.monotonic()
-    tokenizer = PairTokenizer(encoder, max_length)
-    model = CrepeModel(encoder, max_length, dropout).to(dev)
+    tokenizer = PairTokenizer(encoder, max_length or 512)
+    lengths = np.array(tokenizer.lengths(train["reference"].tolist(), train["candidate"].tolist()))
+    tokenizer.max_length = max_length or auto_max_length(lengths, encoder, tokenizer.model_limit)
+    model = CrepeModel(encoder, tokenizer.max_length, dropout).to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=config["lr"])
-    train = parts["train"]
     y_train = torch.tensor(train[list(LABELS)].to_numpy(dtype=np.float32))
     val_labels = parts["val"][list(LABELS)].to_numpy(dtype=float)
     gen = torch.Generator().manual_seed(seed)
@@ -128,13 +126,12 @@ def train_student(store: Store, *, dataset: str, teacher: str, name: str, epochs
     total_steps = steps_per_epoch * epochs
     best = {"tau": -math.inf, "epoch": 0, "state": None}
     history, step, stale = [], 0, 0
+    refs, cands = train["reference"].tolist(), train["candidate"].tolist()
     for epoch in range(1, epochs + 1):
         model.train()
-        order = torch.randperm(len(train), generator=gen).tolist()
         losses = []
-        for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
-            batch = tokenizer(train["reference"].iloc[idx].tolist(), train["candidate"].iloc[idx].tolist())
+        for idx in length_batches(np.minimum(lengths, tokenizer.max_length), batch_size, gen):
+            batch = tokenizer([refs[i] for i in idx], [cands[i] for i in idx])
             counts, logits = model(**{k: v.to(dev) for k, v in batch.items()})
             loss = crepe_loss(counts, logits, y_train[idx].to(dev))
             opt.zero_grad()
@@ -161,29 +158,61 @@ def train_student(store: Store, *, dataset: str, teacher: str, name: str, epochs
     train_seconds = time.monotonic() - started
 
     test = parts["test"]
-    t0 = time.perf_counter()
-    pred = predict(model, tokenizer, test["reference"].tolist(), test["candidate"].tolist())
-    ms_per_pair = (time.perf_counter() - t0) * 1000 / max(len(test), 1)
-    target_name, sign, expert = _expert_target(store, dataset)
+    pred, quant = score_test(model, tokenizer, test, dev)
+    target_name, sign, expert = expert_target(store, dataset)
     ev = test.merge(expert, on="pair_id", how="left")
     for i, c in enumerate(LABELS):
         ev[f"pred_{c}"] = pred[:, i]
     metrics = evaluate.report(ev, LABELS, seed, expert_sign=sign)
 
     card = config | {
-        "name": name, "teacher_kind": t_info["kind"], "labels": list(LABELS), "device": dev,
+        "name": name, "teacher_kind": t_info["kind"], "teacher_judge_kind": t_info["judge_kind"],
+        "labels": list(LABELS), "device": dev, "threads": threads,
         "torch": torch.__version__, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "epochs_run": len(history), "best_epoch": best["epoch"], "history": history,
         "n_train": len(parts["train"]), "n_val": len(parts["val"]), "n_test": len(test),
+        "n_generated": len(extra), "n_generated_dropped": int(n_dropped),
+        "generated_source": {"generator": "core.ingest.synth", "seed": seed + SEED_OFFSET} if n_gen else None,
+        "max_length_used": tokenizer.max_length,
+        "train_tokens": {"p50": int(np.percentile(lengths, 50)), "p95": int(np.percentile(lengths, 95)),
+                         "max": int(lengths.max())},
         "n_unlabelled": int(n_unlabelled), "split_seed": seed,
         "splits": {s: parts[s]["pair_id"].tolist() for s in ("train", "val", "test")},
-        "trained_text_hashes": sorted(pair_text_hash(r, c) for s in ("train", "val")
-                                      for r, c in zip(parts[s]["reference"], parts[s]["candidate"], strict=True)),
-        "expert_target": target_name, "metrics": metrics, "ms_per_pair": round(ms_per_pair, 3),
-        "teacher_ms_per_pair": _teacher_ms(store, t_info["run_id"]), "train_seconds": round(train_seconds, 2),
+        "trained_text_hashes": sorted({pair_text_hash(r, c) for part in (train, parts["val"])
+                                       for r, c in zip(part["reference"], part["candidate"], strict=True)}),
+        "expert_target": target_name, "metrics": metrics, "quantization": quant,
+        "ms_per_pair": quant["int8" if quant["int8_used"] else "fp32"]["ms_per_pair"],
+        "teacher_ms_per_pair": teacher_ms(store, t_info["run_id"]), "train_seconds": round(train_seconds, 2),
     }
     _save(out_dir, model, card)
     return card
+
+
+def _timed_predict(model, tokenizer, test: pd.DataFrame) -> tuple[np.ndarray, float]:
+    refs, cands = test["reference"].tolist(), test["candidate"].tolist()
+    predict(model, tokenizer, refs[:4], cands[:4])  # warm-up (first-call allocations, int8 packing)
+    t0 = time.perf_counter()
+    pred = predict(model, tokenizer, refs, cands)
+    return pred, (time.perf_counter() - t0) * 1000 / max(len(test), 1)
+
+
+def score_test(model, tokenizer, test: pd.DataFrame, dev: str) -> tuple[np.ndarray, dict]:
+    """Predictions on the test pairs, from the float model or its int8 copy (core.distill.fast.choose_int8),
+    with both variants' ms/pair (batches of 32) and tau vs the teacher recorded."""
+    labels = test[list(LABELS)].to_numpy(dtype=float)
+    pred, ms = _timed_predict(model, tokenizer, test)
+    out = {"fp32": {"ms_per_pair": round(ms, 3), "tau": _finite(_val_tau(pred, labels))}}
+    if dev != "cpu":  # int8 dynamic quantization is a CPU path
+        return pred, out | {"int8": None, "int8_used": False}
+    q_pred, q_ms = _timed_predict(quantize(copy.deepcopy(model)), tokenizer, test)
+    out["int8"] = {"ms_per_pair": round(q_ms, 3), "tau": _finite(_val_tau(q_pred, labels)),
+                   "max_abs_diff": round(float(np.abs(q_pred - pred).max()), 4) if len(test) else None}
+    out["int8_used"] = choose_int8(out["fp32"], out["int8"])
+    return (q_pred if out["int8_used"] else pred), out
+
+
+def _finite(v: float) -> float | None:
+    return round(v, 4) if math.isfinite(v) else None
 
 
 def _save(out_dir, model, card: dict) -> None:
@@ -204,10 +233,14 @@ def _save(out_dir, model, card: dict) -> None:
 
 def load_student(card: dict, model_path):
     """The saved model (eval mode, on the best device) and its tokenizer."""
-    tokenizer = PairTokenizer(card["encoder"], card["max_length"])
-    model = CrepeModel(card["encoder"], card["max_length"], card["dropout"])
+    max_length = card.get("max_length_used") or card["max_length"]
+    tokenizer = PairTokenizer(card["encoder"], max_length)
+    model = CrepeModel(card["encoder"], max_length, card["dropout"])
     state = torch.load(model_path / "weights.pt", map_location="cpu", weights_only=True)
     model.load_state_dict(state)
+    set_threads()
+    if (card.get("quantization") or {}).get("int8_used") and device() == "cpu":
+        return quantize(model).eval(), tokenizer
     return model.to(device()).eval(), tokenizer
 
 
@@ -230,7 +263,9 @@ def summary(card: dict) -> dict:
            "epochs_run": card["epochs_run"], "best_epoch": card["best_epoch"], "seed": card["seed"],
            "expert_target": card["expert_target"], "ms_per_pair": card["ms_per_pair"],
            "teacher_ms_per_pair": card["teacher_ms_per_pair"], "train_seconds": card["train_seconds"],
-           "device": card["device"], "reused": bool(card.get("reused"))}
+           "device": card["device"], "reused": bool(card.get("reused")),
+           "n_generated": card.get("n_generated", 0), "max_length_used": card.get("max_length_used"),
+           "threads": card.get("threads"), "quantization": card.get("quantization")}
     out |= block(m["all"])
     out["no_identical"] = block(m["no_identical"])
     return out

@@ -46,7 +46,13 @@ def test_empty_state_then_train_then_card_then_score(app_test, judged_store):
     assert table["n"].tolist() == [card["metrics"]["all"]["n"], card["metrics"]["no_identical"]["n"]]
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert spec["layout"]["xaxis"]["title"]["text"].startswith("milliseconds per pair")
-    assert len(at.get("download_button")) == 2
+    assert len(at.get("download_button")) == 3
+    # Side by side (CREPE Table 3 style): student and teacher on the same held-out pairs; no LLM run here.
+    side = next(d.value for d in at.dataframe if "role" in d.value.columns)
+    assert side["role"].tolist() == ["student", "teacher"]
+    assert side["n"].tolist()[0] == card["metrics"]["all"]["n"]
+    assert side["tau vs experts"].iloc[0].startswith(f"{card['metrics']['all']['vs_expert']['tau']:.3f}")
+    assert any("no LLM judge run" in c.value for c in at.caption)
     # Score the held-out pairs from the page.
     score = next(b for b in at.button if b.label.startswith("Score the other pairs"))
     score.click()

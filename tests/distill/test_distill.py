@@ -51,7 +51,7 @@ def trained(tmp_path_factory) -> tuple[Store, dict]:
     build_demo(store, n_pairs=400, seed=7)
     run_judge(store, dataset="demo", judge="rules")
     code, out = _cli("--store", str(store.path), "distill", "--dataset", "demo", "--teacher", "rules",
-                     "--name", NAME, "--encoder", "tiny", "--epochs", "4", "--seed", "1", "--json")
+                     "--name", NAME, "--encoder", "tiny", "--epochs", "4", "--seed", "1", "--generated", "0", "--json")
     assert code == 0
     result = json.loads(out)
     print("student from rules:", {k: result[k] for k in sorted(KEYS | {"n_val", "train_seconds"})})
@@ -142,7 +142,7 @@ def test_rerun_reuses_and_a_different_model_needs_a_new_name(trained):
     weights = Path(store.path).parent / "models" / NAME / "weights.pt"
     before = weights.stat().st_mtime_ns
     code, out = _cli("--store", str(store.path), "distill", "--dataset", "demo", "--teacher", "rules",
-                     "--name", NAME, "--encoder", "tiny", "--epochs", "4", "--seed", "1", "--json")
+                     "--name", NAME, "--encoder", "tiny", "--epochs", "4", "--seed", "1", "--generated", "0", "--json")
     assert code == 0 and json.loads(out)["reused"] is True
     assert json.loads(out)["tau_vs_teacher"] == result["tau_vs_teacher"]
     assert weights.stat().st_mtime_ns == before

@@ -29,7 +29,7 @@ def test_packaged_minilm_student_trains_saves_and_judges(demo_store, tmp_path):
     store = copy_store(demo_store, tmp_path / "minilm.duckdb")
     run_judge(store, dataset="demo", judge="rules")
     card = train_student(store, dataset="demo", teacher="rules", name="minilm-small", encoder="minilm",
-                         max_pairs=12, epochs=1, max_length=96, seed=2)
+                         max_pairs=12, epochs=1, max_length=96, seed=2, generated=0)
     assert card["encoder"] == "minilm" and card["epochs_run"] == 1
     assert card["n_train"] + card["n_val"] + card["n_test"] >= 12
     assert card["ms_per_pair"] > 0 and math.isfinite(card["metrics"]["all"]["mae"]["sig_a"])
