@@ -442,17 +442,17 @@ def rules_verdict(pair: Pair) -> tuple[dict[str, int], int, int]:
     return counts, result.matched, result.ec_sig
 
 
-def matched_check(pairs: list[Pair]) -> float:
-    """Share of pairs whose matched-findings count drops, from the reference judged against itself, by
-    exactly the edits that unmatch a finding: (b) removals, (c) and (d) changes, and (a) negations made
-    positive (a finding added or a comparison changed leaves every match in place)."""
+def matched_check(pairs: list[Pair], matched: list[int]) -> float:
+    """Share of pairs whose matched-findings count (``matched``: the judge's, candidate vs reference) drops,
+    from the reference judged against itself, by exactly the edits that unmatch a finding: (b) removals,
+    (c) and (d) changes, and (a) negations made positive (a finding added or a comparison changed leaves
+    every match in place)."""
     from core.judges.rules import judge_pair
 
     exact = 0
-    for p in pairs:
+    for p, m in zip(pairs, matched, strict=True):
         lost = p.labels["b"] + p.labels["c"] + p.labels["d"] + sum("negates" in e for e in p.edits)
-        drop = judge_pair(p.reference, p.reference).matched - judge_pair(p.reference, p.candidate).matched
-        exact += drop == lost
+        exact += judge_pair(p.reference, p.reference).matched - m == lost
     return exact / len(pairs)
 
 
@@ -522,7 +522,7 @@ def _run(reports: list[str], n: int, seed: int, hard: bool) -> dict:
             [m / (m + t) if m else 0.0 for (_, m, _), t in zip(verdicts, total, strict=True)]}
     return {"pairs": pairs, "result": evaluate(pairs, judged), "base": baselines_tau(pairs),
             "rules_tau": {k: abs(correlation(np.array(v, float), truth)["tau"]) for k, v in series.items()},
-            "matched_exact": matched_check(pairs),
+            "matched_exact": matched_check(pairs, [m for _, m, _ in verdicts]),
             "edits": {c: sum(p.labels[c] for p in pairs) for c in CATEGORIES}, "rate": len(pairs) / seconds}
 
 

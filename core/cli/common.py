@@ -8,7 +8,7 @@ import sys
 import time
 
 from core import settings
-from core.store.db import default_store_path
+from core.store.db import Store, default_store_path
 
 
 class Progress:
@@ -31,8 +31,6 @@ class Progress:
 
 
 def open_store(args):
-    from core.store.db import Store
-
     return Store(args.store or default_store_path())
 
 
@@ -56,8 +54,6 @@ def api_key(args) -> str | None:
     if not value:
         raise ValueError(f"--api-key-env {name}: the environment variable {name} is not set")
     return value
-
-
 
 
 def api_base_default() -> str | None:

@@ -45,7 +45,6 @@ from core.ingest.importers import (
 from core.store.db import Store
 from core.taxonomy import MEAN_FIELD
 
-FIELD = MEAN_FIELD
 # How far mean x N may be from a whole number: files print 1.6667 or 1.666666667 (off by 0.0002 and
 # 2e-9 after x 6), while neighbouring means k / N differ by a whole count; 0.01 takes any printed
 # rounding to 3 or more decimals and nothing that is not a mean of N counts.
@@ -96,7 +95,7 @@ def import_aggregates(store: Store, data, *, dataset: str, id_col: str, n_raters
             elif k > MAX_ERROR_COUNT * n_raters:
                 problems.append(f"row {i}: {col} {raw!r} is above {MAX_ERROR_COUNT} errors per report")
             elif pid is not None:
-                rows.append((pid, annotator, FIELD, None, significant, float(k), float(n_raters),
+                rows.append((pid, annotator, MEAN_FIELD, None, significant, float(k), float(n_raters),
                              name or source_label(data)))
     if problems:
         raise ImportValidationError(limit_problems(problems))

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import pandas as pd
 
-from core.taxonomy import CATEGORIES
+from core.taxonomy import CATEGORIES, MEAN_FIELD
 
 MAIN_TARGETS = ("score", "sig_errors", "total_errors")
 CATEGORY_TARGETS = (tuple(f"sig_{c}" for c in CATEGORIES) + tuple(f"insig_{c}" for c in CATEGORIES)
@@ -124,12 +124,12 @@ def expert_targets(annotations: pd.DataFrame, annotators: list[str] | None = Non
     return pd.concat(parts, ignore_index=True).sort_values(["pair_id", "target"], ignore_index=True)
 
 
-AGGREGATE_FIELD = "error_count_mean"  # core/ingest/aggregates.py: value = whole total k over scale_max = N raters
+# MEAN_FIELD rows (core/ingest/aggregates.py): value = whole total k over scale_max = N raters
 
 
 def _aggregate_targets(annotations: pd.DataFrame) -> pd.DataFrame:
     """sig_errors / total_errors from published per-pair means: sum(k) / sum(N), one division."""
-    agg = annotations[annotations["field"] == AGGREGATE_FIELD]
+    agg = annotations[annotations["field"] == MEAN_FIELD]
     if agg.empty:
         return pd.DataFrame(columns=["pair_id", "target", "value", "n_annotators"])
     missing = agg["significant"].isna().to_numpy()
@@ -231,7 +231,7 @@ def target_sql(target: str, dataset: str, annotators: list[str] | None = None) -
         k, big_n = _ROUND.format(x="a.value"), _ROUND.format(x="a.scale_max")
         mean = (f"SELECT a.pair_id, CAST(sum({k}) AS DOUBLE) / CAST(sum({big_n}) AS DOUBLE) AS target, FALSE AS mixed "
                 f"FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ? AND a.field = "
-                f"'{AGGREGATE_FIELD}' AND {which}{who} GROUP BY a.pair_id")
+                f"'{MEAN_FIELD}' AND {which}{who} GROUP BY a.pair_id")
         sql = f"WITH single AS ({sql}) SELECT * FROM single UNION ALL SELECT * FROM ({mean}) m " \
               f"WHERE m.pair_id NOT IN (SELECT pair_id FROM single)"
         return sql, [dataset, *params, dataset, *params]
@@ -278,6 +278,6 @@ def main_targets_present(store, dataset: str) -> list[str]:
     cats = ", ".join(f"'{c}'" for c in CATEGORIES)
     score, counts = store.query_one(
         "SELECT bool_or(a.field = 'score'), bool_or(a.field = 'error_count' AND a.category IN (" + cats + ") "
-        f"OR a.field = '{AGGREGATE_FIELD}') "
+        f"OR a.field = '{MEAN_FIELD}') "
         "FROM annotations a JOIN pairs p USING (pair_id) WHERE p.dataset = ?", [dataset])
     return [t for t, ok in (("score", score), ("sig_errors", counts), ("total_errors", counts)) if ok]
