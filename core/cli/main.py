@@ -107,13 +107,17 @@ def cmd_import_preset(args) -> int:
 
 
 def cmd_judge(args) -> int:
+    """One judge on a dataset, run as a job of the store (listed by `jobs`, cancellable by `cancel`)."""
     # No background import of litellm here: measured (bench/bench_cli_run.py), it gained nothing, since
     # the store work it could overlap takes ~0.2 s and the import holds the GIL (docs/PERFORMANCE.md).
-    from core.judges import OFFLINE_JUDGES, run_judge
+    import getpass
 
-    offline = args.judge in OFFLINE_JUDGES or args.judge.startswith("distilled:")
-    from core.judges.llm import GenParams
+    from core.jobs import table
+    from core.jobs.spec import JobSpec, Task, is_offline
+    from core.jobs.worker import run_job
+    from core.judges.llm import safe_api_base
 
+    offline = is_offline(args.judge)
     state = {"last": 0.0}
 
     def progress(done: int, total: int, stats: dict) -> None:
@@ -125,44 +129,69 @@ def cmd_judge(args) -> int:
                 sys.stderr.write("\n")
             sys.stderr.flush()
 
-    kwargs = dict(limit=args.limit, progress=progress)
+    shots = None
     if args.shots_dataset:
         from core.judges.shots import ShotSource
 
-        kwargs["shots"] = ShotSource(dataset=args.shots_dataset, split=args.shots_split, k=args.shots_k,
-                                     seed=args.shots_seed, run=args.shots_run)
-    if not offline:
-        kwargs.update(api_base=args.api_base, api_key=api_key(args), concurrency=args.concurrency,
-                      timeout=args.timeout,
-                      max_retries=args.max_retries, local_only=True if args.local_only else None,
-                      params=GenParams(temperature=args.temperature, max_tokens=args.max_tokens,
-                                       reasoning_effort=args.reasoning_effort))
-    summary = run_judge(open_store(args), dataset=args.dataset, judge=args.judge, prompt_id=args.prompt, **kwargs)
-    out = summary.to_json()
+        shots = ShotSource(dataset=args.shots_dataset, split=args.shots_split, k=args.shots_k,
+                           seed=args.shots_seed, run=args.shots_run)
+    if offline:
+        task = Task(args.judge)
+    else:
+        task = Task(args.judge, args.prompt, args.temperature, args.max_tokens, args.reasoning_effort)
+    spec = JobSpec(dataset=args.dataset, tasks=[task], limit=args.limit, shots=shots,
+                   concurrency=args.concurrency, timeout=args.timeout, max_retries=args.max_retries,
+                   api_base=safe_api_base(args.api_base), api_key_env=args.api_key_env,
+                   local_only=True if args.local_only else None, shots_every_prompt=shots is not None)
+    if offline:  # an offline judge's run takes the prompt as given (e.g. a dataset kind's own judging)
+        spec.tasks = [Task(args.judge, args.prompt if args.prompt != "green" else None)]
+    store = open_store(args)
+    job_id = table.submit(store, spec, origin="cli", started_by=_user(getpass))
+    override = None if offline else (args.api_base, api_key(args))
+    outcome = run_job(store, job_id, override=override, on_progress=progress)
+    if not outcome.summaries:
+        row = outcome.results[0] if outcome.results else {}
+        print(f"error: {outcome.message or row.get('error') or 'the run did not start'}", file=sys.stderr)
+        return 5 if outcome.busy else 1
+    summary = outcome.summaries[0]
+    out = summary.to_json() | {"job_id": job_id}
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
-        for k in ("run_id", "requested", "cached", "skipped", "sent", "ok", "failed", "unparsed_total", "cost_usd",
-                  "cost_total", "seconds", "status"):
+        for k in ("job_id", "run_id", "requested", "cached", "skipped", "sent", "ok", "failed", "unparsed_total",
+                  "cost_usd", "cost_total", "seconds", "status"):
             print(f"{k}: {out[k]}")
         for f in out["failures"][:10]:
             print(f"failed {f['ext_id']}: {f['error']}")
+    if summary.status == "failed":
+        print(f"error: {summary.message or outcome.message}", file=sys.stderr)
+        return 1
     if summary.status != "done":
         return 3
     return _judge_exit(summary, out, args.allow_failures)
 
 
+def _user(getpass) -> str | None:
+    try:
+        return getpass.getuser()
+    except Exception:  # no name for this uid (a container)
+        return None
+
+
 def _judge_exit(summary, out: dict, allow_failures: bool) -> int:
     """0, or 4 with a line on stderr: pairs failed or answers could not be parsed (unless allowed), or the
     run holds no usable answer at all (always)."""
-    from core.judges.errors import explain_error
+    from core.judges.errors import causes_line, error_cause, explain_error
 
     useful = summary.ok - summary.unparsed_total  # answered pairs whose answer could be read
     problems = []
     if summary.failed_total:
-        first = out["failures"][0]["error"] if out["failures"] else ""
+        errors = [f["error"] for f in out["failures"]]
+        causes = causes_line(errors) if errors else ""
+        first = explain_error(max(errors, key=lambda e: sum(error_cause(x) == error_cause(e) for x in errors))) \
+            if errors else ""
         problems.append(f"{summary.failed_total} of {summary.requested} pairs failed and are recorded"
-                        + (f" ({explain_error(first)})" if first else ""))
+                        + (f" (this run: {causes}; most often: {first})" if causes else ""))
     if summary.unparsed_total:
         problems.append(f"{summary.unparsed_total} answers could not be read as the prompt's answer format "
                         "(stored with parse_status 'failed'; `python -m core parse` shows why)")
@@ -335,6 +364,7 @@ COMMAND_MODULES = (
     "core.cli.analysis",
     "core.cli.checks",
     "core.cli.distill",
+    "core.cli.jobs",
     "core.cli.ops",
     "core.cli.ratings",
     "core.cli.review",

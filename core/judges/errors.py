@@ -50,3 +50,32 @@ def explain_error(raw: str | None) -> str:
             return sentence
     first = text.splitlines()[0]
     return first if len(first) <= 200 else first[:199] + "…"
+
+
+# What a retry summary counts: the transient causes the gateway retries, then the rest.
+_CAUSES: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(p, re.I)) for name, p in (
+    ("429 rate limit", r"RateLimit|\(429\)"),
+    ("5xx server error", r"\(5\d\d\)|InternalServerError|ServiceUnavailable|BadGateway"),
+    ("timeout", r"Timeout|timed out"),
+    ("refused or dropped connection", r"Connection refused|Connection error|APIConnectionError|ConnectError|"
+                                      r"Cannot connect|Name or service not known|disconnected|reset by peer"),
+    ("authentication", r"AuthenticationError|\(401\)|PermissionDenied|\(403\)"),
+    ("request refused (4xx)", r"\(4\d\d\)|BadRequest|ContextWindowExceeded|NotFound"),
+))
+
+
+def error_cause(raw: str | None) -> str:
+    """The cause a stored failure counts under (HTTP status first, then the error's class)."""
+    text = raw or ""
+    for name, pattern in _CAUSES:
+        if pattern.search(text):
+            return name
+    return "other"
+
+
+def causes_line(errors) -> str:
+    """'12 × 429 rate limit, 3 × 5xx server error': every cause with its count, most frequent first."""
+    from collections import Counter
+
+    counts = Counter(error_cause(e) for e in errors)
+    return ", ".join(f"{n:,} × {cause}" for cause, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

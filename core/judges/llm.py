@@ -8,10 +8,19 @@ Every call goes through :func:`run_llm_judge`:
 - per-call timeout; retries with exponential backoff and jitter on 429, 5xx,
   timeouts and dropped connections, honouring ``Retry-After``; any other
   provider error is recorded on its pair and the run goes on;
-- answers are committed in small batches as they arrive (every
-  ``flush_interval`` seconds), so a killed run loses at most the answers of the
-  last interval and a re-run resumes: the run id is a hash of (dataset, model,
-  prompt, params), pairs with an answer are skipped, failures are retried;
+- every answer is appended to the run's journal (:mod:`core.judges.journal`,
+  fsynced) the moment it arrives, then committed to the store in small batches
+  (every ``flush_interval`` seconds); a re-run resumes: the run id is a hash of
+  (dataset, model, prompt, params), answers journaled by a dead process are
+  stored without being sent, pairs with an answer are skipped, failures are
+  retried;
+- before sending, the run leases its prompts' cache keys
+  (:mod:`core.judges.leases`): a second run sending the same prompts at the
+  same time stops with :class:`~core.judges.leases.RunBusy` and sends nothing;
+- a store or journal write that fails stops the run at once: no request (nor
+  retry) starts after the failure is seen, calls in flight finish and are
+  journaled; a cancel does the same (in-flight calls get ``CANCEL_GRACE``
+  seconds to answer);
 - keys come from the environment (or the caller, e.g. Streamlit secrets) and
   are never stored, logged or put in error text (:func:`redact`).
 """
@@ -32,6 +41,8 @@ from functools import partial
 from urllib.parse import urlsplit, urlunsplit
 
 from core import settings
+from core.judges import journal as journal_mod
+from core.judges import leases
 from core.judges.runs import (
     OutputRecord,
     RunSpec,
@@ -50,6 +61,8 @@ from core.store.db import Store, stable_hash
 REASONING_EFFORTS = ("none", "low", "medium", "high")
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 MAX_BACKOFF = 60.0
+CANCEL_GRACE = 15.0  # seconds calls in flight get to answer after a cancel or a stop (they are paid for)
+NOT_SENT = "not sent: the run stopped before this attempt"  # a call the caller gave up before sending
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,11 @@ class RunSummary:
     failed_total: int = 0  # failures recorded for the run, this invocation's and earlier ones
     unparsed_total: int = 0  # answers of the run (counted in ok) that could not be read as the prompt's format
     cost_total: float | None = None  # the whole run's cost so far (None: a price is unknown); cost_usd is this call's
+    replayed: int = 0  # answers journaled by an earlier process, stored now without a call
+    stored: int = 0  # answers of this invocation committed to the store
+    journaled: int = 0  # answers of this invocation written to the journal
+    lost: int = 0  # answers received that neither the journal nor the store could keep
+    message: str = ""  # after a failed write: what was kept and how to resume
     failures: list[dict] = field(default_factory=list)
 
     def close(self, status: str, started: float) -> RunSummary:
@@ -307,6 +325,7 @@ class Caller:
         self.max_retries = max_retries
         self.backoff = backoff
         self._price_unknown = False
+        self.halted: Callable[[], bool] = lambda: False  # set by the runner: no new attempt once True
 
     def _cost(self, resp) -> float | None:
         """litellm's price for the call; None (unknown) when the model is not in its price table."""
@@ -333,6 +352,8 @@ class Caller:
         attempt = 0
         start = time.monotonic()
         while True:
+            if self.halted():
+                return OutputRecord(pair_id="", error=NOT_SENT)
             t0 = time.monotonic()
             try:
                 resp = await self.litellm.acompletion(**kwargs)
@@ -417,18 +438,38 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
                  cancel: threading.Event | None = None, flush_interval: float = 0.5) -> RunSummary:
     """The part every LLM-backed run shares, once its run exists and its work is rendered.
 
-    ``work`` holds ``(pair_id, ext_id, messages, cache_key)`` per pair. Pairs
-    already answered in this run are skipped; pairs whose key is answered in
-    any run reuse that answer (no call); the rest are sent through the caller
-    ``make_caller()`` builds (only then: it imports litellm, seconds of start-up).
-    Recorded failures are replaced when answered. Closes the run and fills
-    ``summary`` (status, counts, seconds).
+    ``work`` holds ``(pair_id, ext_id, messages, cache_key)`` per pair. Answers
+    an earlier process journaled are stored first (no call); pairs already
+    answered in this run are skipped; the rest are leased (:mod:`.leases`:
+    :class:`~core.judges.leases.RunBusy` if another live run sends them now);
+    pairs whose key is answered in any run reuse that answer (no call); the
+    rest are sent through the caller ``make_caller()`` builds (only then: it
+    imports litellm, seconds of start-up). Recorded failures are replaced when
+    answered. Closes the run and fills ``summary`` (status, counts, seconds);
+    after a failed store write the status is ``failed`` and ``summary.message``
+    says what was kept.
     """
     started = time.monotonic()
+    summary.replayed = journal_mod.replay(store, run_id, prompt_id)
     # what the run held when we looked; every write re-checks inside its transaction (core.judges.runs)
     done_here = answered_pair_ids(store, run_id)
     todo = [w for w in work if w[0] not in done_here]
     summary.skipped = len(work) - len(todo)
+    keys = list(dict.fromkeys(w[3] for w in todo))
+    leases.claim(store, keys, leases.current_job())  # before the cache is read: see leases.claim
+    try:
+        return _execute_leased(store, run_id, prompt_id, work, todo, summary, make_caller, started,
+                               concurrency=concurrency, progress=progress, cancel=cancel,
+                               flush_interval=flush_interval)
+    finally:
+        try:
+            leases.release(store, keys)
+        except Exception:  # a store that refuses writes: the leases die with this process
+            pass
+
+
+def _execute_leased(store, run_id, prompt_id, work, todo, summary: RunSummary, make_caller, started, *,
+                    concurrency, progress, cancel, flush_interval) -> RunSummary:
     hits: dict[str, str] = {}
     if todo:
         cached = store.query_df(
@@ -452,18 +493,39 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
 
     if to_send:
         ext_of = {w[0]: w[1] for w in to_send}
+        journal = journal_mod.Journal(store, run_id)
         status, final = run_on_gateway_loop(_send_all(store, run_id, prompt_id, make_caller(), to_send,
                                                        concurrency, summary, total, progress, cancel,
-                                                       flush_interval, ext_of))
+                                                       flush_interval, ext_of, journal))
+        journal.close(committed=final is not None)
+        if status == "failed":  # a write failed: the answers wait in the journal for the resume
+            summary.message = _kept_message(store, summary, journal)
     else:
         status = "done"
         final = finish_run(store, run_id, status)
     summary.status = status
     summary.seconds = round(summary.seconds + time.monotonic() - started, 3)
-    summary.failed_total = final["failed_total"]
-    summary.unparsed_total = final["unparsed_total"]
-    summary.cost_total = final["cost_total"]
+    if final is not None:
+        summary.failed_total = final["failed_total"]
+        summary.unparsed_total = final["unparsed_total"]
+        summary.cost_total = final["cost_total"]
     return summary
+
+
+def _one_line(exc: BaseException) -> str:
+    return re.sub(r"\s+", " ", str(exc)).strip()[:300]
+
+
+def _kept_message(store: Store, summary: RunSummary, journal) -> str:
+    """One line after a failed write: what this invocation received, stored, journaled and lost."""
+    waiting = summary.journaled - summary.stored
+    text = (f"{summary.message}; of {summary.ok - summary.skipped - summary.cached:,} answers received "
+            f"{summary.stored:,} are in the store and {max(0, waiting):,} are kept in the journal "
+            f"{journal.path.parent}")
+    if summary.lost:
+        text += f"; {summary.lost:,} could not be kept (the journal's disk refused them too)"
+    return text + ("; run the same command again (or `python -m core resume JOB`): journaled answers are "
+                   "stored without being sent again, and only pairs without an answer are sent")
 
 
 _LOOP: asyncio.AbstractEventLoop | None = None
@@ -490,20 +552,41 @@ def _stats(s: RunSummary) -> dict:
 
 
 async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurrency, summary: RunSummary,
-                    total, progress, cancel, flush_interval, ext_of) -> str:
+                    total, progress, cancel, flush_interval, ext_of, journal) -> tuple[str, dict | None]:
+    """Send ``to_send``; returns (status, the run's totals), totals None when a write failed."""
     sem = asyncio.Semaphore(concurrency)
     pending: list[OutputRecord] = []
     lock = asyncio.Lock()
     finished = asyncio.Event()
-    outcome = {"status": "done"}
+    stop = threading.Event()  # a write failed: nothing more is sent
+
+    def halted() -> bool:
+        return stop.is_set() or (cancel is not None and cancel.is_set())
+
+    caller.halted = halted
+
+    def fail(what: str, exc: BaseException) -> None:
+        if not stop.is_set():
+            summary.message = f"{what}: {exc}"
+        stop.set()
 
     async def one(pair_id, messages, key):
         async with sem:
-            if cancel is not None and cancel.is_set():
+            if halted():
                 return
             summary.sent += 1
             rec = await caller.call(messages)
+        if rec.error == NOT_SENT:
+            summary.sent -= 1
+            return
         rec.pair_id, rec.cache_key = pair_id, key
+        if rec.error is None:
+            try:  # durable before anything else happens to it
+                await asyncio.to_thread(journal.append, rec)
+                summary.journaled += 1
+            except OSError as exc:
+                summary.lost += 1
+                fail(f"could not write the journal {journal.path}", exc)
         async with lock:
             pending.append(rec)
             if rec.error is None:
@@ -518,6 +601,13 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
         if progress:
             progress(summary.ok + summary.failed, total, _stats(summary))
 
+    renewed = [time.monotonic()]
+
+    async def write(batch, finish=None):
+        result = await asyncio.to_thread(write_outputs, store, run_id, batch, prompt_id, finish)
+        summary.stored += sum(1 for r in batch if r.error is None)
+        return result
+
     async def flusher():
         while True:
             try:
@@ -527,33 +617,45 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
             async with lock:
                 batch = pending[:]
                 pending.clear()
-            if batch:
-                # The write runs in a thread so answers keep arriving while it commits.
-                await asyncio.to_thread(write_outputs, store, run_id, batch, prompt_id)
-            if finished.is_set():
-                async with lock:
-                    rest = pending[:]
-                    pending.clear()
-                # the last answers and the run's totals in one transaction
-                return await asyncio.to_thread(write_outputs, store, run_id, rest, prompt_id, outcome["status"])
+            try:
+                if batch:  # in a thread, so answers keep arriving while it commits
+                    await write(batch)
+                await asyncio.to_thread(leases.renew_quietly, store, renewed)
+                if finished.is_set():
+                    async with lock:
+                        rest = pending[:]
+                        pending.clear()
+                    # the last answers and the run's totals in one transaction
+                    return await write(rest, outcome["status"])
+            except Exception as exc:  # disk full, lock held too long, read-only: stop sending now
+                fail("could not write the store", _one_line(exc))
+                await finished.wait()
+                return None
 
+    outcome = {"status": "done"}
     writer = asyncio.create_task(flusher())
     tasks = [asyncio.create_task(one(w[0], w[2], w[3])) for w in to_send]
 
-    async def watch_cancel():
-        if cancel is None:
-            return
-        while not cancel.is_set():
+    async def watch():
+        while not halted():
             if all(t.done() for t in tasks):
                 return
             await asyncio.sleep(0.05)
-        for t in tasks:  # answers already received stay in ``pending`` and are written below
+        # stopped: no new call starts (one() and Caller check halted()); calls in flight are paid for,
+        # so they get CANCEL_GRACE seconds to answer and be journaled before they are dropped
+        deadline = time.monotonic() + CANCEL_GRACE
+        while time.monotonic() < deadline and not all(t.done() for t in tasks):
+            await asyncio.sleep(0.05)
+        for t in tasks:
             t.cancel()
 
-    watcher = asyncio.create_task(watch_cancel())
+    watcher = asyncio.create_task(watch())
     await asyncio.gather(*tasks, return_exceptions=True)
     watcher.cancel()
-    outcome["status"] = "cancelled" if cancel is not None and cancel.is_set() else "done"
+    if stop.is_set():
+        outcome["status"] = "failed"
+    elif cancel is not None and cancel.is_set():
+        outcome["status"] = "cancelled"
     finished.set()
     totals = await writer
     return outcome["status"], totals

@@ -58,6 +58,14 @@ class StoreBusy(StoreError):
     """Another process held the store file for longer than the timeout."""
 
 
+class StoreFull(StoreError):
+    """The disk refused a write (full, or a file size limit): that transaction was rolled back."""
+
+
+# The counters in store_meta that Store.write bumps (see Store.write).
+COUNTERS = ("data_version", "job_version")
+
+
 def default_store_path() -> Path:
     """The store path: ``RADJUDGE_STORE`` if set, else ``data/radjudge.duckdb``."""
     return Path(settings.store_path() or DEFAULT_STORE)
@@ -265,12 +273,16 @@ class Store:
             conn.close()
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
+    def write(self, counter: str = "data_version") -> Iterator[Connection]:
         """One write transaction: everything in the block commits, or nothing does.
 
-        The data version counter is bumped in the same transaction, so caches
-        keyed on :meth:`data_version` see every committed change.
+        The ``counter`` in ``store_meta`` is bumped in the same transaction: ``data_version`` (the
+        default), so caches keyed on :meth:`data_version` see every committed change; job
+        bookkeeping (progress, heartbeats, leases: core.jobs) bumps ``job_version`` instead, so a
+        running job does not empty the dashboard's data caches every second.
         """
+        if counter not in COUNTERS:
+            raise ValueError(f"unknown store counter {counter!r}")
         self._release_session()
         if not self._schema_ok:
             self._migrate()
@@ -283,8 +295,7 @@ class Store:
                     conn.complete()
                     conn.execute(
                         "UPDATE store_meta SET value = CAST(CAST(value AS BIGINT) + 1 AS VARCHAR) "
-                        "WHERE key = 'data_version'"
-                    )
+                        "WHERE key = ?", [counter])
                     conn.execute("COMMIT")
                 except BaseException:
                     try:
@@ -297,8 +308,8 @@ class Store:
                 if "read-only" in text.lower() or "permission" in text.lower():
                     raise StoreError(f"store {self.path} is not writable: {text}") from exc
                 if any(s in text.lower() for s in _WRITE_FAILED):  # disk full, file size limit
-                    raise StoreError(f"could not write store {self.path}; nothing from this operation "
-                                     f"was saved (free disk space and try again): {text}") from exc
+                    raise StoreFull(f"could not write store {self.path}; this write was not saved (earlier "
+                                    f"commits are kept; free disk space and try again): {text}") from exc
                 raise
             finally:
                 conn.close()
@@ -321,8 +332,12 @@ class Store:
             conn.execute(sql, list(params or []))
 
     def data_version(self) -> int:
-        """Counter bumped by every committed write (a cache key for readers)."""
+        """Counter bumped by every committed write of data (a cache key for readers)."""
         return int(self.query_one("SELECT value FROM store_meta WHERE key = 'data_version'"))
+
+    def job_version(self) -> int:
+        """Counter bumped by every write of job bookkeeping (core.jobs)."""
+        return int(self.query_one("SELECT value FROM store_meta WHERE key = 'job_version'") or 0)
 
     def schema_version(self) -> int:
         with self.read() as conn:

@@ -1,0 +1,108 @@
+"""Job commands of ``python -m core``: ``jobs``, ``cancel``, ``resume`` and the dashboard's ``worker``.
+
+Registered by :func:`add_commands` from core.cli.main (``COMMAND_MODULES``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+from core.cli.common import open_store, print_frame
+
+SHOWN = ["job_id", "state", "label", "dataset", "progress", "ok", "failed", "cost", "started_by", "origin",
+         "created_at", "pid"]
+
+
+def _cost(value) -> str:
+    return "unknown" if value is None or (isinstance(value, float) and math.isnan(value)) else f"${value:,.4f}"
+
+
+def cmd_jobs(args) -> int:
+    from core.jobs.table import list_jobs
+
+    df = list_jobs(open_store(args), dataset=args.dataset, limit=None if args.all else 20)
+    if args.json:
+        keep = [c for c in df.columns if c not in ("spec", "unexpired", "fresh")]
+        print(df[keep].to_json(orient="records", date_format="iso"))
+        return 0
+    if len(df):
+        df = df.assign(progress=[f"{d:,}/{t:,}" for d, t in zip(df["n_done"], df["n_total"], strict=True)],
+                       ok=df["n_ok"], failed=df["n_failed"], cost=df["cost_usd"].map(_cost),
+                       pid=df["pid"].astype("Int64"))
+        df = df[SHOWN]
+    print_frame(df, "no jobs yet; `python -m core judge ...` or the dashboard's Run page starts one")
+    interrupted = df[df["state"] == "interrupted"]["job_id"].tolist() if len(df) else []
+    for job_id in interrupted[:5]:
+        print(f"note: job {job_id} was interrupted (its process is gone); `python -m core resume {job_id}` "
+              "finishes it without paying again for answers already received", file=sys.stderr)
+    return 0
+
+
+def cmd_cancel(args) -> int:
+    from core.jobs.launch import signal_cancel
+    from core.jobs.table import request_cancel
+
+    job = request_cancel(open_store(args), args.job)
+    signalled = job["state"] in ("queued", "running") and signal_cancel(job)
+    if args.json:
+        print(json.dumps({"job_id": args.job, "state": job["state"], "signalled": signalled}))
+    elif job["state"] in ("queued", "running"):
+        print(f"cancel requested for job {args.job} ({job['state']}, pid {job['pid']}): no new call is sent; "
+              "answers already received are kept, and a resume sends only what was never answered")
+    else:
+        print(f"job {args.job} is {job['state']}: nothing is running")
+    return 0
+
+
+def _print_outcome(outcome, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"job_id": outcome.job_id, "state": outcome.state, "message": outcome.message,
+                          "results": outcome.results}, default=str))
+        return
+    print(f"job: {outcome.job_id}  state: {outcome.state}")
+    for r in outcome.results:
+        print(f"  {r.get('judge')} {r.get('prompt') or ''}: {r.get('status')}, ok {r.get('ok', 0)}, "
+              f"failed {r.get('failed_total', 0)}" + (f" ({r['causes']})" if r.get("causes") else ""))
+
+
+def _exit(outcome) -> int:
+    if outcome.state == "failed":
+        print(f"error: {outcome.message}", file=sys.stderr)
+        return 5 if outcome.busy else 1
+    return 0 if outcome.state == "done" else 3
+
+
+def cmd_resume(args) -> int:
+    from core.jobs.table import requeue
+    from core.jobs.worker import run_job
+
+    store = open_store(args)
+    requeue(store, args.job)
+    outcome = run_job(store, args.job)
+    _print_outcome(outcome, args.json)
+    return _exit(outcome)
+
+
+def cmd_worker(args) -> int:
+    from core.jobs.worker import run_job
+
+    outcome = run_job(open_store(args), args.job)
+    _print_outcome(outcome, args.json)
+    return _exit(outcome)
+
+
+def add_commands(add) -> None:
+    """Register the job subcommands with the CLI's ``add(name, func, help)``."""
+    p = add("jobs", cmd_jobs, "list judge jobs (CLI and dashboard) with state, progress, answers and cost")
+    p.add_argument("--dataset", help="only this dataset's jobs")
+    p.add_argument("--all", action="store_true", help="every job (default: the 20 newest)")
+    p = add("cancel", cmd_cancel, "cancel a running job: no new call is sent, answers received are kept")
+    p.add_argument("job", help="the job id (see `jobs`)")
+    p = add("resume", cmd_resume,
+            "run an interrupted, failed or cancelled job again here: journaled answers are stored without "
+            "being sent, answered pairs are skipped")
+    p.add_argument("job", help="the job id (see `jobs`)")
+    p = add("worker", cmd_worker, "run a queued job (the dashboard starts this in the background)")
+    p.add_argument("job", help="the job id")

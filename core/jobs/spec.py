@@ -1,0 +1,100 @@
+"""What a job runs: judges (and for a model, prompts and generation parameters) over pairs.
+
+One spec for the CLI and the dashboard. It round-trips through JSON into the store's ``jobs``
+table, so any process can run or resume it. It never holds a key: a model's key is read by the
+process that runs the job (its environment, Streamlit's secrets file, or the variable named by
+``api_key_env``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from core.judges.llm import GenParams
+from core.judges.registry import OFFLINE_JUDGES
+from core.judges.shots import ShotSource
+
+
+def is_offline(judge: str) -> bool:
+    return judge in OFFLINE_JUDGES or judge.startswith("distilled:")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run: a judge, and for a model also a prompt and generation parameters."""
+
+    judge: str
+    prompt_id: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    effort: str | None = None
+
+    @property
+    def offline(self) -> bool:
+        return is_offline(self.judge)
+
+    def params(self) -> GenParams | None:
+        if self.offline:
+            return None
+        return GenParams(temperature=float(self.temperature if self.temperature is not None else 0.0),
+                         max_tokens=int(self.max_tokens or 2048), reasoning_effort=self.effort)
+
+    def columns(self) -> dict:
+        return {"judge": self.judge, "prompt": self.prompt_id or "", "temperature": self.temperature,
+                "max tokens": self.max_tokens,
+                "reasoning effort": self.effort or ("" if self.offline else "not set")}
+
+    def label(self) -> str:
+        if self.offline:
+            return self.judge
+        extra = f", effort {self.effort}" if self.effort else ""
+        temp = f", T={self.temperature:g}" if self.temperature is not None else ""
+        return f"{self.judge} · {self.prompt_id or 'green'}{temp}{extra}"
+
+
+@dataclass
+class JobSpec:
+    """A list of runs over the same pairs, with the call settings model runs share."""
+
+    dataset: str
+    tasks: list[Task]
+    pair_ids: list[str] | None = None  # None: every pair of the dataset (up to ``limit``)
+    limit: int | None = None
+    selection: str = ""
+    shots: ShotSource | None = None
+    shots_every_prompt: bool = False  # the CLI's --shots-*: given to any prompt (vert then means vert_random)
+    concurrency: int = 8
+    timeout: float = 120.0
+    max_retries: int = 4
+    api_base: str | None = None  # overrides the configured endpoint of every model task
+    api_key_env: str | None = None  # the NAME of the variable holding the key for api_base
+    local_only: bool | None = None  # None: the setting (RADJUDGE_LOCAL_ONLY)
+    extra: dict = field(default_factory=dict)  # judge-specific keywords (e.g. a dataset kind's options)
+
+    @property
+    def offline(self) -> bool:
+        return all(t.offline for t in self.tasks)
+
+    def n_pairs(self) -> int | None:
+        return len(self.pair_ids) if self.pair_ids is not None else None
+
+    def label(self) -> str:
+        judges = ", ".join(t.label() for t in self.tasks[:3]) + (f" +{len(self.tasks) - 3}" if len(self.tasks) > 3
+                                                                  else "")
+        pairs = self.selection or (f"{len(self.pair_ids):,} pairs" if self.pair_ids is not None else
+                                   (f"first {self.limit:,} pairs" if self.limit else "all pairs"))
+        return f"{judges} on {pairs}"
+
+    def to_json(self) -> str:
+        d = asdict(self)
+        d["shots"] = asdict(self.shots) if self.shots else None
+        return json.dumps(d, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> JobSpec:
+        d = json.loads(text)
+        d["tasks"] = [Task(**t) for t in d["tasks"]]
+        d["shots"] = ShotSource(**d["shots"]) if d.get("shots") else None
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in d.items() if k in known})

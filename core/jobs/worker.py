@@ -1,0 +1,209 @@
+"""Running a job: claim it, run its tasks one after another, beat a heartbeat, record the end.
+
+The same code runs a job in the foreground (``python -m core judge``, ``resume``) and in a detached
+worker the dashboard starts (``python -m core worker JOB``). While it runs, a heartbeat thread
+writes the job's progress about once a second and reads whether a cancel was asked for (the store
+flag: ``python -m core cancel``, the dashboard's Cancel); SIGTERM asks for a cancel too. A cancel
+stops new calls at once; calls in flight are kept. A store write that fails stops the job with a
+one-line message that says what was kept (``JobOutcome.message``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+
+from core.jobs import table
+from core.jobs.spec import JobSpec, Task
+from core.judges.errors import causes_line
+from core.judges.leases import RunBusy, working_for
+from core.store.db import Store, StoreError
+
+KEYS_VAR = "RADJUDGE_JOB_KEYS"  # JSON {model: key} in a worker's environment (from the dashboard's secrets)
+
+
+@dataclass
+class JobOutcome:
+    job_id: str
+    state: str  # done | cancelled | failed
+    summaries: list = field(default_factory=list)  # RunSummary per task that ran
+    results: list[dict] = field(default_factory=list)
+    message: str = ""
+    busy: bool = False  # a task was refused because another job is sending its prompts
+
+
+def _job_keys() -> dict[str, str]:
+    try:
+        keys = json.loads(os.environ.get(KEYS_VAR) or "{}")
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in keys.items() if v} if isinstance(keys, dict) else {}
+
+
+def _endpoint(spec: JobSpec, task: Task, override: tuple[str | None, str | None] | None):
+    """(api_base, api_key) for a model task: the caller's override, the spec's endpoint, or the configuration."""
+    if override is not None:
+        return override
+    if spec.api_base:
+        from core import settings
+
+        key = settings.env_value(spec.api_key_env) if spec.api_key_env else None
+        return spec.api_base, key or None
+    from core.models import configured_models
+
+    configured = {m.name: m for m in configured_models()}
+    m = configured.get(task.judge)
+    return (m.api_base if m else None), _job_keys().get(task.judge)
+
+
+def _row(task: Task, summary=None, error: str | None = None, status: str | None = None) -> dict:
+    row = task.columns()
+    if summary is None:
+        row.update(status=status or "error", error=error or "")
+        return row
+    from core.reads.runcost import cost_text
+
+    d = summary.to_json()
+    row.update(status=d["status"], requested=d["requested"], ok=d["ok"], cached=d["cached"] + d["skipped"],
+               sent=d["sent"], failed=d["failed"], failed_total=d["failed_total"], unreadable=d["unparsed_total"],
+               cost_usd=d["cost_usd"], run_cost=cost_text(d["cost_total"], d["cost_total"] is not None),
+               seconds=d["seconds"], run_id=d["run_id"], replayed=d.get("replayed", 0),
+               causes=causes_line(f["error"] for f in summary.failures), error=d.get("message") or "")
+    return row
+
+
+class _Beat(threading.Thread):
+    """Writes progress every HEARTBEAT_SECONDS; sets ``cancel`` when the store says so."""
+
+    def __init__(self, store: Store, job_id: str, progress: table.Progress, cancel: threading.Event):
+        super().__init__(name=f"heartbeat-{job_id}", daemon=True)
+        self.store, self.job_id, self.progress, self.cancel = store, job_id, progress, cancel
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        while not self.halt.wait(table.HEARTBEAT_SECONDS):
+            try:
+                if table.beat(self.store, self.job_id, self.progress):
+                    self.cancel.set()
+            except Exception:  # a held or full store: the next beat tries again; the pid proves life
+                pass
+
+
+def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
+            override: tuple[str | None, str | None] | None = None, on_progress=None) -> JobOutcome:
+    """Run job ``job_id`` in this process (see the module docstring)."""
+    from core.judges import run_judge
+    from core.judges.shots import FEWSHOT_PROMPTS
+
+    spec = table.claim(store, job_id)
+    cancel = cancel or threading.Event()
+    _on_sigterm(cancel)
+    p = table.Progress()
+    beat = _Beat(store, job_id, p, cancel)
+    beat.start()
+    outcome = JobOutcome(job_id, "done")
+    n = spec.n_pairs()
+    try:
+        for i, task in enumerate(spec.tasks):
+            if cancel.is_set():
+                break
+            base_done, base_ok, base_failed, base_sent = p.done, p.ok, p.failed, p.sent
+            base_cost = p.cost_usd
+            p.task = task.label()
+
+            def progress(done, total, stats, base_done=base_done, base_ok=base_ok, base_failed=base_failed,
+                         base_sent=base_sent, base_cost=base_cost, i=i):
+                nonlocal n
+                if n is None:
+                    n = int(total)
+                p.total = n * len(spec.tasks)
+                p.done = base_done + int(done)
+                p.ok = base_ok + int(stats.get("ok", 0))
+                p.failed = base_failed + int(stats.get("failed", 0))
+                p.sent = base_sent + int(stats.get("sent", 0))
+                cost = stats.get("cost_usd", 0.0)
+                p.cost_usd = None if cost is None or base_cost is None else base_cost + float(cost)
+                if on_progress is not None:
+                    on_progress(done, total, stats)
+
+            kwargs: dict = {"pair_ids": spec.pair_ids, "limit": spec.limit, "progress": progress, "cancel": cancel}
+            if not task.offline:
+                api_base, api_key = _endpoint(spec, task, override)
+                kwargs.update(params=task.params(), api_base=api_base, api_key=api_key, local_only=spec.local_only,
+                              concurrency=spec.concurrency, timeout=spec.timeout, max_retries=spec.max_retries,
+                              **spec.extra)
+                if spec.shots is not None and (task.prompt_id in FEWSHOT_PROMPTS or spec.shots_every_prompt):
+                    kwargs["shots"] = spec.shots
+            try:
+                with working_for(job_id):
+                    summary = run_judge(store, dataset=spec.dataset, judge=task.judge,
+                                        prompt_id=task.prompt_id or "green", **kwargs)
+            except RunBusy as exc:
+                outcome.busy = True
+                outcome.results.append(_row(task, error=str(exc), status="busy"))
+                continue
+            except StoreError as exc:  # the store refused: nothing more can be kept, stop here
+                outcome.results.append(_row(task, error=str(exc)))
+                outcome.state, outcome.message = "failed", str(exc)
+                break
+            except Exception as exc:  # a refused endpoint, bad shots...: recorded, the other tasks go on
+                from core.judges.llm import redact
+
+                kind = "refused" if type(exc).__name__ == "EndpointRefused" else "error"
+                outcome.results.append(_row(task, error=redact(f"{type(exc).__name__}: {exc}"), status=kind))
+                if len(spec.tasks) == 1:
+                    raise
+                continue
+            outcome.summaries.append(summary)
+            outcome.results.append(_row(task, summary))
+            p.done = base_done + (n if n is not None else summary.requested)
+            if summary.status == "failed":
+                outcome.state, outcome.message = "failed", summary.message
+                break
+        if outcome.state == "done" and cancel.is_set():
+            outcome.state = "cancelled"
+        p.task = ""
+    except BaseException as exc:
+        beat.halt.set()
+        message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, KeyboardInterrupt) else "interrupted"
+        _finish_quietly(store, job_id, "failed" if not isinstance(exc, KeyboardInterrupt) else "interrupted",
+                        p, outcome.results, message)
+        raise
+    beat.halt.set()
+    if outcome.busy and outcome.state == "done" and all(r.get("status") == "busy" for r in outcome.results):
+        outcome.state, outcome.message = "failed", outcome.results[0]["error"]
+    _finish_quietly(store, job_id, outcome.state, p, outcome.results, outcome.message)
+    return outcome
+
+
+def _finish_quietly(store, job_id, state, p, results, message) -> None:
+    """Record the end; a store that refuses leaves the job to be shown interrupted (its process is gone)."""
+    try:
+        table.finish(store, job_id, state, p, results, message)
+    except Exception:
+        pass
+
+
+def _on_sigterm(cancel: threading.Event) -> None:
+    """SIGTERM asks for a cancel (the main thread only can install handlers; elsewhere the store flag does)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handler(signum, frame):
+        cancel.set()
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def wait_for(store: Store, job_id: str, timeout: float = 60.0, states=table.FINAL) -> dict:
+    """Poll until the job reaches one of ``states`` (tests and scripts)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job = table.get_job(store, job_id)
+        if job["state"] in states or time.monotonic() > deadline:
+            return job
+        time.sleep(0.2)
