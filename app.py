@@ -19,6 +19,7 @@ from core.judges.llm import preload_litellm  # noqa: E402
 from core.serve import models_configured  # noqa: E402
 from core.store.db import StoreError  # noqa: E402
 from pages._access import gate  # noqa: E402
+from pages._jobs import jobs_indicator  # noqa: E402
 from pages._shared import (  # noqa: E402
     DATASET_KEY,
     NEXT_DATASET_KEY,
@@ -150,6 +151,7 @@ if store_error is not None:
     st.error(f"Cannot open the store: {escape_md(store_error)}")
     st.stop()
 draw_sidebar(store, datasets)
+jobs_indicator(store)
 draw_glossary()
 if datasets.empty:
     draw_empty_state()

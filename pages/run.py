@@ -2,11 +2,12 @@
 
 Before a run the page shows how many calls it means, how many the store
 already answers (cache hits) and the estimated cost (unknown prices shown as
-unknown). Runs of the offline judges (rules, lexical, length) happen inline with a
-progress bar; runs with a model happen in a background thread with a cancel
-``threading.Event``, and a fragment polls their progress every second.
-A re-run of the same judge resumes its run: answered pairs are skipped and
-only recorded failures are sent again ("Retry failed").
+unknown). Start records a job in the store and runs it in a worker process of
+its own (core.jobs): a refresh, a closed tab or a server restart does not stop
+it, and the job panel (pages/_jobs.py) polls its progress from the store every
+second, with Cancel, and Resume for a job whose process died. A re-run of the
+same judge resumes its run: answered pairs are skipped and only recorded
+failures are sent again ("Retry failed").
 
 URL: ``dataset`` (app.py), ``modality`` / ``anatomy`` / ``system`` / ``split``
 (repeatable), ``q`` (id search), ``pick`` (all | sample | rows), ``n``,
@@ -16,18 +17,18 @@ URL: ``dataset`` (app.py), ``modality`` / ``anatomy`` / ``system`` / ``split``
 from __future__ import annotations
 
 import hashlib
-import threading
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from core.judges import OFFLINE_JUDGES, run_judge
-from core.judges.errors import explain_error
-from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model, redact
+from core.jobs.launch import launch
+from core.jobs.spec import JobSpec, Task
+from core.jobs.table import ACTIVE, requeue, submit
+from core.judges import OFFLINE_JUDGES
+from core.judges.errors import causes_line, explain_error
+from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model
 from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS, ShotSource, runs_with_assessments
 from core.models import configured_models, plan_run, secret_api_key
 from core.prompts import ALLOWED_K, list_prompts
@@ -37,6 +38,7 @@ from core.reads.runcost import cost_table, cost_text
 from core.settings import local_only
 from core.store.export import to_safe_csv
 from pages._errors import show_error
+from pages._jobs import SEEN_KEY, job_panel, last_finished, live_jobs, results_of
 from pages._shared import (
     cached,
     data_version,
@@ -58,174 +60,31 @@ TEMPERATURES = (0.0, 0.2, 0.5, 0.7, 1.0)
 NOT_SET = "not set"  # reasoning effort not sent at all
 EFFORTS = (NOT_SET, *REASONING_EFFORTS)
 TABLE_ROWS = 1000
-POLL_SECONDS = 1.0
-JOB_KEY = "run_job"  # the job in progress (background)
-LAST_KEY = "run_last"  # the last finished job
 FILTER_KEYS = {facet: f"run_{facet}" for facet in FACETS}
 
 
 # -- the work ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Task:
-    """One run: a judge, and for a model also a prompt and generation parameters."""
+def start(store, spec: JobSpec, models, secrets) -> None:
+    """Record the job in the store and start its worker process; the job panel shows it from then on.
 
-    judge: str
-    prompt_id: str | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    effort: str | None = None
+    The worker outlives this session (a refresh, a closed tab, a server restart): it is a
+    ``python -m core worker JOB`` process of its own. Keys from Streamlit's secrets reach it through
+    its environment only.
+    """
+    from pages._access import signed_in_identity
 
-    @property
-    def offline(self) -> bool:
-        return self.judge in OFFLINE_JUDGES
-
-    def params(self) -> GenParams | None:
-        if self.offline:
-            return None
-        return GenParams(temperature=float(self.temperature), max_tokens=int(self.max_tokens),
-                         reasoning_effort=self.effort)
-
-    def columns(self) -> dict:
-        return {"judge": self.judge, "prompt": self.prompt_id or "", "temperature": self.temperature,
-                "max tokens": self.max_tokens, "reasoning effort": self.effort or ("" if self.offline else NOT_SET)}
-
-    def label(self) -> str:
-        if self.offline:
-            return self.judge
-        extra = f", effort {self.effort}" if self.effort else ""
-        return f"{self.judge} · {self.prompt_id} · T={self.temperature:g}{extra}"
-
-
-@dataclass
-class Job:
-    """A list of runs over the same pairs; its counters are written by the worker under ``lock``."""
-
-    dataset: str
-    tasks: list[Task]
-    pair_ids: list[str]
-    selection: str
-    shots: ShotSource | None = None
-    cancel: threading.Event = field(default_factory=threading.Event)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    started: float = field(default_factory=time.monotonic)
-    done: int = 0
-    ok: int = 0
-    failed: int = 0
-    current: str = ""
-    results: list[dict] = field(default_factory=list)
-    failures: list[dict] = field(default_factory=list)
-    finished: bool = False
-
-    @property
-    def total(self) -> int:
-        return len(self.pair_ids) * len(self.tasks)
-
-    @property
-    def offline(self) -> bool:
-        return all(t.offline for t in self.tasks)
-
-
-def execute(store, job: Job, endpoints: dict[str, tuple[str | None, str | None]], restricted: bool,
-            concurrency: int, on_progress=None) -> None:
-    """Run the job's tasks one after another (in the page's thread or a worker; no st calls here)."""
-    n = len(job.pair_ids)
-    for i, task in enumerate(job.tasks):
-        if job.cancel.is_set():
-            break
-        base, base_ok, base_failed = i * n, job.ok, job.failed
-        with job.lock:
-            job.current = task.label()
-
-        def progress(done, _total, stats, base=base, base_ok=base_ok, base_failed=base_failed):
-            with job.lock:
-                job.done = base + int(done)
-                job.ok = base_ok + int(stats.get("ok", 0))
-                job.failed = base_failed + int(stats.get("failed", 0))
-            if on_progress is not None:
-                on_progress(job)
-
-        kwargs: dict = {"pair_ids": job.pair_ids, "progress": progress, "cancel": job.cancel}
-        api_key = None
-        if not task.offline:
-            api_base, api_key = endpoints.get(task.judge, (None, None))
-            kwargs.update(params=task.params(), api_base=api_base, api_key=api_key, local_only=restricted,
-                          concurrency=concurrency)
-            if task.prompt_id in FEWSHOT_PROMPTS:
-                kwargs["shots"] = job.shots
-        row = task.columns()
-        try:
-            summary = run_judge(store, dataset=job.dataset, judge=task.judge, prompt_id=task.prompt_id or "green",
-                                **kwargs)
-        except Exception as exc:  # refused endpoint, busy store, bad shots...: recorded, the other runs go on
-            kind = "refused" if type(exc).__name__ == "EndpointRefused" else "error"
-            row.update(status=kind, error=redact(f"{type(exc).__name__}: {exc}", [api_key] if api_key else None))
-        else:
-            d = summary.to_json()
-            row.update(status=d["status"], requested=d["requested"], ok=d["ok"], cached=d["cached"] + d["skipped"],
-                       sent=d["sent"], failed=d["failed"], failed_total=d["failed_total"],
-                       unreadable=d["unparsed_total"], cost_usd=d["cost_usd"],
-                       run_cost=cost_text(d["cost_total"], d["cost_total"] is not None),
-                       seconds=d["seconds"], run_id=d["run_id"], error="")
-            with job.lock:
-                job.ok, job.failed = base_ok + summary.ok, base_failed + summary.failed
-                job.failures += [{**task.columns(), "id": f["ext_id"], "error": f["error"]}
-                                 for f in summary.failures]
-        with job.lock:
-            job.results.append(row)
-            job.done = max(job.done, base + n)
-    with job.lock:
-        job.current = ""
-        job.finished = True
-    if on_progress is not None:
-        on_progress(job)
-
-
-def _bar_text(job: Job) -> str:
-    elapsed = time.monotonic() - job.started
-    eta = ""
-    if 0 < job.done < job.total and elapsed > 0:
-        eta = f" · ETA {max(0.0, (job.total - job.done) * elapsed / job.done):,.0f} s"
-    now = f" · {job.current}" if job.current else ""
-    return f"{job.done:,} / {job.total:,} answers · ok {job.ok:,} · failed {job.failed:,}{eta}{now}"
-
-
-def start(store, job: Job, models, secrets, restricted: bool, concurrency: int) -> None:
-    """Offline jobs run here with a progress bar; jobs with a model run in a worker thread."""
-    endpoints = {m.name: (m.api_base, secret_api_key(m, secrets)) for m in models}
-    st.session_state.pop(LAST_KEY, None)
-    if job.offline:
-        bar = st.progress(0.0, text="starting")
-
-        def show(j: Job) -> None:
-            bar.progress(min(1.0, j.done / j.total) if j.total else 1.0, text=_bar_text(j))
-
-        execute(store, job, endpoints, restricted, concurrency, on_progress=show)
-        st.session_state[LAST_KEY] = job
-    else:
-        threading.Thread(target=execute, args=(store, job, endpoints, restricted, concurrency),
-                         name="radjudge-run", daemon=True).start()
-        st.session_state[JOB_KEY] = job
+    keys = {m.name: secret_api_key(m, secrets) for m in models}
+    job_id = submit(store, spec, origin="dashboard", started_by=signed_in_identity())
+    launch(store, job_id, {k: v for k, v in keys.items() if v})
+    st.session_state[SEEN_KEY] = None
     st.rerun()
 
 
-@st.fragment(run_every=POLL_SECONDS)
-def job_panel() -> None:
-    """Progress of the background job; when it ends, the whole page reruns to show the results."""
-    job: Job | None = st.session_state.get(JOB_KEY)
-    if job is None:
-        return
-    if job.finished:
-        st.session_state[LAST_KEY] = st.session_state.pop(JOB_KEY)
-        st.rerun()
-    with job.lock:
-        done, total, text = job.done, job.total, _bar_text(job)
-    st.progress(min(1.0, done / total) if total else 1.0, text=text)
-    if job.cancel.is_set():
-        st.caption("Cancelling: answers already received are kept; a re-run resumes from them.")
-    elif st.button("Cancel", key="run_cancel", icon=":material/stop_circle:"):
-        job.cancel.set()  # the worker stops sending; the next poll shows the end
+def job_keys(models, secrets) -> dict[str, str]:
+    keys = {m.name: secret_api_key(m, secrets) for m in models}
+    return {k: v for k, v in keys.items() if v}
 
 
 # -- cached loaders ---------------------------------------------------------------------
@@ -483,43 +342,69 @@ def _correlations_link() -> None:
             st.caption("The Correlations page is not registered in this app yet.")
 
 
-def draw_results(store, job: Job, models, secrets, restricted: bool, concurrency: int) -> None:
+def _failures(store, results: list[dict]) -> pd.DataFrame:
+    """The recorded failures of the job's runs, from the store."""
+    runs = {r["run_id"]: r for r in results if r.get("run_id") and (r.get("failed_total") or 0) > 0}
+    if not runs:
+        return pd.DataFrame()
+    df = store.query_df("SELECT o.run_id, p.ext_id AS id, o.error FROM judge_outputs o JOIN pairs p USING (pair_id) "
+                        "WHERE o.run_id IN (SELECT unnest(?::VARCHAR[])) AND o.error IS NOT NULL ORDER BY p.ext_id",
+                        [list(runs)])
+    cols = pd.DataFrame([{"run_id": k, **{c: v for c, v in r.items() if c in ("judge", "prompt", "temperature")}}
+                         for k, r in runs.items()])
+    return df.merge(cols, on="run_id").drop(columns="run_id")
+
+
+def draw_results(store, job: dict, models, secrets) -> None:
     st.markdown("#### Last run")
-    table = pd.DataFrame(job.results)
-    ok = int(table["ok"].fillna(0).sum()) if "ok" in table else 0
-    failed = int(table["failed_total"].fillna(0).sum()) if "failed_total" in table else 0
-    unreadable = int(table["unreadable"].fillna(0).sum()) if "unreadable" in table else 0
-    cancelled = job.cancel.is_set()
+    results = results_of(job)
+    spec = JobSpec.from_json(job["spec"])
+    table_ = pd.DataFrame(results)
+    ok = int(table_["ok"].fillna(0).sum()) if "ok" in table_ else 0
+    failed = int(table_["failed_total"].fillna(0).sum()) if "failed_total" in table_ else 0
+    unreadable = int(table_["unreadable"].fillna(0).sum()) if "unreadable" in table_ else 0
+    pairs = spec.selection or f"{int(job['n_total'] or 0) // max(1, len(spec.tasks)):,} pairs"
     summary = (f"{ok:,} answered ({unreadable:,} of them unreadable as the prompt's format), {failed:,} failed "
-               f"over {len(job.tasks)} run(s) on {job.selection} (dataset {escape_md(job.dataset)}).")
-    if cancelled:
+               f"over {len(spec.tasks)} run(s) on {pairs} (dataset {escape_md(spec.dataset)}; job `{job['job_id']}`).")
+    if job["state"] == "cancelled":
         st.warning("Cancelled: " + summary + " Answers received before the cancel are kept.")
+    elif job["state"] == "failed":
+        st.error("Stopped: " + summary + " " + escape_md(job.get("message") or ""))
     elif failed or unreadable:
         st.warning("Finished: " + summary)
     else:
         st.success("Finished: " + summary)
-    for r in job.results:
-        if r.get("status") in ("refused", "error"):
+    if job["state"] in ("cancelled", "failed") and st.button("Resume", key=f"job_resume_{job['job_id']}",
+                                                               icon=":material/play_arrow:"):
+        requeue(store, job["job_id"])
+        launch(store, job["job_id"], job_keys(models, secrets))
+        st.session_state[SEEN_KEY] = None
+        st.rerun()
+    for r in results:
+        if r.get("status") in ("refused", "error", "busy"):
             show_error(f"{r['judge']}: ", r["error"])
-    show_table(table, hide_index=True, key="run_results",
-                 column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")})
-    st.download_button("Runs (CSV)", to_safe_csv(table), file_name="runs.csv", mime="text/csv",
-                       key="run_results_csv")
-    if job.failures:
+    if len(table_):
+        show_table(table_, hide_index=True, key="run_results",
+                   column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")})
+        st.download_button("Runs (CSV)", to_safe_csv(table_), file_name="runs.csv", mime="text/csv",
+                           key="run_results_csv")
+    failures = _failures(store, results)
+    if len(failures):
         st.markdown("**Failures**")
-        failures = pd.DataFrame(job.failures)
         failures.insert(len(failures.columns) - 1, "reason", failures["error"].map(explain_error))
+        st.caption("By cause: " + escape_md(causes_line(failures["error"])) + ".")
         for reason, count in failures["reason"].value_counts().items():
             st.caption(f"{count:,} pair(s): {escape_md(reason)}")
         show_table(failures, hide_index=True, key="run_failures",
-                     column_config={"error": st.column_config.TextColumn("raw error")})
+                   column_config={"error": st.column_config.TextColumn("raw error")})
         st.download_button("Failures (CSV)", to_safe_csv(failures), file_name="failures.csv", mime="text/csv",
                            key="run_failures_csv")
-    retry = [t for t, r in zip(job.tasks, job.results, strict=False)
+    retry = [t for t, r in zip(spec.tasks, results, strict=False)
              if not t.offline and (r.get("failed_total") or 0) > 0]
     if retry and st.button(f"Retry failed ({failed:,})", key="run_retry", icon=":material/replay:"):
-        again = Job(job.dataset, retry, job.pair_ids, job.selection, job.shots)
-        start(store, again, models, secrets, restricted, concurrency)
+        again = JobSpec(spec.dataset, retry, spec.pair_ids, selection=spec.selection, shots=spec.shots,
+                        concurrency=spec.concurrency, local_only=spec.local_only)
+        start(store, again, models, secrets)
     _correlations_link()
 
 
@@ -578,22 +463,27 @@ for name in dict.fromkeys(t.judge for t in tasks if not t.offline):
     elif not m.usable:
         st.warning(f"{escape_md(name)}: no {escape_md(m.provider)} key in the environment or secrets.")
 
-running: Job | None = st.session_state.get(JOB_KEY)
+keys = job_keys(models, secrets)
+live = live_jobs(store, dataset)
+running = len(live) and live["state"].isin(ACTIVE).any()
 st.markdown("#### Before starting")
 if not pair_ids or not tasks:
     st.caption("Choose at least one pair and one judge (with a prompt and a temperature for a model).")
 else:
     draw_estimate(store, dataset, tasks, pair_ids, shots)
-    mode = "inline" if all(t.offline for t in tasks) else "in the background (cancellable)"
     if st.button("Start run", key="run_start", type="primary", icon=":material/play_arrow:",
-                 disabled=running is not None, help=f"runs {mode}"):
-        start(store, Job(dataset, tasks, pair_ids, selection, shots), models, secrets, restricted, concurrency)
+                 help="runs in a worker process of its own: a refresh or a closed tab does not stop it"):
+        spec = JobSpec(dataset, tasks, pair_ids, selection=selection, shots=shots, concurrency=concurrency,
+                       local_only=restricted)
+        start(store, spec, models, secrets)
 
-if running is not None:
-    st.markdown("#### Running")
-    job_panel()
-last: Job | None = st.session_state.get(LAST_KEY)
-if last is not None and running is None:
-    draw_results(store, last, models, secrets, restricted, concurrency)
-if running is None:
+if len(live):
+    st.markdown("#### Jobs")
+    st.caption("Read from the store: the same after a refresh, in another tab or browser, and from "
+               "`python -m core jobs`.")
+    job_panel(store, dataset, keys)
+if not running:
+    last = last_finished(store, dataset)
+    if last is not None:
+        draw_results(store, last, models, secrets)
     draw_costs(store, dataset)

@@ -1,7 +1,8 @@
-"""The Run judges page through AppTest: offline runs inline, model runs in the background."""
+"""The Run judges page through AppTest: every run is a job of the store, run by a worker process."""
 
 from __future__ import annotations
 
+import json
 import time
 
 from core.reads import frames as analysis
@@ -35,19 +36,22 @@ def _expected_sample(store: Store, n: int, seed: int) -> set[str]:
     return set(index.sample(n=n, random_state=seed)["pair_id"])
 
 
-def _state(at, key: str):
-    return at.session_state[key] if key in at.session_state else None
+def _wait_for_job(at, store: Store, timeout: float = 90.0) -> dict:
+    """Wait for the newest job's worker to finish (as the panel's polling does), then render the page."""
+    from core.jobs.table import list_jobs
 
-
-def _wait_for_job(at, timeout: float = 60.0):
-    """Poll the page (as the fragment does in a browser) until the background job is done."""
     deadline = time.monotonic() + timeout
-    while _state(at, "run_last") is None:
-        assert time.monotonic() < deadline, "background run did not finish in time"
+    while True:
+        jobs = list_jobs(store, limit=1)
+        if len(jobs) and jobs["state"].iloc[0] not in ("queued", "running"):
+            break
+        assert time.monotonic() < deadline, "the job did not finish in time"
         time.sleep(0.3)
-        at.run()
-        assert_ok(at)
-    return _state(at, "run_last")
+    at.run()
+    assert_ok(at)
+    job = jobs.iloc[0].to_dict()
+    job["results"] = json.loads(job["results"] or "[]")
+    return job
 
 
 def test_rules_run_lands_in_store_and_second_estimate_is_all_cached(app_test, demo_store_copy: Store,
@@ -62,6 +66,8 @@ def test_rules_run_lands_in_store_and_second_estimate_is_all_cached(app_test, de
 
     at.button(key="run_start").click().run()
     assert_ok(at)
+    job = _wait_for_job(at, store)
+    assert job["state"] == "done" and job["origin"] == "dashboard"
     runs = store.query_df("SELECT run_id, judge_kind, status, n_ok, n_failed FROM judge_runs")
     assert runs[["judge_kind", "status", "n_ok", "n_failed"]].values.tolist() == [["rules", "done", 12, 0]]
     stored = set(store.query_df("SELECT pair_id FROM judge_outputs WHERE run_id = ?",
@@ -111,8 +117,8 @@ def test_local_only_is_shown_and_enforced(app_test, demo_store_copy: Store, monk
     assert_ok(at)
     assert any("local_only is on" in e.value for e in at.error)
     at.button(key="run_start").click().run()
-    job = _wait_for_job(at)
-    assert job.results[0]["status"] == "refused"
+    job = _wait_for_job(at, demo_store_copy)
+    assert job["results"][0]["status"] == "refused"
     assert any("EndpointRefused" in e.value for e in at.error)
     assert demo_store_copy.query_one("SELECT count(*) FROM judge_runs") == 0  # refused before any work
 
@@ -141,8 +147,8 @@ def test_model_run_in_background_then_retry_failed_and_all_cached(app_test, demo
 
         at.button(key="run_start").click().run()
         assert_ok(at)
-        job = _wait_for_job(at)
-        assert (job.ok, job.failed) == (4, 1)
+        job = _wait_for_job(at, store)
+        assert (job["n_ok"], job["n_failed"], job["n_sent"]) == (4, 1, 5)
         failures = table(at, "id", "error")
         assert len(failures) == 1 and "400" in failures["error"].iloc[0]
         run = store.query_df("SELECT judge_kind, model, n_ok, n_failed FROM judge_runs")
@@ -152,7 +158,7 @@ def test_model_run_in_background_then_retry_failed_and_all_cached(app_test, demo
         sent_before = server.requests
         at.button(key="run_retry").click().run()
         assert_ok(at)
-        job = _wait_for_job(at)
+        job = _wait_for_job(at, store)
         assert server.requests == sent_before + 1  # only the failure is sent again
         assert store.query_df("SELECT n_ok, n_failed FROM judge_runs").values.tolist() == [[5, 0]]
         assert any(s.value.startswith("Finished: 5 answered (0 of them unreadable as the prompt's format), 0 failed")
@@ -191,9 +197,15 @@ def test_cancel_stops_a_background_run_and_keeps_its_answers(app_test, demo_stor
         at.button(key="run_start").click().run()
         assert_ok(at)
         assert any(" / 30 answers" in p.proto.text for p in at.get("progress"))  # the polled progress bar
-        at.button(key="run_cancel").click().run()
-        job = _wait_for_job(at)
-    assert job.cancel.is_set() and job.results[0]["status"] == "cancelled"
+        deadline = time.monotonic() + 30
+        while server.requests < 2:  # the worker process is sending
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        at.run()
+        [cancel] = [b for b in at.button if b.key.startswith("job_cancel_")]
+        cancel.click().run()
+        job = _wait_for_job(at, store)
+    assert job["state"] == "cancelled" and job["results"][0]["status"] == "cancelled"
     assert any(w.value.startswith("Cancelled:") for w in at.warning)
     kept = store.query_one("SELECT count(*) FROM judge_outputs WHERE error IS NULL")
     assert kept < 30 and server.requests < 30  # stopped early
