@@ -81,6 +81,19 @@ def store_path() -> str | None:
     return env_value(STORE_VAR) or None
 
 
+STORE_TIMEOUT_VAR = "RADJUDGE_STORE_TIMEOUT"
+
+
+def store_timeout() -> float:
+    """``RADJUDGE_STORE_TIMEOUT``: seconds an operation waits for a store another process holds
+    (default 30); a judge run whose write waits longer stops sending (core.judges.llm)."""
+    value = env_value(STORE_TIMEOUT_VAR)
+    try:
+        return max(0.1, float(value)) if value else 30.0
+    except ValueError:
+        return 30.0
+
+
 def api_base() -> str | None:
     """``RADJUDGE_API_BASE``: the default endpoint of an OpenAI-compatible server, or None."""
     return env_value(API_BASE_VAR) or None

@@ -114,6 +114,7 @@ class FakeOpenAI:
         self.slow_seconds = slow_seconds
         self.retry_after = retry_after
         self.requests = 0
+        self.request_times: list[float] = []  # time.monotonic() of each request's arrival
         self.in_flight = 0
         self.max_in_flight = 0  # the most requests the server held at once: concurrency, seen from here
         self.behaviours: Counter = Counter()
@@ -148,6 +149,7 @@ class FakeOpenAI:
     def _behaviour(self, text: str) -> str:
         with self._lock:
             self.requests += 1
+            self.request_times.append(time.monotonic())
             for marker, steps in self.plan.items():
                 if marker in text:
                     attempt = self._attempts[marker]

@@ -84,6 +84,11 @@ class _Beat(threading.Thread):
         self.store, self.job_id, self.progress, self.cancel = store, job_id, progress, cancel
         self.halt = threading.Event()
 
+    def stop(self) -> None:
+        """Stop beating and wait for a beat in progress: a thread left inside DuckDB at exit aborts it."""
+        self.halt.set()
+        self.join(timeout=self.store.timeout + 5)
+
     def run(self) -> None:
         while not self.halt.wait(table.HEARTBEAT_SECONDS):
             try:
@@ -168,12 +173,12 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
             outcome.state = "cancelled"
         p.task = ""
     except BaseException as exc:
-        beat.halt.set()
+        beat.stop()
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, KeyboardInterrupt) else "interrupted"
         _finish_quietly(store, job_id, "failed" if not isinstance(exc, KeyboardInterrupt) else "interrupted",
                         p, outcome.results, message)
         raise
-    beat.halt.set()
+    beat.stop()
     if outcome.busy and outcome.state == "done" and all(r.get("status") == "busy" for r in outcome.results):
         outcome.state, outcome.message = "failed", outcome.results[0]["error"]
     _finish_quietly(store, job_id, outcome.state, p, outcome.results, outcome.message)
@@ -182,8 +187,10 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
 
 def _finish_quietly(store, job_id, state, p, results, message) -> None:
     """Record the end; a store that refuses leaves the job to be shown interrupted (its process is gone)."""
+    from core.judges.llm import impatient
+
     try:
-        table.finish(store, job_id, state, p, results, message)
+        table.finish(store if state != "failed" else impatient(store), job_id, state, p, results, message)
     except Exception:
         pass
 

@@ -1,9 +1,13 @@
 """Answers are durable the moment they arrive: an append-only journal beside the store.
 
 A model run appends every answer it receives to its own file in ``<store>.journal/`` (one JSON
-line per answer, flushed and fsynced before the answer is queued for DuckDB), so an answer that was
+line per answer, written and fsynced before the answer is queued for DuckDB), so an answer that was
 paid for survives a store write that fails (disk full, a lock held past its patience, a read-only
-store), a kill, or a crash. A file is named ``<run_id>.<pid>-<process start>.jsonl``: when its
+store), a kill, or a crash. The journal and the store usually share a disk, so the journal
+*reserves* its space before the calls that will fill it are made (``posix_fallocate``, in steps of
+``RESERVE_STEP``): a request is sent only when the reserved space left holds an answer for it and
+for every call in flight (``PER_ANSWER`` bytes each). When the disk cannot give more, the run stops
+sending, and the answers still coming in land in space already reserved. A file is named ``<run_id>.<pid>-<process start>.jsonl``: when its
 process is gone, the next run of the same run id replays it (:func:`replay`: the answers are
 written to the store exactly as a direct write would have written them, and nothing is sent for
 them) and deletes it. A run that ends with everything committed deletes its own file.
@@ -17,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 from pathlib import Path
 
 from core.judges.leases import Process, this_process
@@ -24,6 +29,12 @@ from core.judges.runs import OutputRecord, write_outputs
 from core.store.db import Store
 
 _FIELDS = ("pair_id", "cache_key", "raw_text", "latency_ms", "tokens_in", "tokens_out", "cost_usd")
+PER_ANSWER = 64 * 1024  # bytes reserved per call in flight (a 16k-token answer as JSON)
+RESERVE_STEP = 1024 * 1024
+
+
+class JournalFull(OSError):
+    """The disk cannot give the journal the space an answer needs: send nothing more."""
 
 
 def journal_dir(store: Store) -> Path:
@@ -31,35 +42,65 @@ def journal_dir(store: Store) -> Path:
 
 
 class Journal:
-    """This process's journal of one run."""
+    """This process's journal of one run (thread-safe: answers arrive from worker threads)."""
 
     def __init__(self, store: Store, run_id: str):
         me = this_process()
         self.path = journal_dir(store) / f"{run_id}.{me.pid}-{me.start or 0}.jsonl"
-        self._fh = None
+        self._fd: int | None = None
+        self._lock = threading.Lock()
+        self.offset = 0  # where the next record goes
+        self.reserved = 0  # bytes allocated on disk for this file
         self.count = 0
+
+    def _open(self) -> int:
+        if self._fd is None:
+            self.path.parent.mkdir(mode=0o700, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600)
+        return self._fd
+
+    def _reserve(self, need: int) -> None:
+        fd = self._open()
+        size = max(need, RESERVE_STEP)
+        try:
+            os.posix_fallocate(fd, self.reserved, size)
+        except OSError as exc:
+            raise JournalFull(exc.errno, f"no disk space left for the journal {self.path}: {exc.strerror}") from exc
+        self.reserved += size
+
+    def make_room(self, in_flight: int) -> None:
+        """Before a call: reserved space for its answer and the ``in_flight`` others, or :class:`JournalFull`."""
+        need = (in_flight + 1) * PER_ANSWER
+        with self._lock:
+            if self.reserved - self.offset < need:
+                self._reserve(need - (self.reserved - self.offset))
 
     def append(self, rec: OutputRecord) -> None:
         """Write one answer and fsync it; raises OSError when the disk refuses (the caller stops)."""
-        if self._fh is None:
-            self.path.parent.mkdir(mode=0o700, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            self._fh = os.fdopen(fd, "a", encoding="utf-8")
-        self._fh.write(json.dumps({k: getattr(rec, k) for k in _FIELDS}, ensure_ascii=False) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self.count += 1
+        data = (json.dumps({k: getattr(rec, k) for k in _FIELDS}, ensure_ascii=False) + "\n").encode("utf-8")
+        with self._lock:
+            fd = self._open()
+            if self.offset + len(data) > self.reserved:
+                self._reserve(self.offset + len(data) - self.reserved)
+            os.pwrite(fd, data, self.offset)
+            os.fsync(fd)
+            self.offset += len(data)
+            self.count += 1
 
     def close(self, committed: bool) -> None:
-        """Close the file; delete it when every answer in it is committed to the store."""
-        if self._fh is not None:
-            try:
-                self._fh.close()
-            except OSError:
-                pass
-            self._fh = None
-        if committed and self.path.exists():
-            self.path.unlink()
+        """Close the file; delete it when every answer in it is committed to the store, else give
+        back the space reserved beyond its records."""
+        with self._lock:
+            if self._fd is not None:
+                try:
+                    if not committed:
+                        os.ftruncate(self._fd, self.offset)
+                    os.close(self._fd)
+                except OSError:
+                    pass
+                self._fd = None
+            if committed and self.path.exists():
+                self.path.unlink()
 
 
 def _owner(path: Path) -> Process | None:
@@ -86,8 +127,9 @@ def pending_files(store: Store, run_id: str | None = None) -> list[Path]:
 def read_records(path: Path) -> list[OutputRecord]:
     """The answers in a journal file (a line cut short by a crash is skipped)."""
     out = []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
+    with open(path, "rb") as fh:
+        text = fh.read().split(b"\0", 1)[0].decode("utf-8", "replace")  # reserved space reads as NULs
+        for line in text.splitlines():
             try:
                 d = json.loads(line)
                 out.append(OutputRecord(**{k: d.get(k) for k in _FIELDS}))
@@ -114,8 +156,4 @@ def replay(store: Store, run_id: str, prompt_id: str | None) -> int:
 
 def pending_count(store: Store, run_id: str | None = None) -> int:
     """Answers waiting in journal files of processes that are gone."""
-    total = 0
-    for path in pending_files(store, run_id):
-        with open(path, "rb") as fh:
-            total += sum(1 for _ in fh)
-    return total
+    return sum(len(read_records(path)) for path in pending_files(store, run_id))

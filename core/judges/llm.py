@@ -462,9 +462,9 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
                                concurrency=concurrency, progress=progress, cancel=cancel,
                                flush_interval=flush_interval)
     finally:
-        try:
-            leases.release(store, keys)
-        except Exception:  # a store that refuses writes: the leases die with this process
+        try:  # after a failed write, a short try: the leases die with this process anyway
+            leases.release(store if summary.status != "failed" else impatient(store), keys)
+        except Exception:
             pass
 
 
@@ -512,8 +512,13 @@ def _execute_leased(store, run_id, prompt_id, work, todo, summary: RunSummary, m
     return summary
 
 
+def impatient(store: Store) -> Store:
+    """The same store with a short lock patience: bookkeeping after a write already failed."""
+    return Store(store.path, timeout=min(store.timeout, 3.0))
+
+
 def _one_line(exc: BaseException) -> str:
-    return re.sub(r"\s+", " ", str(exc)).strip()[:300]
+    return re.sub(r"\s+", " ", str(exc)).strip()[:800]
 
 
 def _kept_message(store: Store, summary: RunSummary, journal) -> str:
@@ -524,8 +529,10 @@ def _kept_message(store: Store, summary: RunSummary, journal) -> str:
             f"{journal.path.parent}")
     if summary.lost:
         text += f"; {summary.lost:,} could not be kept (the journal's disk refused them too)"
-    return text + ("; run the same command again (or `python -m core resume JOB`): journaled answers are "
-                   "stored without being sent again, and only pairs without an answer are sent")
+    job = leases.current_job()
+    again = f"`python -m core resume {job}`" if job.startswith("job-") else "run the same command again"
+    return text + (f"; to finish, {again} (or run the same command again): journaled answers are stored "
+                   "without being sent again, and only pairs without an answer are sent")
 
 
 _LOOP: asyncio.AbstractEventLoop | None = None
@@ -570,12 +577,23 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
             summary.message = f"{what}: {exc}"
         stop.set()
 
+    in_flight = [0]
+
     async def one(pair_id, messages, key):
         async with sem:
             if halted():
                 return
+            try:  # the answer's place in the journal is reserved before the call is paid for
+                journal.make_room(in_flight[0])
+            except OSError as exc:
+                fail("stopped before sending", exc)
+                return
+            in_flight[0] += 1
             summary.sent += 1
-            rec = await caller.call(messages)
+            try:
+                rec = await caller.call(messages)
+            finally:
+                in_flight[0] -= 1
         if rec.error == NOT_SENT:
             summary.sent -= 1
             return

@@ -179,12 +179,13 @@ class Store:
         existing file's schema is checked, and migrated, on the first connection this handle opens
         (saving an extra open of a large file: the check rides on the first read).
     timeout
-        Seconds to keep retrying when another process holds the file.
+        Seconds to keep retrying when another process holds the file (default:
+        ``RADJUDGE_STORE_TIMEOUT``, else 30).
     """
 
-    def __init__(self, path: str | os.PathLike | None = None, *, timeout: float = 30.0):
+    def __init__(self, path: str | os.PathLike | None = None, *, timeout: float | None = None):
         self.path = Path(path) if path is not None else default_store_path()
-        self.timeout = timeout
+        self.timeout = settings.store_timeout() if timeout is None else timeout
         key = str(self.path.resolve())
         with _PROCESS_LOCKS_GUARD:
             self._lock = _PROCESS_LOCKS.setdefault(key, threading.RLock())

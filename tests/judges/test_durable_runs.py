@@ -1,0 +1,236 @@
+"""Durable runs (issue 29), measured where the money goes: the loopback server counts what it was sent.
+
+A full disk and a store held past its patience stop the run at once with every received answer kept
+(store + journal), and the resume sends only what was never answered; a SIGKILLed dashboard worker
+is shown interrupted and resumes to one output per pair; `cancel` from another terminal stops the
+calls; two identical runs are in tests/store/test_faults.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from core.jobs import table
+from core.judges import journal
+from core.store.db import Store
+from core.store.integrity import check_store
+from tests.conftest import marked_store
+from tests.fake_openai import FakeOpenAI
+
+pytestmark = pytest.mark.faults
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = "openai/fake-judge"
+
+
+def _env(**extra) -> dict:
+    return dict(os.environ, PYTHONPATH=str(ROOT), **extra)
+
+
+def _judge(store: Store, url: str, concurrency: int = 16, **popen) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "d", "--judge", MODEL,
+           "--api-base", url, "--concurrency", str(concurrency), "--max-retries", "0", "--json"]
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+def _answered(store: Store) -> int:
+    return store.query_one("SELECT count(*) FROM judge_outputs WHERE error IS NULL")
+
+
+def _journaled(store: Store) -> int:
+    return sum(len(journal.read_records(p)) for p in journal.journal_dir(store).glob("*.jsonl"))
+
+
+def _one_per_pair(store: Store, n: int) -> None:
+    counts = store.query_df("SELECT p.ext_id, count(o.pair_id) AS n FROM pairs p LEFT JOIN judge_outputs o "
+                            "USING (pair_id) GROUP BY 1")
+    assert len(counts) == n and (counts["n"] == 1).all()
+    report = check_store(store.path)
+    assert report.ok, report.problems
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 MB tmpfs (root only); skipped with the reason where mounting is not permitted."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root and mount(8)")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(folder)], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        pytest.skip(f"mount -t tmpfs is not permitted here: {done.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def _fill(folder: Path, leave_kib: int) -> Path:
+    stat = os.statvfs(folder)
+    free_kib = stat.f_bavail * stat.f_frsize // 1024
+    filler = folder / "filler"
+    subprocess.run(["fallocate", "-l", f"{max(0, free_kib - leave_kib)}k", str(filler)], check=True)
+    return filler
+
+
+def test_full_disk_mid_run_stops_sending_keeps_every_answer_and_the_resume_pays_only_for_the_rest(small_disk):
+    n = 2000
+    store = marked_store(small_disk / "s.duckdb", n)
+    filler = _fill(small_disk, 6 * 1024)  # room for a few hundred answers, not for 2,000
+    with FakeOpenAI(latency=0.02) as server:
+        proc = _judge(store, server.url)
+        out, err = proc.communicate(timeout=300)
+        first = server.requests
+        assert proc.returncode == 1 and "Traceback" not in err, err[-2000:]
+        line = err.strip().splitlines()[-1]
+        assert line.startswith("error: could not write the store") and "No space left" in line, line
+        assert "kept in the journal" in line and "python -m core resume job-" in line
+        assert 0 < first < n  # it stopped early
+        assert json.loads(out)["status"] == "failed"
+        kept_store, kept_journal = _answered(store), _journaled(store)
+        # every answer the server gave is kept: in the store, or in the journal (the journal holds all of
+        # them, the stored ones included, until a resume commits them)
+        assert kept_journal == first, (first, kept_store, kept_journal)
+        assert f"of {first} answers received {kept_store} are in the store" in line
+
+        filler.unlink()  # space again
+        proc = _judge(store, server.url)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err[-2000:]
+        resumed = json.loads(out)
+        assert server.requests - first == n - first  # the resume paid only for pairs never answered
+        assert resumed["replayed"] == first and resumed["sent"] == n - first
+    _one_per_pair(store, n)
+    assert _journaled(store) == 0  # replayed and committed: the journal is gone
+
+
+def test_a_store_held_past_its_patience_stops_sending_and_the_journal_is_replayed(tmp_path):
+    n = 300
+    store = marked_store(tmp_path / "s.duckdb", n)
+    hold = threading.Event()
+    with FakeOpenAI(latency=0.1) as server:
+        proc = _judge(store, server.url, concurrency=2, env=_env(RADJUDGE_STORE_TIMEOUT="2"))
+        deadline = time.monotonic() + 60
+        while server.requests < 20:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+
+        def reader():  # a dashboard tab left on a long read, say
+            con = duckdb.connect(str(store.path), read_only=True)
+            hold.wait(12)
+            con.close()
+
+        held_at = time.monotonic()
+        t = threading.Thread(target=reader)
+        t.start()
+        out, err = proc.communicate(timeout=120)
+        stopped_after = time.monotonic() - held_at
+        hold.set()
+        t.join()
+        first = server.requests
+        time.sleep(1.0)
+        assert server.requests == first  # nothing more was sent once it stopped
+        assert proc.returncode == 1, err[-2000:]
+        line = err.strip().splitlines()[-1]
+        assert "stayed locked by another process for 2 s" in line and "kept in the journal" in line, line
+        # the last request came within the store's patience (2 s) + a flush + margin of the lock: nothing
+        # was sent once the failed write was seen, though the process took longer to record its end
+        last = max(server.request_times) - held_at
+        assert first < n and last < 2 + 1 + 3, (last, stopped_after)
+        assert _journaled(store) == first  # every paid answer is kept
+
+        proc = _judge(store, server.url, concurrency=8)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err[-2000:]
+        assert server.requests == n  # the journaled answers were stored, not sent again
+        assert json.loads(out)["replayed"] == first
+    _one_per_pair(store, n)
+
+
+def test_cancel_from_another_terminal_stops_the_calls_and_keeps_the_answers(tmp_path):
+    n = 200
+    store = marked_store(tmp_path / "s.duckdb", n)
+    with FakeOpenAI(latency=0.2) as server:
+        proc = _judge(store, server.url, concurrency=2)
+        deadline = time.monotonic() + 60
+        while server.requests < 6:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        jobs = table.list_jobs(store)
+        assert jobs["state"].tolist() == ["running"] and jobs["origin"].tolist() == ["cli"]
+        job_id = jobs["job_id"].iloc[0]
+        listed = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "jobs"], cwd=ROOT,
+                                env=_env(), capture_output=True, text=True, timeout=60)
+        assert job_id in listed.stdout and "running" in listed.stdout
+        cancel = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "cancel", job_id],
+                                cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
+        assert cancel.returncode == 0 and "cancel requested" in cancel.stdout, cancel.stderr
+        time.sleep(2.0)
+        at_two = server.requests
+        out, err = proc.communicate(timeout=60)
+        time.sleep(1.0)
+        assert server.requests == at_two < n  # stopped within 2 s of the cancel
+    assert proc.returncode == 3 and json.loads(out)["status"] == "cancelled"
+    assert table.get_job(store, job_id)["state"] == "cancelled"
+    assert _answered(store) == at_two  # calls in flight at the cancel finished and were kept
+
+
+def test_a_killed_dashboard_worker_is_shown_interrupted_and_resumes_to_one_output_per_pair(
+        tmp_path, app_test, monkeypatch):
+    from tests.apptest_helpers import assert_ok, use_fake_model
+
+    n = 120
+    store = marked_store(tmp_path / "s.duckdb", n)
+    with FakeOpenAI(latency=0.15) as server:
+        use_fake_model(monkeypatch, server.url, MODEL)
+        at = app_test(store)
+        at.switch_page("pages/run.py").run()
+        at.multiselect(key="run_judges").set_value([MODEL]).run()
+        at.number_input(key="run_concurrency").set_value(2).run()
+        at.button(key="run_start").click().run()
+        assert_ok(at)
+        deadline = time.monotonic() + 60
+        while _answered(store) < 10:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        job = table.list_jobs(store).iloc[0]
+        assert job["state"] == "running" and job["origin"] == "dashboard"
+        os.kill(int(job["pid"]), signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while table.get_job(store, job["job_id"])["state"] != "interrupted":
+            assert time.monotonic() < deadline, "a dead worker's job still shows as running"
+            time.sleep(0.1)
+        sent_before = server.requests
+
+        fresh = app_test(store)  # a restarted dashboard: a new server process state, a new session
+        fresh.switch_page("pages/run.py").run()
+        assert_ok(fresh)
+        assert any("Interrupted" in w.value for w in fresh.warning)
+        assert any("job(s) interrupted" in c.value for c in fresh.sidebar.caption)
+        [resume] = [b for b in fresh.button if b.key == f"job_resume_{job['job_id']}"]
+        resume.click().run()
+        final = None
+        deadline = time.monotonic() + 120
+        while final not in table.FINAL:
+            assert time.monotonic() < deadline
+            time.sleep(0.3)
+            final = table.get_job(store, job["job_id"])["state"]
+        assert final == "done"
+        # the resume sent only pairs without an answer: at most the 2 calls in flight at the kill are paid twice
+        assert n <= server.requests <= n + 2, (sent_before, server.requests)
+    _one_per_pair(store, n)
+    run = store.query_df("SELECT status, n_ok FROM judge_runs").iloc[0]
+    assert (run["status"], run["n_ok"]) == ("done", n)
+    assert int(table.get_job(store, job["job_id"])["attempts"]) == 2
