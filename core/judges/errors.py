@@ -55,10 +55,11 @@ def explain_error(raw: str | None) -> str:
 # What a retry summary counts: the transient causes the gateway retries, then the rest.
 _CAUSES: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(p, re.I)) for name, p in (
     ("429 rate limit", r"RateLimit|\(429\)"),
-    ("5xx server error", r"\(5\d\d\)|InternalServerError|ServiceUnavailable|BadGateway"),
     ("timeout", r"Timeout|timed out"),
     ("refused or dropped connection", r"Connection refused|Connection error|APIConnectionError|ConnectError|"
                                       r"Cannot connect|Name or service not known|disconnected|reset by peer"),
+    # litellm reports a dropped connection as InternalServerError (500) "Connection error.": matched above
+    ("5xx server error", r"\(5\d\d\)|InternalServerError|ServiceUnavailable|BadGateway"),
     ("authentication", r"AuthenticationError|\(401\)|PermissionDenied|\(403\)"),
     ("request refused (4xx)", r"\(4\d\d\)|BadRequest|ContextWindowExceeded|NotFound"),
 ))

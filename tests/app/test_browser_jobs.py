@@ -186,7 +186,9 @@ def _reload_and_find_job(page, job: dict, total: int):
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("heading", name="Run judges", exact=True)).to_be_visible(timeout=UI_TIMEOUT_MS)
     expect(main.get_by_role("heading", name="Jobs", exact=True)).to_be_visible(timeout=UI_TIMEOUT_MS)
+    _settle(page)  # the job panel's polling (a fragment) does not keep the status widget up
     expect(main.get_by_text(job["job_id"])).to_be_visible(timeout=UI_TIMEOUT_MS)
+    expect(page.get_by_test_id("stSidebar").get_by_text("1 judge job(s) running")).to_be_visible()
     progress = main.get_by_test_id("stProgress").filter(has_text=f" / {total:,} answers")
     expect(progress).to_be_visible(timeout=UI_TIMEOUT_MS)
     text = progress.inner_text()

@@ -234,3 +234,20 @@ def test_a_killed_dashboard_worker_is_shown_interrupted_and_resumes_to_one_outpu
     run = store.query_df("SELECT status, n_ok FROM judge_runs").iloc[0]
     assert (run["status"], run["n_ok"]) == ("done", n)
     assert int(table.get_job(store, job["job_id"])["attempts"]) == 2
+
+
+def test_the_failure_line_counts_the_real_causes(tmp_path):
+    """--max-retries 0 against a server answering 429 and 500: the line names both, with counts."""
+    faults = ["429"] * 6 + ["500"] * 3 + ["drop"]  # one marker per pair: each fails its only attempt
+    markers = {i: f"FAULTMARK{i:02d}X" for i in range(len(faults))}
+    store = marked_store(tmp_path / "s.duckdb", 20, markers)
+    plan = {markers[i]: [f] for i, f in enumerate(faults)}
+    with FakeOpenAI(plan=plan, retry_after=0.01) as server:
+        proc = _judge(store, server.url, concurrency=4)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 4, err[-2000:]
+    line = err.strip().splitlines()[-1]
+    assert "10 of 20 pairs failed" in line, line
+    assert "6 × 429 rate limit" in line and "3 × 5xx server error" in line, line
+    assert "1 × refused or dropped connection" in line, line
+    assert "rate limit" in line.split("most often:")[1]  # the most frequent cause, in plain words
