@@ -165,7 +165,8 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
                 continue
             outcome.summaries.append(summary)
             outcome.results.append(_row(task, summary))
-            p.done = base_done + (n if n is not None else summary.requested)
+            if summary.status == "done":  # a cancelled or stopped task counts what it answered, no more
+                p.done = base_done + (n if n is not None else summary.requested)
             if summary.status == "failed":
                 outcome.state, outcome.message = "failed", summary.message
                 break
