@@ -283,7 +283,7 @@ def add_commands(add) -> None:
 
     p = add("preference", cmd_preference,
             "preference accuracy (GREEN Fig. 6): how often each judge prefers the candidate the expert preferred, "
-            "overall and by confidence, with Wilson 95% CIs and n")
+            "overall and by confidence, with Wilson 95%% CIs and n")
     p.add_argument("--dataset", required=True)
     p.add_argument("--ties", choices=["half", "exclude", "wrong"], default="half",
                    help="a judge that scores both candidates alike: half correct (default), left out, or wrong")
