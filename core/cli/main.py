@@ -376,11 +376,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m core",
         description="RadJudge: store, import, judge and analyse radiology report judges.",
+        usage="python -m core [--store STORE] COMMAND [options]",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--store", help="DuckDB store file (default: $RADJUDGE_STORE or data/radjudge.duckdb)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # the commands are listed grouped (core.cli.groups), in the epilog, not in argparse's own flat list
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
+    helps: dict[str, str] = {}
 
     def add(name, func, help_, epilog=None):
+        helps[name] = help_
         p = sub.add_parser(name, help=help_, description=help_, epilog=epilog,
                            formatter_class=argparse.RawDescriptionHelpFormatter if epilog else argparse.HelpFormatter)
         p.set_defaults(func=func)
@@ -531,6 +536,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
     p.add_argument("file", nargs="?", default="-")
+    from core.cli.groups import command_listing
+
+    parser.epilog = command_listing(helps)
     return parser
 
 
@@ -548,7 +556,11 @@ _KEY_HELP = ("environment variable holding the key for --api-base; without it a 
 def main(argv: list[str] | None = None) -> int:
     from core.ingest.importers import ImportValidationError
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # a bare `python -m core`: what there is to do, not an error
+        parser.print_help()
+        return 0
     missing = _missing_store(args)
     if missing is not None and args.command not in CREATES_STORE:
         print(f"error: store {missing} does not exist; check --store or $RADJUDGE_STORE (only "
