@@ -23,6 +23,7 @@ from pages._jobs import jobs_indicator  # noqa: E402
 from pages._shared import (  # noqa: E402
     DATASET_KEY,
     NEXT_DATASET_KEY,
+    count_of,
     escape_md,
     get_store,
     load_datasets,
@@ -100,7 +101,8 @@ def draw_sidebar(store, datasets) -> None:
             st.badge("synthetic", icon=":material/science:", color="orange")
             st.caption("Generated data with errors injected by construction, not real reports.")
         st.caption(
-            f"{row['kind']} · {row['pairs']:,} pairs · {row['annotators']} annotators · {row['runs']} runs"
+            f"{row['kind']} · {count_of(int(row['pairs']), 'pair')} · "
+            f"{count_of(int(row['annotators']), 'annotator')} · {count_of(int(row['runs']), 'run')}"
         )
 
 

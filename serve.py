@@ -36,8 +36,13 @@ def main(argv: list[str] | None = None) -> int:
         from core.judges.llm import preload_litellm
 
         preload_litellm()
+    # app.py routes with st.navigation; without this Streamlit starts in its legacy pages/-folder
+    # mode until the first session calls st.navigation, and the first visitor's sidebar briefly
+    # lists every module under pages/ (pages._shared.ensure_router covers `streamlit run app.py`)
+    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
 
+    PagesManager.uses_pages_directory = False
     sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *args]
     return cli.main()
 

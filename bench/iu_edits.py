@@ -42,10 +42,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from core.taxonomy import CATEGORIES  # noqa: E402  (after the path set-up)
+
 EXTERNAL = ROOT / "data" / "external"
 WHEEL = "torchxrayvision==1.5.7"
 ARCHIVE = "torchxrayvision/data/NLMCXR_reports.tgz"
-CATEGORIES = ("a", "b", "c", "d", "e", "f")
 SECTION = "### Rules judge on real chest X-ray language: IU reports with known edits (iu_edits.py)"
 
 # Findings an edit may add, negate or drop (a plain chest X-ray vocabulary; the judge's own vocabulary is

@@ -61,8 +61,39 @@ def configured_address(args: list[str], env: dict | None = None, root: Path = RO
     return str(config.get("server", {}).get("address", ""))
 
 
+def configured_port(args: list[str]) -> int | None:
+    """The port given with --server.port (the Makefile always gives one), or None."""
+    for i, arg in enumerate(args):
+        value = arg.split("=", 1)[1] if arg.startswith("--server.port=") else (
+            args[i + 1] if arg == "--server.port" and i + 1 < len(args) else None)
+        if value is not None:
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def port_problem(address: str, port: int | None) -> str | None:
+    """Why the dashboard cannot listen on ``port`` (another process holds it), or None."""
+    if port is None:
+        return None
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((address if address not in ("", "0.0.0.0") else "0.0.0.0", port))
+        except OSError:
+            return (f"port {port} is in use (another dashboard, or another program); start on another port with "
+                    f"`make run PORT={port + 1}` (or `python serve.py --server.port {port + 1}`)")
+    return None
+
+
 def launch_args(argv: list[str]) -> tuple[list[str], str | None]:
     """The launcher's arguments without ``--allow-open``, and why it must not start (None: it may)."""
     allow_open = "--allow-open" in argv
     args = [a for a in argv if a != "--allow-open"]
-    return args, serve_problem(configured_address(args), read_secrets(), allow_open)
+    address = configured_address(args)
+    return args, (serve_problem(address, read_secrets(), allow_open)
+                  or port_problem(address, configured_port(args)))

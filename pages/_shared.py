@@ -261,6 +261,11 @@ def seed_facet_filters(view_key: str, dataset: str, facets: dict[str, list[str]]
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
+def count_of(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 annotator', '2 annotators', '1,000 pairs': a count with its noun in the right number."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def escape_md(text: object) -> str:
     """Backslash-escape Markdown (and Streamlit directive) characters in user data.
 

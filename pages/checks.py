@@ -148,13 +148,16 @@ def draw_checks(store, dataset: str, synthetic: bool, locale: str) -> None:
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Pairs checked", f"{len(cases):,}")
     c2.metric("Mean overall (1-5)", "-" if pd.isna(overall["mean_score"]) else f"{overall['mean_score']:.2f}")
-    c3.metric("Relaxed pass rate", f"{(cases['verdict'] != 'FAIL').mean():.1%}" if len(cases) else "-",
-              help="Share of pairs that are not FAIL (LAIas Bench Sec. 2.3)")
+    c3.metric("Not failed (PASS or PARTIAL)", f"{(cases['verdict'] != 'FAIL').mean():.1%}" if len(cases) else "-",
+              help="Share of pairs whose verdict is PASS or PARTIAL: what LAIas Bench (Sec. 2.3) calls the "
+                   "relaxed pass rate; the strict pass rate counts PASS only")
     c4.metric("Degraded", f"{degraded:,}", help="Pairs without an LLM-phase answer: PARTIAL at best (Sec. 4.4)")
     if degraded:
         st.caption("Without the LLM phase a result is degraded: its verdict is at most PARTIAL and its "
                    "confidence low or medium.")
     st.plotly_chart(dimension_figure(summary, degraded == len(cases)), key="chk_dims")
+    st.caption("The five dimensions, scored 1-5 and weighted into the overall score: "
+               + "; ".join(f"**{d}** {DIMENSION_NAMES[d]} ({WEIGHTS[d]}%)" for d in DIMENSIONS) + ".")
     left, right = st.columns([1, 2])
     with left:
         st.markdown("**Verdicts**")
@@ -178,6 +181,13 @@ def draw_checks(store, dataset: str, synthetic: bool, locale: str) -> None:
             st.caption(f"Pair {escape_md(ext)} passes every check.")
         else:
             show_table(fails, hide_index=True, key="chk_pair_df")
+
+
+# The leaderboards' columns in words (LAIas Bench's strict / relaxed pass rates: PASS only / not FAIL).
+BOARD_COLUMNS = {"strict_pass_rate": "PASS rate", "relaxed_pass_rate": "not failed (PASS or PARTIAL)",
+                 "cost_usd": "cost (USD)", "latency_ms_mean": "mean latency (ms)",
+                 "tau_oriented": "Kendall τ (oriented)", "ci_low": "95% CI low", "ci_high": "95% CI high",
+                 "too_few": "too few pairs"}
 
 
 def draw_board(store, dataset: str, synthetic: bool) -> None:
@@ -205,7 +215,7 @@ def draw_board(store, dataset: str, synthetic: bool) -> None:
             title = f"against the experts' {str(first['target']).replace('_', ' ')} · {int(first['n'])} pairs"
         # numbered, not by the group's internal hash: rows of one table share their pairs and target
         st.markdown(f"**Leaderboard {number}**: {escape_md(title)} · split {escape_md(first['split'])}")
-        show_table(part[show], hide_index=True, key=f"chk_board_{group}")
+        show_table(part[show].rename(columns=BOARD_COLUMNS), hide_index=True, key=f"chk_board_{group}")
     download_csv(table, dataset, synthetic, f"leaderboard-{board}", "chk_dl_board")
 
 

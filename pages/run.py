@@ -106,6 +106,13 @@ def _pair_index(store, dataset: str) -> pd.DataFrame:
     return analysis.pair_facets(store, dataset).sort_values(["ext_id", "pair_id"], ignore_index=True)
 
 
+@cached
+def _pair_texts(store, dataset: str) -> pd.DataFrame:
+    """The first 160 characters of each pair's texts, so rows can be ticked by content."""
+    return store.query_df("SELECT pair_id, left(reference, 160) AS reference, left(candidate, 160) AS candidate "
+                          "FROM pairs WHERE dataset = ?", [dataset])
+
+
 # Hand-written, not pages._shared.cached: the pair ids (thousands) stay out of the key
 # (``_pair_ids``), their digest stands in for them.
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -183,11 +190,16 @@ def choose_pairs(store, dataset: str) -> tuple[list[str], str]:
         st.caption(text.capitalize() + ".")
         return taken["pair_id"].tolist(), text
     shown = frame.head(TABLE_ROWS)
+    texts = _pair_texts(store, dataset).set_index("pair_id")
+    shown = shown.assign(reference=shown["pair_id"].map(texts["reference"]),
+                         candidate=shown["pair_id"].map(texts["candidate"]))
     view = hashlib.sha1(repr((dataset, sorted(filters.items()), search)).encode()).hexdigest()[:10]
     event = show_table(
         shown.rename(columns={"ext_id": "id", "group_id": "group"}), key=f"run_rows_{view}", on_select="rerun",
         selection_mode="multi-row", hide_index=True,
-        column_order=["id", "system", "modality", "anatomy", "split", "group", "identical"])
+        column_order=["id", "candidate", "reference", "system", "modality", "anatomy", "split", "group", "identical"],
+        column_config={"candidate": st.column_config.TextColumn("candidate (start)", width="large"),
+                       "reference": st.column_config.TextColumn("reference (start)", width="medium")})
     more = f" (first {TABLE_ROWS:,} of {len(frame):,} shown: filter to narrow)" if len(frame) > TABLE_ROWS else ""
     rows = list(event.selection.rows)
     st.caption(f"{len(rows):,} ticked{more}.")
@@ -315,7 +327,7 @@ def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], s
         cost_text = f"${total_known:,.4f} + unknown"
     else:
         cost_text = f"${total_known:,.4f}"
-    a, b, c, d = st.columns(4)
+    a, b, c, d = st.columns([1, 1, 1, 2])  # the cost ("$0.1234 + unknown") needs the room
     a.metric("Calls", f"{calls:,}")
     b.metric("Cache hits", f"{cached:,}", help="answers already in the store: never sent again")
     c.metric("To send", f"{calls - cached:,}")

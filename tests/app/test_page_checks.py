@@ -55,12 +55,12 @@ def test_locale_and_board_come_from_the_url_and_systems_are_ranked_within_groups
     board = systems_leaderboard(demo_store_copy, "demo")
     groups = list(dict.fromkeys(board["group"]))
     assert len(groups) == 1  # only the rules run so far
-    (shown,) = tables(at, "system", "strict_pass_rate")
+    (shown,) = tables(at, "system", "PASS rate")
     assert shown["system"].tolist() == board["system"].tolist()
     assert shown["rank"].tolist() == [1, 2, 3, 4]
     at.radio(key="chk_board").set_value("judges").run()
     assert not at.exception and at.query_params["board"] == "judges"
-    judges = tables(at, "judge", "tau_oriented")
+    judges = tables(at, "judge", "Kendall τ (oriented)")
     assert judges and judges[0]["judge"].iloc[0] == "rules"  # rules agrees best with the demo's experts
 
 

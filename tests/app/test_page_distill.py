@@ -86,4 +86,4 @@ print("\\n".join(i.value for i in at.info))
 """
     r = subprocess.run([sys.executable, "-c", prog], cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert "install requirements-ml.txt (make setup-ml)" in r.stdout
+    assert "run `make setup-ml` (it installs requirements-ml.txt" in r.stdout

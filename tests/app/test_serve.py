@@ -54,3 +54,18 @@ def test_core_never_imports_streamlit():
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
              if re.match(r"\s*(import streamlit|from streamlit\b)", line)]
     assert found == []
+
+
+def test_a_busy_port_says_which_command_starts_elsewhere():
+    import socket
+
+    from core.serve import launch_args
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        _, problem = launch_args(["--server.address", "127.0.0.1", "--server.port", str(port)])
+        assert problem is not None and f"port {port} is in use" in problem and f"make run PORT={port + 1}" in problem
+    _, problem = launch_args(["--server.address", "127.0.0.1", "--server.port", str(port)])
+    assert problem is None  # free again
