@@ -17,7 +17,7 @@ class Agreement:
     """Inter-annotator agreement: the ceiling a judge can be expected to reach.
 
     ``pairwise`` has one row per pair of annotators (``annotator_a,
-    annotator_b, n, tau, p, rho, rho_p``); ``alpha`` is Krippendorff's alpha
+    annotator_b, n, tau, p, rho, rho_p, r, r_p``); ``alpha`` is Krippendorff's alpha
     over all annotators at level ``method``; ``n_units`` counts pairs rated by
     at least two annotators.
     """
@@ -31,13 +31,21 @@ class Agreement:
     @property
     def mean_tau(self) -> float:
         """Mean pairwise Kendall tau-b (NaN pairs left out)."""
-        return float(self.pairwise["tau"].mean()) if len(self.pairwise) else math.nan
+        return self.mean("tau")
+
+    def mean(self, stat: str = "tau") -> float:
+        """Mean pairwise agreement in ``stat``: ``tau``, ``rho`` or ``r`` (or kendall / spearman / pearson);
+        NaN pairs left out."""
+        from core.analysis.ceiling import STAT_COLUMNS, stat_key
+
+        col = STAT_COLUMNS[stat_key(stat)][0]
+        return float(self.pairwise[col].mean()) if len(self.pairwise) else math.nan
 
 
 def inter_annotator(annotations: pd.DataFrame, method: str = "interval", *, min_n: int = 3,
                     pair_col: str = "pair_id", annotator_col: str = "annotator",
                     value_col: str = "value") -> Agreement:
-    """Pairwise Kendall tau between annotators and Krippendorff's alpha.
+    """Pairwise Kendall tau (with Spearman rho and Pearson r) between annotators and Krippendorff's alpha.
 
     Parameters
     ----------
@@ -92,12 +100,12 @@ def agreement_matrix(matrix: np.ndarray, names: Sequence[str], method: str = "in
         for j in range(i + 1, len(names)):
             res = correlation(matrix[i], matrix[j], min_n=min_n)
             rows.append({"annotator_a": a, "annotator_b": names[j], "n": res["n"], "tau": res["tau"], "p": res["p"],
-                         "rho": res["rho"], "rho_p": res["rho_p"]})
+                         "rho": res["rho"], "rho_p": res["rho_p"], "r": res["r"], "r_p": res["r_p"]})
     rated = (~np.isnan(matrix)).sum(0) >= 2
     alpha = math.nan
     values = matrix[:, rated]
     if len(names) >= 2 and rated.any() and np.unique(values[~np.isnan(values)]).size > 1:
         alpha = float(krippendorff.alpha(reliability_data=values, level_of_measurement=method))
-    pairwise = pd.DataFrame(rows, columns=["annotator_a", "annotator_b", "n", "tau", "p", "rho", "rho_p"])
+    pairwise = pd.DataFrame(rows, columns=["annotator_a", "annotator_b", "n", "tau", "p", "rho", "rho_p", "r", "r_p"])
     return Agreement(pairwise=pairwise, alpha=alpha, method=method, n_units=int(rated.sum()),
                      n_annotators=len(names))

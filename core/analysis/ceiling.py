@@ -5,7 +5,8 @@ two single experts is a lower bar than that: a mean of several raters is less
 noisy than any one of them, so a judge can "beat" pairwise agreement without
 being as good as an expert. The comparable figure puts one expert where the
 judge stands: expert i's values against the mean of the others on the pairs
-both cover, Kendall tau-b. With k raters the other side is a mean of k - 1,
+both cover, in the statistic the judges are shown in (Kendall tau-b, Spearman
+rho or Pearson r: every row carries all three). With k raters the other side is a mean of k - 1,
 one fewer than the judge faces, so the leave-one-out ceiling is still a slight
 underestimate; it is the closest like-for-like figure the data allow.
 
@@ -21,19 +22,36 @@ import math
 import numpy as np
 import pandas as pd
 
+from core.analysis.correlation import correlation
 from core.analysis.tiedstats import dense_codes, kendall_tau_b
 
 MICRO = 10**6
+#: The ceiling's statistic by any of its names (the page's "kendall", the CLI's "tau") -> (estimate, p) columns.
+STAT_COLUMNS = {"tau": ("tau", "p"), "rho": ("rho", "rho_p"), "r": ("r", "r_p")}
+STAT_ALIASES = {"tau": "tau", "kendall": "tau", "rho": "rho", "spearman": "rho", "r": "r", "pearson": "r"}
+#: How the ceiling's statistic is named in words (page, CLI, report).
+STAT_WORDS = {"tau": "Kendall τ-b", "rho": "Spearman ρ", "r": "Pearson r"}
+STAT_SYMBOLS = {"tau": "τ", "rho": "ρ", "r": "r"}
+LOO_COLUMNS = ["annotator", "n", "tau", "p", "rho", "rho_p", "r", "r_p"]
+
+
+def stat_key(stat: str) -> str:
+    """``"tau"``, ``"rho"`` or ``"r"`` for any name of the statistic (kendall / spearman / pearson too)."""
+    if stat not in STAT_ALIASES:
+        raise ValueError(f"unknown statistic {stat!r}; valid: tau, rho, r (or kendall, spearman, pearson)")
+    return STAT_ALIASES[stat]
 
 
 def leave_one_out(values: pd.DataFrame, *, min_n: int = 3) -> pd.DataFrame:
-    """Per annotator: ``annotator, n, tau, p`` against the mean of the other annotators.
+    """Per annotator: ``annotator, n, tau, p, rho, rho_p, r, r_p`` against the mean of the other annotators.
 
     ``values``: long ``pair_id, annotator, value`` (one value per pair and annotator, e.g.
     :func:`core.reads.targets.annotator_values` for one target). ``n`` counts pairs the annotator rated
-    together with at least one other; fewer than ``min_n`` gives NaN tau.
+    together with at least one other; fewer than ``min_n`` gives NaN statistics. tau is Kendall's tau-b
+    (exact ties), rho Spearman's (mid-ranks) and r Pearson's, each with scipy's p-value, all on the same
+    exact means.
     """
-    cols = ["annotator", "n", "tau", "p"]
+    cols = LOO_COLUMNS
     ann = values.dropna(subset=["value"])
     if ann["annotator"].nunique() < 2:
         return pd.DataFrame(columns=cols)
@@ -49,6 +67,7 @@ def leave_one_out(values: pd.DataFrame, *, min_n: int = 3) -> pd.DataFrame:
         use = rated[:, i] & (others > 0)
         n = int(use.sum())
         tau = p = math.nan
+        others_stats = {"rho": math.nan, "rho_p": math.nan, "r": math.nan, "r_p": math.nan}
         if n >= min_n:
             mean = (total[use] - ints[use, i]) / others[use]  # one division per pair: equal rationals tie
             result = kendall_tau_b(*dense_codes(ints[use, i]), *dense_codes(mean))
@@ -57,14 +76,22 @@ def leave_one_out(values: pd.DataFrame, *, min_n: int = 3) -> pd.DataFrame:
 
                 result = tuple(kendalltau(ints[use, i], mean))
             tau, p = (float(v) for v in result)
-        rows.append({"annotator": name, "n": n, "tau": tau, "p": p})
+            found = correlation(ints[use, i].astype(float), mean, min_n=min_n)  # rho and r: scale-free
+            others_stats = {k: float(found[k]) for k in others_stats}
+        rows.append({"annotator": name, "n": n, "tau": tau, "p": p, **others_stats})
     return pd.DataFrame(rows, columns=cols)
+
+
+def mean_stat(table: pd.DataFrame, stat: str = "tau") -> float:
+    """The leave-one-out ceiling in ``stat`` (tau / rho / r): the mean over annotators (NaN ones left out)."""
+    col = STAT_COLUMNS[stat_key(stat)][0]
+    vals = table[col].dropna() if len(table) and col in table else pd.Series(dtype=float)
+    return float(vals.mean()) if len(vals) else math.nan
 
 
 def mean_tau(table: pd.DataFrame) -> float:
     """The leave-one-out ceiling: the mean of the annotators' taus (NaN ones left out)."""
-    taus = table["tau"].dropna() if len(table) else pd.Series(dtype=float)
-    return float(taus.mean()) if len(taus) else math.nan
+    return mean_stat(table, "tau")
 
 
 LEVEL_NOTE = {"interval": "interval level (differences between values are meaningful)",

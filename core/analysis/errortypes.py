@@ -43,6 +43,7 @@ __all__ = [
     "accuracy_per_category",
     "align_counts",
     "category_table",
+    "f1_bootstrap",
     "f1_per_category",
     "mae_per_category",
     "significance_label",
@@ -414,3 +415,84 @@ def accuracy_per_category(
     table["tolerance"] = tol
     table = _with_missing(table, aligned, significant)
     return _category_order(table).reindex(columns=ACCURACY_COLUMNS)
+
+
+F1_CI_COLUMNS = ["precision_ci_low", "precision_ci_high", "recall_ci_low", "recall_ci_high", "f1_ci_low",
+                 "f1_ci_high", "n_groups", "n_boot", "n_boot_valid", "seed", "level", "resampling"]
+
+
+def _undefined_nan(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, NaN where den == 0 (a bootstrap replicate with nothing to measure)."""
+    out = np.full(np.shape(num), np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def f1_bootstrap(judge_counts: pd.DataFrame, expert_counts: pd.DataFrame, significant: bool | None = True, *,
+                 groups: pd.DataFrame | None = None, n_boot: int = 1000, seed: int = 0,
+                 level: float = 0.95) -> pd.DataFrame:
+    r""":func:`f1_per_category` with seeded percentile bootstrap CIs of precision, recall and F1.
+
+    A resample draws *reference groups* with replacement (``groups``: ``pair_id, group_id``; a pair without a
+    group is a group of its own), as many as the judge's complete pairs fall in, and a drawn group brings
+    all its pairs: candidates of one reference are not independent (the cluster bootstrap of the
+    correlations, :mod:`core.analysis.bootstrap`; ``groups=None`` resamples pairs). Each resample sums the
+    per-pair TP / FP / FN of the drawn groups (integer multiplicities, summed before any division), then
+    :math:`P = TP / (TP + FP)`, :math:`R = TP / (TP + FN)` and :math:`F1 = 2 TP / (2 TP + FP + FN)` (equal to
+    2PR / (P + R)). A resample whose denominator is 0 (the category absent from every drawn report, on both
+    sides) says nothing about the judge: it is left out of the interval (``n_boot_valid`` counts the rest of
+    the F1 replicates), where the point estimate keeps App. C's 0. The interval is the percentile interval of
+    the replicates (:func:`core.analysis.bootstrap.percentile_interval`). The draws depend only on the number of
+    groups and ``seed``, so a judge's interval is reproducible from (seed, n_boot) alone.
+
+    Returns :func:`f1_per_category`'s table plus :data:`F1_CI_COLUMNS` (``n_groups``: groups resampled;
+    ``resampling``: ``groups`` or ``pairs``). ``n_boot = 0`` gives NaN intervals.
+    """
+    from core.analysis.bootstrap import counts_by_pair, percentile_interval
+
+    table = f1_per_category(judge_counts, expert_counts, significant)
+    aligned = _complete(align_counts(judge_counts, expert_counts, significant))
+    g, h = aligned["judge_count"].to_numpy(dtype=float), aligned["expert_count"].to_numpy(dtype=float)
+    per = aligned[["judge", "pair_id", "category"]].assign(
+        tp=np.minimum(g, h), fp=np.maximum(g - h, 0.0), fn=np.maximum(h - g, 0.0))
+    group_of = {} if groups is None else dict(zip(groups["pair_id"].astype(str), groups["group_id"], strict=True))
+    cats = list(CATEGORIES)
+    out = []
+    for judge, part in table.groupby("judge", sort=False):
+        mine = per[per["judge"] == judge]
+        ci = {c: np.full(len(part), np.nan) for c in F1_CI_COLUMNS[:6]}
+        pairs = sorted(set(mine["pair_id"]))
+        # cluster label per pair: its group, else the pair itself (never merged with a group's name)
+        labels = [("g", str(group_of[p])) if p in group_of and pd.notna(group_of[p]) else ("p", p) for p in pairs]
+        codes, uniques = pd.factorize(pd.Series([f"{k}\x00{v}" for k, v in labels]), sort=True)
+        k = len(uniques)
+        valid = np.zeros(len(part), dtype=int)
+        if n_boot > 0 and k > 0:
+            pos = {p: i for i, p in enumerate(pairs)}
+            cat_pos = {c: j for j, c in enumerate(cats)}
+            # per group and category: TP, FP, FN summed over the group's pairs (before any division)
+            sums = np.zeros((3, k, len(cats)))
+            rows = codes[[pos[p] for p in mine["pair_id"]]]
+            cols = np.array([cat_pos[c] for c in mine["category"]], dtype=np.intp)
+            for i, col in enumerate(("tp", "fp", "fn")):
+                np.add.at(sums[i], (rows, cols), mine[col].to_numpy(dtype=float))
+            mult = counts_by_pair(k, None, n_boot, seed).astype(np.float64)  # groups x resamples, same draws
+            tp, fp, fn = (mult.T @ s for s in sums)  # resamples x categories
+            tp, fp, fn = (np.column_stack([m, m.sum(axis=1)]) for m in (tp, fp, fn))  # + the micro "all"
+            reps = {"precision": _undefined_nan(tp, tp + fp), "recall": _undefined_nan(tp, tp + fn),
+                    "f1": _undefined_nan(2 * tp, 2 * tp + fp + fn)}
+            order = [*cats, ALL]
+            for j, cat in enumerate(part["category"]):
+                c = order.index(cat)
+                for name, r in reps.items():
+                    lo, hi, used = percentile_interval(r[:, c], level)
+                    ci[f"{name}_ci_low"][j], ci[f"{name}_ci_high"][j] = lo, hi
+                    if name == "f1":
+                        valid[j] = used
+        grouped = any(kind == "g" for kind, _ in labels)  # no pair in a group: the groups are the pairs
+        part = part.assign(**ci, n_groups=k, n_boot=n_boot, n_boot_valid=valid, seed=seed, level=level,
+                           resampling="groups" if grouped else "pairs")
+        out.append(part)
+    if not out:
+        return table.reindex(columns=[*F1_COLUMNS, *F1_CI_COLUMNS])
+    return pd.concat(out, ignore_index=True).reindex(columns=[*F1_COLUMNS, *F1_CI_COLUMNS])

@@ -62,8 +62,9 @@ def cmd_agreement(args) -> int:
     if values["annotator"].nunique() < 2:
         raise ValueError(f"dataset '{args.dataset}' has {values['annotator'].nunique()} annotator(s) for "
                          f"'{args.target}'; agreement needs two or more")
-    from core.analysis.ceiling import leave_one_out, mean_tau
+    from core.analysis.ceiling import STAT_COLUMNS, STAT_WORDS, leave_one_out, mean_stat, mean_tau
 
+    stat = args.stat  # the ceiling in the statistic the judges are read in (correlate: tau; --stat rho / r)
     result = inter_annotator(values[["pair_id", "annotator", "value"]],
                              method="interval" if args.target == "score" else "ratio")
     loo = leave_one_out(values[["pair_id", "annotator", "value"]])
@@ -71,28 +72,33 @@ def cmd_agreement(args) -> int:
         print(json.dumps({"target": args.target, **raters.to_json(), "alpha": result.alpha,
                           "alpha_level": result.method,
                           "n_units": result.n_units, "n_annotators": result.n_annotators,
+                          "stat": stat, "mean_pairwise": result.mean(stat), "loo": mean_stat(loo, stat),
                           "mean_tau": result.mean_tau, "loo_tau": mean_tau(loo),
                           "pairwise": json.loads(result.pairwise.to_json(orient="records")),
                           "leave_one_out": json.loads(loo.to_json(orient="records"))}))
     else:
         print(f"Annotators: {raters.label}")
         print(f"Krippendorff's alpha ({args.target}, {result.method} level): {result.alpha:.3f} over "
-              f"{result.n_units} pairs, {result.n_annotators} annotators; mean pairwise tau {result.mean_tau:.3f}")
+              f"{result.n_units} pairs, {result.n_annotators} annotators; mean pairwise {STAT_WORDS[stat]} "
+              f"= {result.mean(stat):.3f}")
         print(f"Each annotator vs the mean of the others (leave-one-out, the ceiling comparable with a judge "
-              f"scored against the experts' mean): mean tau {mean_tau(loo):.3f}")
-        _emit(result.pairwise, False, "pairwise")
-        _emit(loo, False, "leave-one-out")
+              f"scored against the experts' mean): mean {STAT_WORDS[stat]} = {mean_stat(loo, stat):.3f}")
+        est, p = STAT_COLUMNS[stat]
+        _emit(result.pairwise[["annotator_a", "annotator_b", "n", est, p]], False, "pairwise")
+        _emit(loo[["annotator", "n", est, p]], False, "leave-one-out")
     return 0
 
 
 def cmd_errortypes(args) -> int:
+    import time
+
     from core.analysis.errortypes import (
         SIGNIFICANCE_CHOICES,
         accuracy_per_category,
-        f1_per_category,
+        f1_bootstrap,
         mae_per_category,
     )
-    from core.reads.frames import expert_counts, judge_counts
+    from core.reads.frames import expert_counts, judge_counts, pair_groups
 
     store = open_store(args)
     raters = resolve_raters(store, args.dataset, args.raters)
@@ -100,7 +106,11 @@ def cmd_errortypes(args) -> int:
     if jc.empty:
         raise ValueError(f"no judge on '{args.dataset}' reported per-category counts; run a GREEN-format judge")
     significant = SIGNIFICANCE_CHOICES[args.significance]
-    f1 = f1_per_category(jc, ec, significant=significant)
+    started = time.perf_counter()
+    # seeded cluster bootstrap: pairs sharing a reference (group_id) are drawn together, as for the correlations
+    f1 = f1_bootstrap(jc, ec, significant=significant, groups=pair_groups(store, args.dataset),
+                      n_boot=args.n_boot, seed=args.seed)
+    seconds = time.perf_counter() - started
     mae = mae_per_category(jc, ec, significant=significant)
     acc = accuracy_per_category(jc, ec, significant=significant)
     if args.json:
@@ -109,7 +119,13 @@ def cmd_errortypes(args) -> int:
                           "accuracy": json.loads(acc.to_json(orient="records"))}))
     else:
         print(f"Experts: {raters.label}")
-        _emit(f1, False, "F1 per error category (VERT App. C)")
+        groups = sorted(set(f1["n_groups"])) if len(f1) else [0]
+        unit = "reference groups" if (f1["resampling"] == "groups").any() else "pairs"
+        print(f"95% CIs: percentile bootstrap, {args.n_boot:,} resamples of {'/'.join(map(str, groups))} {unit}, "
+              f"seed {args.seed} ({seconds:.2f} s); n = reports with counts from both sides (n_pairs)")
+        cols = ["judge", "category", "tp", "fp", "fn", "support", "precision", "recall", "f1", "f1_ci_low",
+                "f1_ci_high", "n_pairs", "n_missing_judge", "n_missing_expert"]
+        _emit(f1[cols], False, "F1 per error category (VERT App. C)")
         _emit(mae, False, "MAE per category (GREEN Table 4)")
         _emit(acc, False, "Accuracy per category (GREEN Table 4)")
     return 0
@@ -229,7 +245,8 @@ def cmd_import_preferences(args) -> int:
         report = import_preferences(open_store(args), Path(args.file), dataset=args.dataset, a_col=args.a_col,
                                     b_col=args.b_col, preferred_col=args.preferred_col,
                                     confidence_col=args.confidence_col, id_col=args.id_col,
-                                    annotator=args.annotator, progress=Progress(True))
+                                    annotator=args.annotator, annotator_col=args.annotator_col,
+                                    progress=Progress(True))
     print(json.dumps(report.to_json()) if args.json else
           f"{report.added:,} comparison(s) added, {report.skipped:,} already stored ({report.rows:,} in all)")
     return 0
@@ -275,7 +292,9 @@ def add_commands(add) -> None:
     p.add_argument("--preferred-col", help="a | b | the preferred id | empty/tie/none (no preference)")
     p.add_argument("--confidence-col", help="the expert's confidence, 1-10 (optional)")
     p.add_argument("--id-col", help="comparison id (default: a hash of the two ids and the annotator)")
-    p.add_argument("--annotator", default="expert")
+    p.add_argument("--annotator", default="expert", help="the rater's name when the file has no rater column")
+    p.add_argument("--annotator-col", help="the rater of each row, for a file with several raters (one row per "
+                                            "rater per comparison); each rater's row is its own comparison")
     p.add_argument("--from-annotations", action="store_true",
                    help="derive comparisons from the experts' annotations: candidates of one case whose target "
                         "differs; confidence = the difference, rounded up, capped at 10")
@@ -300,10 +319,18 @@ def add_commands(add) -> None:
     p = add("agreement", cmd_agreement, "inter-annotator agreement (pairwise tau, Krippendorff's alpha): the ceiling")
     add_dataset_and_raters(p)
     p.add_argument("--target", help=TARGET_HELP)
+    p.add_argument("--stat", choices=["tau", "rho", "r"], default="tau",
+                   help="the ceiling's statistic, as the judges are read: Kendall tau-b (default, as `correlate "
+                        "--table`), Spearman rho or Pearson r (the Correlations page's Statistic)")
 
-    p = add("errortypes", cmd_errortypes, "F1, MAE and accuracy per error category for every judge")
+    p = add("errortypes", cmd_errortypes, "F1 (with seeded bootstrap CIs), MAE and accuracy per error category "
+            "for every judge")
     add_dataset_and_raters(p)
     p.add_argument("--significance", choices=["sig", "insig", "both"], default="sig")
+    p.add_argument("--n-boot", type=int, default=1000,
+                   help="bootstrap resamples of reference groups for the F1, precision and recall CIs (default "
+                        "1000; 0: none)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (recorded in the output)")
 
     p = add("calibrate", cmd_calibrate, "error-count calibration (VERT Fig. 2/3) and score reliability")
     add_dataset_and_raters(p)

@@ -69,3 +69,39 @@ def test_agreement_prints_the_leave_one_out_ceiling_and_the_alpha_level(demo_sto
     text = subprocess.run([sys.executable, "-m", "core", "--store", str(demo_store.path), "agreement", "--dataset",
                            "demo"], cwd=ROOT, capture_output=True, text=True, timeout=300).stdout
     assert "Krippendorff's alpha (score, interval level)" in text and "leave-one-out" in text
+
+
+@pytest.mark.parametrize(("stat", "scipy_name", "column"), [("rho", "spearmanr", "rho"), ("r", "pearsonr", "r")])
+def test_the_ceiling_in_rho_and_r_matches_scipy(stat, scipy_name, column):
+    import scipy.stats
+
+    from core.analysis.agreement import inter_annotator
+    from core.analysis.ceiling import mean_stat
+
+    df = _ratings()
+    loo = leave_one_out(df).set_index("annotator")
+    wide = df.pivot(index="pair_id", columns="annotator", values="value")
+    fn = getattr(scipy.stats, scipy_name)
+    for name in wide.columns:
+        others = wide.drop(columns=name)
+        keep = wide[name].notna() & others.notna().any(axis=1)
+        expected = fn(wide.loc[keep, name], others[keep].mean(axis=1))
+        assert loo.at[name, column] == pytest.approx(expected.statistic, abs=1e-12)
+        assert loo.at[name, f"{column}_p"] == pytest.approx(expected.pvalue, rel=1e-9, abs=1e-300)
+    assert mean_stat(loo, stat) == pytest.approx(loo[column].mean())
+    # tau is unchanged by the added columns, and the pairwise ceiling has all three as well
+    assert mean_stat(loo, "kendall") == mean_tau(loo)
+    agreement = inter_annotator(df)
+    pw = agreement.pairwise.set_index(["annotator_a", "annotator_b"])
+    for (a, b), got in pw.iterrows():
+        both = wide[[a, b]].dropna()
+        assert got[column] == pytest.approx(fn(both[a], both[b]).statistic, abs=1e-12)
+    assert agreement.mean(stat) == pytest.approx(pw[column].mean())
+    assert agreement.mean("tau") == agreement.mean_tau
+
+
+def test_unknown_statistic_is_refused():
+    from core.analysis.ceiling import mean_stat
+
+    with pytest.raises(ValueError, match="unknown statistic"):
+        mean_stat(leave_one_out(_ratings()), "kappa")

@@ -257,3 +257,88 @@ def test_validation(frame, message):
 def test_bad_options(fn, option, message):
     with pytest.raises(ValueError, match=message):
         fn(JUDGE, EXPERT, **option)
+
+
+# -- bootstrap CIs of F1 (resampling reference groups) ---------------------------------------------------
+
+
+def _clustered_counts(n_groups: int = 30, per_group: int = 4, seed: int = 3):
+    """Pairs in reference groups whose errors are shared within a group (so groups matter)."""
+    rng = np.random.default_rng(seed)
+    judge_rows, expert_rows, groups = [], [], []
+    for g in range(n_groups):
+        base = rng.integers(0, 4, size=len(CATS))  # the group's errors: every candidate shares them
+        miss = rng.integers(0, 2, size=len(CATS))  # the judge misses the same ones in the whole group
+        for k in range(per_group):
+            pid = f"g{g}-{k}"
+            groups.append((pid, f"ref{g}"))
+            for c, h, m in zip(CATS, base, miss, strict=True):
+                expert_rows.append((pid, c, True, float(h)))
+                judge_rows.append((pid, "j", c, True, float(max(0, h - m + (k == 0)))))
+    return (judge_frame(judge_rows), expert_frame(expert_rows),
+            pd.DataFrame(groups, columns=["pair_id", "group_id"]))
+
+
+def test_f1_bootstrap_contains_the_estimate_and_is_reproducible():
+    from core.analysis.errortypes import f1_bootstrap
+
+    jc, ec, groups = _clustered_counts()
+    a = f1_bootstrap(jc, ec, groups=groups, n_boot=400, seed=11)
+    b = f1_bootstrap(jc, ec, groups=groups, n_boot=400, seed=11)
+    pd.testing.assert_frame_equal(a, b)
+    point = f1_per_category(jc, ec)
+    pd.testing.assert_frame_equal(a[point.columns], point)  # the estimates are f1_per_category's
+    for m in ("precision", "recall", "f1"):
+        assert (a[f"{m}_ci_low"] <= a[m] + 1e-12).all() and (a[m] <= a[f"{m}_ci_high"] + 1e-12).all()
+    assert set(a["n_groups"]) == {30} and set(a["resampling"]) == {"groups"}
+    assert set(a["seed"]) == {11} and set(a["n_boot"]) == {400}
+    assert not a["f1_ci_low"].equals(f1_bootstrap(jc, ec, groups=groups, n_boot=400, seed=12)["f1_ci_low"])
+
+
+def test_f1_bootstrap_equals_f1_per_category_on_materialized_group_resamples():
+    """Independent check: every replicate equals f1_per_category on the resample written out pair by pair."""
+    from core.analysis.bootstrap import bootstrap_indices, percentile_interval
+    from core.analysis.errortypes import f1_bootstrap
+
+    jc, ec, groups = _clustered_counts(n_groups=12, per_group=3)
+    n_boot, seed = 60, 5
+    got = f1_bootstrap(jc, ec, groups=groups, n_boot=n_boot, seed=seed).set_index("category")
+    pairs = sorted(groups["pair_id"])
+    label = groups.set_index("pair_id")["group_id"]
+    reps = {c: [] for c in [*CATS, "all"]}
+    for b, idx in enumerate(bootstrap_indices(len(pairs), [label[p] for p in pairs], n_boot, seed)):
+        copies = [(pairs[i], f"{pairs[i]}#{j}") for j, i in enumerate(idx)]
+        jr = pd.concat([jc[jc["pair_id"] == p].assign(pair_id=new) for p, new in copies])
+        er = pd.concat([ec[ec["pair_id"] == p].assign(pair_id=new) for p, new in copies])
+        table = f1_per_category(jr, er).set_index("category")
+        for c in reps:
+            t = table.loc[c]
+            undefined = 2 * t["tp"] + t["fp"] + t["fn"] == 0
+            reps[c].append(np.nan if undefined else t["f1"])
+    for c, values in reps.items():
+        lo, hi, valid = percentile_interval(np.array(values), 0.95)
+        assert got.at[c, "f1_ci_low"] == pytest.approx(lo, abs=1e-12)
+        assert got.at[c, "f1_ci_high"] == pytest.approx(hi, abs=1e-12)
+        assert got.at[c, "n_boot_valid"] == valid
+
+
+def test_f1_bootstrap_resamples_groups_not_pairs():
+    from core.analysis.errortypes import f1_bootstrap
+
+    jc, ec, groups = _clustered_counts()
+    by_group = f1_bootstrap(jc, ec, groups=groups, n_boot=1000, seed=0).set_index("category")
+    by_pair = f1_bootstrap(jc, ec, groups=None, n_boot=1000, seed=0).set_index("category")
+    assert set(by_pair["resampling"]) == {"pairs"} and set(by_pair["n_groups"]) == {120}
+    width_g = by_group["f1_ci_high"] - by_group["f1_ci_low"]
+    width_p = by_pair["f1_ci_high"] - by_pair["f1_ci_low"]
+    # errors shared within a reference: resampling pairs treats 4 copies as independent, too narrow
+    assert (width_g > width_p).sum() >= 5, pd.DataFrame({"groups": width_g, "pairs": width_p})
+    assert width_g["all"] > 1.25 * width_p["all"]  # 0.0446 vs 0.0321 with these seeds
+
+
+def test_f1_bootstrap_without_resamples_gives_no_interval():
+    from core.analysis.errortypes import f1_bootstrap
+
+    jc, ec, groups = _clustered_counts(n_groups=5)
+    table = f1_bootstrap(jc, ec, groups=groups, n_boot=0)
+    assert table["f1_ci_low"].isna().all() and table["f1"].notna().all()
