@@ -82,6 +82,8 @@ def store_path() -> str | None:
 
 
 STORE_TIMEOUT_VAR = "RADJUDGE_STORE_TIMEOUT"
+# JSON {model: key} in a dashboard job's worker environment (keys from Streamlit secrets; never stored)
+JOB_KEYS_VAR = "RADJUDGE_JOB_KEYS"
 
 
 def store_timeout() -> float:

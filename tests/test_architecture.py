@@ -34,10 +34,11 @@ ALLOWED: dict[str, set[str]] = {
     "access": {"settings"},
     "serve": {"access", "settings"},
     "models": {"store", "judges", "prompts", "settings", "taxonomy"},
+    "jobs": {"store", "reads", "judges", "models", "settings", "taxonomy"},
     "report": {"store", "reads", "analysis", "parse", "prompts", "judges", "ingest", "review", "checks",
                "glossary", "settings", "taxonomy"},
     "cli": {"store", "reads", "analysis", "parse", "prompts", "judges", "ingest", "review", "checks",
-            "distill", "report", "models", "glossary", "access", "settings", "taxonomy"},
+            "distill", "report", "models", "glossary", "access", "jobs", "settings", "taxonomy"},
     "__init__": {"settings"},
     "__main__": {"cli"},
 }

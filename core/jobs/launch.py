@@ -15,8 +15,8 @@ import sys
 import threading
 from pathlib import Path
 
+from core import settings
 from core.jobs import table
-from core.jobs.worker import KEYS_VAR
 from core.judges.leases import Process
 from core.store.db import Store
 
@@ -31,18 +31,18 @@ def launch(store: Store, job_id: str, keys: dict[str, str] | None = None) -> int
     """Start the worker for a queued job; its pid (recorded on the job)."""
     log = log_path(store, job_id)
     log.parent.mkdir(mode=0o700, exist_ok=True)
-    env = dict(os.environ)
-    env.pop(KEYS_VAR, None)
+    env = dict(settings.environ())
+    env.pop(settings.JOB_KEYS_VAR, None)
     if keys:
-        env[KEYS_VAR] = json.dumps({k: v for k, v in keys.items() if v})
+        env[settings.JOB_KEYS_VAR] = json.dumps({k: v for k, v in keys.items() if v})
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     with open(log, "ab") as out:
         proc = subprocess.Popen([sys.executable, "-m", "core", "--store", str(store.path.resolve()), "worker", job_id],
                                 cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                                 start_new_session=True, close_fds=True)
-    from core.judges.leases import _proc_start, this_process
+    from core.judges.leases import proc_start, this_process
 
-    table.set_process(store, job_id, proc.pid, this_process().host, _proc_start(proc.pid))
+    table.set_process(store, job_id, proc.pid, this_process().host, proc_start(proc.pid))
     # waited for by a thread, so a worker that has ended does not linger as this server's zombie
     threading.Thread(target=proc.wait, name=f"reap-{job_id}", daemon=True).start()
     return proc.pid

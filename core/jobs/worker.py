@@ -11,7 +11,6 @@ one-line message that says what was kept (``JobOutcome.message``).
 from __future__ import annotations
 
 import json
-import os
 import signal
 import threading
 import time
@@ -22,8 +21,6 @@ from core.jobs.spec import JobSpec, Task
 from core.judges.errors import causes_line
 from core.judges.leases import RunBusy, working_for
 from core.store.db import Store, StoreError
-
-KEYS_VAR = "RADJUDGE_JOB_KEYS"  # JSON {model: key} in a worker's environment (from the dashboard's secrets)
 
 
 @dataclass
@@ -37,8 +34,10 @@ class JobOutcome:
 
 
 def _job_keys() -> dict[str, str]:
+    from core import settings
+
     try:
-        keys = json.loads(os.environ.get(KEYS_VAR) or "{}")
+        keys = json.loads(settings.env_value(settings.JOB_KEYS_VAR) or "{}")
     except ValueError:
         return {}
     return {str(k): str(v) for k, v in keys.items() if v} if isinstance(keys, dict) else {}

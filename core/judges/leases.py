@@ -43,7 +43,7 @@ def _stat(pid: int) -> list[str] | None:
     return stat.rsplit(")", 1)[1].split()  # the name in () may hold spaces
 
 
-def _proc_start(pid: int) -> int | None:
+def proc_start(pid: int) -> int | None:
     """The process's start time in clock ticks since boot (Linux ``/proc``), or None elsewhere."""
     fields = _stat(pid)
     try:
@@ -74,13 +74,13 @@ class Process:
         if fields and fields[0] in ("Z", "X"):  # ended, not yet reaped by its parent
             return False
         if self.start is not None and fields is not None:
-            return _proc_start(self.pid) == self.start
+            return proc_start(self.pid) == self.start
         return True
 
 
 def this_process() -> Process:
     pid = os.getpid()
-    return Process(pid, socket.gethostname(), _proc_start(pid))
+    return Process(pid, socket.gethostname(), proc_start(pid))
 
 
 def holder_alive(pid, host, start, unexpired: bool = False) -> bool:
