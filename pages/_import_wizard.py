@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from core.ingest import importers
+from core.ingest.comparisons import import_preferences
 from core.store.db import Store, StoreError
 from pages._shared import escape_md, show_table, switch_dataset_next_run
 
@@ -28,7 +29,14 @@ WHAT_LABELS: dict[str, str] = {
     "pairs": "Report pairs (reference + candidate)",
     "annotations": "Expert annotations",
     "outputs": "Judge outputs",
+    "preferences": "Pairwise preferences",
     "preset": "A known dataset format (preset)",
+}
+# What an annotation file holds -> words (the wizard's radio; run_import's options["mode"]).
+ANNOTATION_MODES: dict[str, str] = {
+    "score": "an overall score per pair",
+    "counts": "error counts per category",
+    "errors": "a list of errors (one row per error)",
 }
 FILE_TYPES = ["csv", "tsv", "jsonl", "ndjson", "parquet"]
 NEW_DATASET = "(new dataset)"  # plain text: no emoji font is assumed
@@ -52,7 +60,12 @@ ROLE_HINTS: dict[str, tuple[str, ...]] = {
     "category": ("category", "error_category", "error_type", "cat", "type"),
     "significant": ("significant", "clinically_significant", "is_significant", "significance", "sig"),
     "count": ("count", "n_errors", "num_errors", "error_count", "errors", "n", "value"),
-    "annotator": ("annotator", "rater", "radiologist", "reader", "expert", "annotator_id"),
+    "annotator": ("annotator", "rater", "radiologist", "reader", "expert", "annotator_id", "rater_id", "user"),
+    "a": ("a", "candidate_a", "pair_a", "id_a", "report_a", "left", "first"),
+    "b": ("b", "candidate_b", "pair_b", "id_b", "report_b", "right", "second"),
+    "preferred": ("preferred", "preference", "winner", "better", "choice", "chosen"),
+    "confidence": ("confidence", "certainty", "conf"),
+    "comparison": ("comparison_id", "comparison", "pair_key", "task_id"),
     "text": ("text", "judge_output", "output", "response", "raw_text", "completion", "generation"),
 }
 ROLE_LABELS: dict[str, str] = {
@@ -70,7 +83,14 @@ ROLE_LABELS: dict[str, str] = {
     "count": "Error count column",
     "annotator": "Annotator column",
     "text": "Judge output text column",
+    "a": "Candidate A column (a pair id)",
+    "b": "Candidate B column (a pair id)",
+    "preferred": "Preferred column (a / b / the preferred id / empty or tie)",
+    "confidence": "Confidence column (1-10)",
+    "comparison": "Comparison id column",
 }
+PREFERENCE_ROLES_REQUIRED = ("a", "b", "preferred")
+PREFERENCE_ROLES_OPTIONAL = ("confidence", "comparison", "annotator")
 PAIR_ROLES_REQUIRED = ("id", "reference", "candidate")
 PAIR_ROLES_OPTIONAL = ("group", "system", "modality", "anatomy", "split")
 
@@ -139,10 +159,14 @@ def missing_inputs(request: ImportRequest) -> list[str]:
     elif request.what == "annotations":
         if not m.get("id"):
             missing.append("the id column")
-        if request.options.get("mode") == "counts":
-            missing += [ROLE_LABELS[r].lower() for r in ("category", "significant", "count") if not m.get(r)]
+        mode = request.options.get("mode")
+        if mode in ("counts", "errors"):
+            roles = ("category", "significant", "count") if mode == "counts" else ("category", "significant")
+            missing += [ROLE_LABELS[r].lower() for r in roles if not m.get(r)]
         elif not m.get("score"):
             missing.append("the score column")
+    elif request.what == "preferences":
+        missing += [ROLE_LABELS[r].lower() for r in PREFERENCE_ROLES_REQUIRED if not m.get(r)]
     elif request.what == "outputs":
         if not m.get("id"):
             missing.append("the id column")
@@ -183,24 +207,35 @@ def run_import(
         if m.get("score"):  # an expert score in the same file: pairs and scores in one transaction
             return importers.import_scored_pairs(
                 store, table, dataset=request.dataset, columns=columns, score_col=m["score"],
-                scale_max=float(o.get("scale_max", 5.0)), annotator=o.get("annotator") or "expert",
-                kind="score", source=request.filename, progress=progress,
+                scale_max=float(o.get("scale_max", 5.0)), scale_min=float(o.get("scale_min", 0.0)),
+                annotator=o.get("annotator") or "expert", kind="score", source=request.filename, progress=progress,
             )
         return importers.import_pairs(
             store, table, dataset=request.dataset, columns=columns, kind=o.get("kind", "score"),
             source=request.filename, progress=progress,
         )
     if request.what == "annotations":
-        counts = o.get("mode") == "counts"
+        mode = o.get("mode", "score")
+        counted = mode in ("counts", "errors")
+        levels = o.get("significant_levels"), o.get("insignificant_levels")
+        rule = (importers.SignificanceRule.from_lists(*[(v or "").strip() or None for v in levels])
+                if counted and any((v or "").strip() for v in levels) else None)
         return importers.import_annotations(
             store, table, dataset=request.dataset, id_col=m["id"],
-            score_col=None if counts else m.get("score"),
-            scale_max=float(o.get("scale_max", 5.0)),
-            category_col=m.get("category") if counts else None,
-            significant_col=m.get("significant") if counts else None,
-            count_col=m.get("count") if counts else None,
+            score_col=None if counted else m.get("score"),
+            scale_max=float(o.get("scale_max", 5.0)), scale_min=float(o.get("scale_min", 0.0)),
+            category_col=m.get("category") if counted else None,
+            significant_col=m.get("significant") if counted else None,
+            count_col=m.get("count") if mode == "counts" else None,
+            error_list=mode == "errors", significance=rule,
             annotator_col=m.get("annotator"), annotator=o.get("annotator") or "expert",
-            progress=progress,
+            name=request.filename, progress=progress,
+        )
+    if request.what == "preferences":
+        return import_preferences(
+            store, table, dataset=request.dataset, a_col=m["a"], b_col=m["b"], preferred_col=m["preferred"],
+            confidence_col=m.get("confidence"), id_col=m.get("comparison"), annotator_col=m.get("annotator"),
+            annotator=o.get("annotator") or "expert", name=request.filename, progress=progress,
         )
     if request.what == "outputs":
         by_score = o.get("mode") == "score"
@@ -311,32 +346,49 @@ def _mapping_widgets(what: str, columns: list[str], token: str) -> tuple[dict, d
         with st.expander("Expert scores in the same file (optional)", expanded=guess is not None):
             mapping["score"] = _column_picker("score", columns, guess, required=False, token=token)
             if mapping["score"]:
-                c1, c2 = st.columns(2)
+                c0, c1, c2 = st.columns(3)
+                options["scale_min"] = c0.number_input(
+                    "Score scale minimum", value=0.0, step=0.5, key=f"data_imp_pscalemin_{token}",
+                    help="1 for a 1-5 Likert rating: scores are shown on the rater's own scale")
                 options["scale_max"] = c1.number_input(
-                    "Score scale maximum (scores run 0..max)", min_value=0.5, value=5.0, step=0.5,
-                    key=f"data_imp_pscale_{token}")
+                    "Score scale maximum", value=5.0, step=0.5, key=f"data_imp_pscale_{token}")
                 options["annotator"] = c2.text_input("Whose scores (annotator name)", value="expert",
                                                      key=f"data_imp_pann_{token}")
                 st.caption("Imported with the pairs as one overall score per pair (dataset kind: score).")
     elif what == "annotations":
         guesses = guess_mapping(columns, ["id", "category", "significant", "count", "score", "annotator"])
-        counts_likely = bool(guesses["category"] and guesses["count"])
+        likely = 1 if guesses["category"] and guesses["count"] else 2 if guesses["category"] else 0
         mode = options["mode"] = _mode_choice(
-            "Annotations hold", {"score": "an overall score per pair", "counts": "error counts per category"},
-            1 if counts_likely else 0, f"data_imp_annmode_{token}")
+            "Annotations hold", ANNOTATION_MODES, likely, f"data_imp_annmode_{token}")
         left, right = st.columns(2)
         with left:
             mapping["id"] = _column_picker("id", columns, guesses["id"], required=True, token=token)
-            if mode == "counts":
-                for role in ("category", "significant", "count"):
+            if mode in ("counts", "errors"):
+                for role in ("category", "significant", "count") if mode == "counts" else ("category", "significant"):
                     mapping[role] = _column_picker(role, columns, guesses[role], required=True, token=token)
+                if mode == "errors":
+                    st.caption("Each row is one error and is counted. A row with an empty category (and empty "
+                               "significance) marks a pair the rater annotated with no errors: it counts 0 in "
+                               "every category, not missing.")
+                options["significant_levels"] = st.text_input(
+                    "Significance levels that count as clinically significant",
+                    value=", ".join(importers.SignificanceRule().significant), key=f"data_imp_siglev_{token}",
+                    help="Besides true/false, yes/no and 1/0. Default rule: "
+                         + importers.SignificanceRule().describe())
+                options["insignificant_levels"] = st.text_input(
+                    "Levels that do not", value=", ".join(importers.SignificanceRule().insignificant),
+                    key=f"data_imp_insiglev_{token}", help="Any other level in the file is refused with its row.")
             else:
                 mapping["score"] = _column_picker(
                     "score", columns, guesses["score"], required=True, token=token
                 )
-                options["scale_max"] = st.number_input(
-                    "Score scale maximum (scores run 0..max)", min_value=0.5, value=5.0, step=0.5,
-                    key=f"data_imp_scale_{token}",
+                c0, c1 = st.columns(2)
+                options["scale_min"] = c0.number_input(
+                    "Score scale minimum", value=0.0, step=0.5, key=f"data_imp_scalemin_{token}",
+                    help="1 for a 1-5 Likert rating: scores are shown on the rater's own scale and normalised "
+                         "to 0-1 as (score - min) / (max - min) only where the analyses need it")
+                options["scale_max"] = c1.number_input(
+                    "Score scale maximum", value=5.0, step=0.5, key=f"data_imp_scale_{token}",
                 )
         with right:
             mapping["annotator"] = _column_picker(
@@ -347,6 +399,20 @@ def _mapping_widgets(what: str, columns: list[str], token: str) -> tuple[dict, d
                     "Annotator name (one annotator for the whole file)", value="expert",
                     key=f"data_imp_annname_{token}",
                 )
+    elif what == "preferences":
+        guesses = guess_mapping(columns, [*PREFERENCE_ROLES_REQUIRED, *PREFERENCE_ROLES_OPTIONAL])
+        left, right = st.columns(2)
+        with left:
+            for role in PREFERENCE_ROLES_REQUIRED:
+                mapping[role] = _column_picker(role, columns, guesses[role], required=True, token=token)
+        with right:
+            for role in PREFERENCE_ROLES_OPTIONAL:
+                mapping[role] = _column_picker(role, columns, guesses[role], required=False, token=token)
+            if mapping["annotator"] is None:
+                options["annotator"] = st.text_input(
+                    "Annotator name (one rater for the whole file)", value="expert", key=f"data_imp_prefann_{token}")
+        st.caption("One row per comparison of two candidates of one case (their pair ids); with an annotator "
+                   "column, one row per rater per comparison, each rater's row its own comparison.")
     elif what == "outputs":
         guesses = guess_mapping(columns, ["id", "text", "score"])
         mode = options["mode"] = _mode_choice(

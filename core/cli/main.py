@@ -368,6 +368,7 @@ COMMAND_MODULES = (
     "core.cli.ops",
     "core.cli.ratings",
     "core.cli.review",
+    "core.cli.score",
 )
 
 
@@ -409,16 +410,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", default="score", choices=["score", "error_counts", "preference", "edit_review"])
     p.add_argument("--synthetic", action="store_true", help="mark the dataset as synthetic")
 
-    p = add("import-annotations", cmd_import_annotations,
-            "import expert annotations (long form): scores, or error counts per category")
+    from core.cli.annotations import cmd_import_annotations as import_annotations_command
+
+    p = add("import-annotations", import_annotations_command,
+            "import expert annotations (long form): scores, error counts per category, or a list of errors")
     p.add_argument("file")
     p.add_argument("--dataset", required=True)
     p.add_argument("--id-col", required=True)
     p.add_argument("--score-col")
     p.add_argument("--scale-max", type=float, default=5.0, help="score scale maximum (default 5)")
+    p.add_argument("--scale-min", type=float, default=0.0,
+                   help="score scale minimum (default 0; 1 for a 1-5 Likert rating): scores are shown on this "
+                        "scale and normalised to 0-1 as (score - min) / (max - min) where the analyses need it")
     p.add_argument("--category-col", help="a-f or 1-6")
-    p.add_argument("--significant-col", help="true/false, 1/0, yes/no")
+    p.add_argument("--significant-col", help="true/false, 1/0, yes/no, or a level (see --significant-levels)")
     p.add_argument("--count-col")
+    p.add_argument("--error-list", action="store_true",
+                   help="one row per error (id, rater, category, significance), counted; a row with an empty "
+                        "category and significance marks a pair the rater annotated with no errors (counts 0)")
+    p.add_argument("--significant-levels", metavar="L1,L2",
+                   help="significance levels that count as clinically significant (default: urgent,actionable)")
+    p.add_argument("--insignificant-levels", metavar="L1,L2",
+                   help="levels that do not (default: not actionable,non-actionable,expected, and the default "
+                        "significant levels not named in --significant-levels)")
     p.add_argument("--annotator-col")
     p.add_argument("--annotator", default="expert", help="annotator name when there is no column")
     p.add_argument("--aggregate-of", type=int, metavar="N",

@@ -12,7 +12,10 @@ Two ways in:
   (the dataset's external ids), which one was preferred (``a``/``b``, or the preferred pair's own
   id; empty, ``tie``, ``equal`` or ``none`` for no preference), an optional confidence 1-10 and an
   optional comparison id. Both candidates must share their reference (one case). All or nothing,
-  every problem with its row;
+  every problem with its row. Several raters in one file: ``annotator_col`` names the rater of each
+  row (one row per rater per comparison); each rater's row is its own comparison (stored id: the
+  file's comparison id and the rater, ``ID:RATER``, or a hash of the two pair ids and the rater), and
+  a rater who judges the same two candidates twice is refused with both rows;
 - the dataset's own annotations (:func:`derive_preferences`): every two candidates of one
   reference whose expert target differs become a comparison; the candidate with fewer expert errors
   (or the higher expert score) is preferred, and the confidence is the size of that difference,
@@ -68,7 +71,8 @@ def _write(store: Store, frame: pd.DataFrame) -> int:
 
 def import_preferences(store: Store, data, *, dataset: str, a_col: str, b_col: str, preferred_col: str,
                        confidence_col: str | None = None, id_col: str | None = None, annotator: str = "expert",
-                       name: str | None = None, progress: Progress | None = None) -> ImportReport:
+                       annotator_col: str | None = None, name: str | None = None,
+                       progress: Progress | None = None) -> ImportReport:
     """Import a file of pairwise comparisons into ``dataset`` (see the module docstring)."""
     dataset = validation.check_dataset_name(dataset)
     tick_progress(progress, 0, 3, "reading")
@@ -76,9 +80,9 @@ def import_preferences(store: Store, data, *, dataset: str, a_col: str, b_col: s
     df = read_table(data, name)
     tick_progress(progress, 1, 3, "validating")
     require_columns(df, {"a": a_col, "b": b_col, "preferred": preferred_col, "confidence": confidence_col,
-                          "id": id_col})
+                          "id": id_col, "annotator": annotator_col})
     problems: list[str] = []
-    check_scalar_cells(df, [a_col, b_col, preferred_col, confidence_col, id_col], problems)
+    check_scalar_cells(df, [a_col, b_col, preferred_col, confidence_col, id_col, annotator_col], problems)
     if problems:
         raise ImportValidationError(limit_problems(problems))
     lookup = validation.pair_lookup(store, dataset)
@@ -88,10 +92,16 @@ def import_preferences(store: Store, data, *, dataset: str, a_col: str, b_col: s
     pid_b = validation.match_ids(ext_b, lookup, dataset, problems)
     refs = dict(store.query_df("SELECT pair_id, coalesce(group_id, reference) AS case_key FROM pairs "
                                "WHERE dataset = ?", [dataset]).itertuples(index=False, name=None))
-    rows, seen = [], {}
+    rows, seen, seen_pairs = [], {}, {}
     for i in range(len(df)):
         row = i + 1
         a, b = ext_a[i], ext_b[i]
+        rater = annotator
+        if annotator_col is not None:
+            rater = validation.cell_text(df[annotator_col].iloc[i])
+            if rater is None:
+                problems.append(f"row {row}: empty annotator in column '{annotator_col}'")
+                continue
         if a is None or b is None:
             problems.append(f"row {row}: both candidates are needed ('{a_col}' and '{b_col}')")
             continue
@@ -117,14 +127,22 @@ def import_preferences(store: Store, data, *, dataset: str, a_col: str, b_col: s
             problems.append(f"row {row}: '{a}' and '{b}' are candidates of different cases (their references or "
                             "groups differ); a preference compares two candidates of one case")
         cid = (validation.cell_text(df[id_col].iloc[i]) if id_col
-               else stable_hash("pref", a, b, annotator, length=16))
+               else stable_hash("pref", a, b, rater, length=16))
+        if cid is not None and id_col and annotator_col is not None:
+            cid = f"{cid}:{rater}"  # one comparison per rater
         if cid is None:
             problems.append(f"row {row}: empty comparison id in '{id_col}'")
         elif cid in seen:
-            problems.append(f"row {row}: comparison '{cid}' repeats row {seen[cid]}")
+            problems.append(f"row {row}: comparison '{cid}' repeats row {seen[cid]}"
+                            + ("" if id_col or annotator_col is None else f" (annotator '{rater}', '{a}' vs '{b}')"))
         else:
             seen[cid] = row
-        rows.append((cid, dataset, pid_a[i], pid_b[i], preferred, confidence, annotator,
+            both = (frozenset((a, b)), rater)
+            if not id_col and both in seen_pairs:  # the same two candidates, in the other order
+                problems.append(f"row {row}: annotator '{rater}' compares '{a}' and '{b}' again (row "
+                                f"{seen_pairs[both]})")
+            seen_pairs.setdefault(both, row)
+        rows.append((cid, dataset, pid_a[i], pid_b[i], preferred, confidence, rater,
                      name or validation.source_label(data)))
     if problems:
         raise ImportValidationError(limit_problems(problems))

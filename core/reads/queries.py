@@ -237,11 +237,16 @@ def get_pair(store: Store, pair_id: str) -> dict | None:
 def pair_annotations(store: Store, pair_id: str) -> pd.DataFrame:
     """Every annotation row of one pair (long form), ordered for reading.
 
-    Columns: annotator, field, category, significant, value, scale_max, source, created_at.
+    Columns: annotator, field, category, significant, value, scale_max, source, created_at. A score is
+    on its rater's own scale (a 1-5 rating of 4 is 4 of 5: stored from 0 with its ``scale_min``,
+    migration 008).
     """
     return store.query_df(
         """
-        SELECT annotator, field, category, significant, value, scale_max, source, created_at
+        SELECT annotator, field, category, significant,
+               value + CASE WHEN field = 'score' THEN coalesce(scale_min, 0) ELSE 0 END AS value,
+               scale_max + CASE WHEN field = 'score' THEN coalesce(scale_min, 0) ELSE 0 END AS scale_max,
+               source, created_at
         FROM annotations
         WHERE pair_id = ?
         ORDER BY annotator, field, category NULLS FIRST, significant DESC NULLS FIRST

@@ -107,8 +107,19 @@ def test_missing_column_lists_columns(store, tmp_path):
     cols = PairColumns(id="id", reference="findings", candidate="cand")
     with pytest.raises(ImportValidationError) as info:
         import_pairs(store, path, dataset="d", columns=cols)
-    msg = info.value.problems[0]
-    assert "column 'findings'" in msg and "columns are: id, ref, cand, sys, mod, extra" in msg
+    assert info.value.problems == ["column 'findings' (reference) not found",
+                                   "the file's columns are: id, ref, cand, sys, mod, extra"]
+
+
+def test_several_missing_columns_list_the_columns_once(store, tmp_path):
+    path = write(tmp_path / "p.csv", pairs_frame())
+    cols = PairColumns(id="key", reference="findings", candidate="impression")
+    with pytest.raises(ImportValidationError) as info:
+        import_pairs(store, path, dataset="d", columns=cols)
+    problems = info.value.problems
+    assert problems[:3] == ["column 'key' (id) not found", "column 'findings' (reference) not found",
+                            "column 'impression' (candidate) not found"]
+    assert str(info.value).count("columns are") == 1 and problems[3].endswith("id, ref, cand, sys, mod, extra")
 
 
 def test_empty_text_and_ids_are_reported_per_row(store, tmp_path):
@@ -208,7 +219,7 @@ def test_changed_annotation_value_is_refused(store, tmp_path):
     write(tmp_path / "a.csv", pd.DataFrame({"id": ["p0"], "s": ["3"]}))
     import_annotations(store, tmp_path / "a.csv", dataset="d", id_col="id", score_col="s")
     write(tmp_path / "b.csv", pd.DataFrame({"id": ["p0", "p1"], "s": ["4", "1"]}))
-    with pytest.raises(ImportValidationError, match="already stored as 3, file says 4"):
+    with pytest.raises(ImportValidationError, match="already stored as 3 of 0-5, file says 4 of 0-5"):
         import_annotations(store, tmp_path / "b.csv", dataset="d", id_col="id", score_col="s")
     assert store.query_one("SELECT count(*) FROM annotations") == 1
 

@@ -31,6 +31,7 @@ from core.ingest.importers.outputs import import_outputs, imported_run_id
 from core.ingest.importers.pairs import import_pairs, import_scored_pairs, prepare_pairs, write_pairs
 from core.ingest.importers.reading import check_scalar_cells, read_table, require_columns
 from core.ingest.importers.validation import (
+    SignificanceRule,
     cell_bool,
     cell_category,
     cell_number,
@@ -54,6 +55,7 @@ __all__ = [
     "ImportValidationError",
     "PairColumns",
     "Progress",
+    "SignificanceRule",
     "cell_bool",
     "cell_category",
     "cell_number",

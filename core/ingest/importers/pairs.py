@@ -46,7 +46,7 @@ def import_pairs(store: Store, data, *, dataset: str, columns: PairColumns, kind
 def import_scored_pairs(store: Store, data, *, dataset: str, columns: PairColumns, score_col: str,
                         scale_max: float = 5.0, annotator: str = "expert", kind: str = "score",
                         source: str | None = None, name: str | None = None,
-                        progress: Progress | None = None) -> ImportReport:
+                        progress: Progress | None = None, scale_min: float = 0.0) -> ImportReport:
     """Pairs and one expert score per pair from the same file, in one transaction: every problem of either
     is reported before anything is written (as the ``rate-eval`` preset does for its own layout)."""
     dataset = validation.check_dataset_name(dataset)
@@ -57,7 +57,7 @@ def import_scored_pairs(store: Store, data, *, dataset: str, columns: PairColumn
     lookup = dict(zip(frame["ext_id"], frame["pair_id"], strict=True))
     label = source or name or validation.source_label(data)
     ann = prepare_annotations(df, dataset, lookup, id_col=columns.id, score_col=score_col, scale_max=scale_max,
-                              annotator=annotator, source=label)
+                              scale_min=scale_min, annotator=annotator, source=label)
     common.tick_progress(progress, 2, 3, "writing")
     with store.write() as conn:
         added = write_pairs(conn, frame, dataset=dataset, kind=kind, source=label)

@@ -190,15 +190,11 @@ def check_scalar_cells(df: pd.DataFrame, cols: list[str | None], problems: list[
 
 
 def require_columns(df: pd.DataFrame, needed: dict[str, str | None]) -> None:
-    """Refuse a table missing any named column (``needed``: role -> column, None: not asked for)."""
-    problems = []
-    for role, col in needed.items():
-        if col is None:
-            continue
-        if col not in df.columns:
-            problems.append(
-                f"column '{col}' ({role}) not found; columns are: {', '.join(map(str, df.columns))}"
-            )
-    if problems:
-        raise ImportValidationError(problems)
+    """Refuse a table missing any named column (``needed``: role -> column, None: not asked for).
 
+    Every missing column is named with its role; the file's columns are listed once, after them.
+    """
+    missing = [f"column '{col}' ({role}) not found" for role, col in needed.items()
+               if col is not None and col not in df.columns]
+    if missing:
+        raise ImportValidationError([*missing, f"the file's columns are: {', '.join(map(str, df.columns))}"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -137,3 +139,63 @@ def source_label(source) -> str | None:
     if isinstance(source, (str, os.PathLike)):
         return Path(source).name
     return getattr(source, "name", None)
+
+
+# Significance given as levels (CRIMSON-style clinical significance: urgent / actionable / not actionable /
+# expected) -> significant or not. The default rule: urgent and actionable errors are clinically
+# significant, not-actionable and expected ones are not; yes/no words (cell_bool) keep their meaning.
+# Override with ``significant_levels`` (and ``insignificant_levels``); any other level is refused with its row.
+SIGNIFICANT_LEVELS = ("urgent", "actionable")
+INSIGNIFICANT_LEVELS = ("not actionable", "non-actionable", "expected")
+
+
+def _level_key(text: str) -> str:
+    return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
+
+
+@dataclass(frozen=True)
+class SignificanceRule:
+    """Which cells of a significance column mean clinically significant (see the comment above)."""
+
+    significant: tuple[str, ...] = SIGNIFICANT_LEVELS
+    insignificant: tuple[str, ...] = INSIGNIFICANT_LEVELS
+
+    @classmethod
+    def from_lists(cls, significant: str | Sequence[str] | None = None,
+                   insignificant: str | Sequence[str] | None = None) -> SignificanceRule:
+        """A rule from comma-separated (or listed) levels; a level left out of the insignificant list
+        keeps the default's side unless it is named significant. Overlapping lists are refused."""
+        def split(v):
+            items = v.split(",") if isinstance(v, str) else list(v or [])
+            return tuple(dict.fromkeys(t for t in (" ".join(str(x).split()) for x in items) if t))
+        sig = split(significant) if significant is not None else SIGNIFICANT_LEVELS
+        named_sig = {_level_key(s) for s in sig}
+        if insignificant is not None:
+            insig = split(insignificant)
+        else:
+            insig = tuple(s for s in INSIGNIFICANT_LEVELS + SIGNIFICANT_LEVELS
+                          if _level_key(s) not in named_sig)
+        both = sorted(named_sig & {_level_key(s) for s in insig})
+        if both:
+            raise ImportValidationError([f"level(s) {', '.join(both)} named both significant and not significant"])
+        if not sig and not insig:
+            raise ImportValidationError(["give at least one significance level"])
+        return cls(sig, insig)
+
+    def __call__(self, value) -> bool | None:
+        flag = cell_bool(value)
+        if flag is not None:
+            return flag
+        text = cell_text(value)
+        if text is None:
+            return None
+        key = _level_key(text)
+        if key in {_level_key(s) for s in self.significant}:
+            return True
+        if key in {_level_key(s) for s in self.insignificant}:
+            return False
+        return None
+
+    def describe(self) -> str:
+        return (f"significant: {', '.join(self.significant) or '-'} (or true/yes/1); "
+                f"not significant: {', '.join(self.insignificant) or '-'} (or false/no/0)")
