@@ -67,7 +67,7 @@ def _load_counts(store, dataset: str, annotators: tuple[str, ...] | None = None)
 
 @cached
 def _load_judges(store, dataset: str) -> list[str]:
-    return judge_runs(store, dataset)["judge"].tolist()
+    return judge_runs(store, dataset, checks=False)["judge"].tolist()  # report checks are no judges
 
 
 @cached

@@ -31,8 +31,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.analysis.ceiling import STAT_COLUMNS as CEILING_COLUMNS
+from core.analysis.ceiling import mean_stat, stat_key
 from core.analysis.stats import AUTO_BOOTSTRAP_MAX_N, METRIC_ORDER, TABLE_LEGEND, ci_method_for
-from core.reads.frames import FACETS
+from core.reads.frames import FACETS, is_checks_run
 from core.store.db import Store
 from core.store.export import to_safe_csv
 from pages._correlations_charts import STAT_EST, STAT_SYMBOL, heatmap, metric_label, scatter, series_label
@@ -259,7 +261,8 @@ def _ci_statement(counts: dict, n_boot: int, seed: int, computed: bool, ci: str,
 # -- sections --------------------------------------------------------------------------------------------
 
 
-def _ceiling(args: tuple, meta: dict) -> None:
+def _ceiling(args: tuple, meta: dict, stat: str) -> None:
+    """The experts' agreement with each other, in the statistic the table shows (``stat``)."""
     agreement = load_agreement(*args)
     if agreement is None:
         st.caption("Ceiling: fewer than two annotators rated these pairs, so there is no inter-annotator "
@@ -268,26 +271,31 @@ def _ceiling(args: tuple, meta: dict) -> None:
     def fmt(v: float) -> str:
         return MISSING if math.isnan(v) else f"{v:.3f}"
 
+    key = stat_key(stat)  # tau / rho / r: the table's statistic, never another one
+    est, p_col = CEILING_COLUMNS[key]
+    sym, words = STAT_SYMBOL[stat], STATS[stat]
+    loo = agreement["loo"]
+    pairwise = agreement["pairwise"]
     k = agreement["n_annotators"]
     others = "the other expert" if k == 2 else f"the mean of the other {k - 1}"
     st.info(
-        f"**Ceiling:** one expert agrees with {others} at τ = **{fmt(agreement['loo_tau'])}** (leave-one-out "
-        f"Kendall τ-b, averaged over {k} annotators): the figure to compare a judge with, since the judge is "
-        f"scored against the experts' mean. Two single experts agree at τ = {fmt(agreement['mean_tau'])} "
-        f"(mean pairwise); Krippendorff's α = {fmt(agreement['alpha'])} ({agreement['method']} level) on "
-        f"{agreement['n_units']:,} pairs rated twice or more.",
+        f"**Ceiling:** one expert agrees with {others} at {sym} = **{fmt(mean_stat(loo, key))}** (leave-one-out "
+        f"{words}, averaged over {k} annotators; the statistic of the table above): the figure to compare a judge "
+        f"with, since the judge is scored against the experts' mean. Two single experts agree at {sym} = "
+        f"{fmt(float(pairwise[est].mean()) if len(pairwise) else math.nan)} (mean pairwise); Krippendorff's "
+        f"α = {fmt(agreement['alpha'])} ({agreement['method']} level) on {agreement['n_units']:,} pairs rated "
+        "twice or more.",
         icon=":material/groups:")
     with st.expander("Agreement between each pair of annotators"):
-        pairwise = agreement["pairwise"]
-        show_table(pairwise, hide_index=True, key="corr_iaa_table",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("tau", "rho")})
+        shown = pairwise[["annotator_a", "annotator_b", "n", est, p_col]]
+        show_table(shown, hide_index=True, key="corr_iaa_table",
+                   column_config={est: st.column_config.NumberColumn(format="%.3f"),
+                                  p_col: st.column_config.NumberColumn(format="%.3g")})
         _download("Agreement CSV", pairwise, meta, f"agreement-{meta['target']}", "corr_dl_iaa")
-        st.caption("Each annotator against the mean of the others (leave-one-out):")
-        show_table(agreement["loo"], hide_index=True, key="corr_loo_table",
-                     column_config={"tau": st.column_config.NumberColumn(format="%.3f"),
-                                    "p": st.column_config.NumberColumn(format="%.3g")})
-
-
+        st.caption(f"Each annotator against the mean of the others (leave-one-out, {words}):")
+        show_table(loo[["annotator", "n", est, p_col]], hide_index=True, key="corr_loo_table",
+                   column_config={est: st.column_config.NumberColumn(format="%.3f"),
+                                  p_col: st.column_config.NumberColumn(format="%.3g")})
 
 
 def _paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: str, n_boot: int, seed: int,
@@ -448,12 +456,19 @@ def main() -> None:
     shaped = load_shaped(*args, stat)
     st.table(_styled_table(shaped))
     st.caption(_legend(stat) + " n, CIs, ρ and r per cell: the detail table below.")
+    runs = load_runs(args[0], args[1])
+    left_out = sorted(runs.loc[is_checks_run(runs), "judge"]) if len(runs) else []
+    if left_out:  # the report checks grade conformance, not agreement with the reference: not in this table
+        st.caption(f"Not in this table: the report checks ({', '.join(escape_md(j) for j in left_out)}). They "
+                   "grade a report's structure and wording against rules (LAIas), not its agreement with the "
+                   "reference, so they are no judges of agreement; their scores and verdicts are on **Checks & "
+                   "leaderboards**.")
     wide = shaped.text.rename(columns=metric_label).reset_index()
     dl = st.columns(4)
     with dl[0]:
         _download("Table CSV", wide, meta, f"judge-metric-{target}", "corr_dl_table")
 
-    _ceiling(args, meta)
+    _ceiling(args, meta, stat)
     draw_preferences(store, dataset)  # only with comparisons
 
     # -- detail -----------------------------------------------------------------------------------
@@ -552,7 +567,7 @@ def main() -> None:
         if len(ranked_all) > len(heat_rows):
             st.caption(f"Rows: the {HEATMAP_ROWS} judge metrics with the highest |{STAT_SYMBOL[stat]}| in the "
                        f"table (of {len(ranked_all)}), plus the selected one.")
-        heatmap(cells, facet, heat_rows, (judge, metric), stat, target)
+        heatmap(cells, facet, heat_rows, (judge, metric), stat, target_words)  # the title in words, not a column
         if not cells.empty:
             cols = [facet, "judge", "metric", "n", "tau", "p", "rho", "rho_p", "r", "r_p", "sign_ok", "too_few"]
             _download("Heatmap CSV", cells[cols], meta, f"by-{facet}-{target}", "corr_dl_heat")

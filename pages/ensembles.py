@@ -77,7 +77,7 @@ def _url_float(name: str, default: float, low: float, high: float) -> float:
 
 @cached
 def _load_judges(store, dataset: str) -> list[str]:
-    return judge_runs(store, dataset)["judge"].tolist()
+    return judge_runs(store, dataset, checks=False)["judge"].tolist()  # report checks are no judges
 
 
 @cached

@@ -5,8 +5,11 @@ error category (VERT App. C) with the TP / FP / FN behind every bar, and the
 mean absolute error and accuracy of the counts per category (the shape of
 GREEN Table 4).
 
+F1, precision and recall carry 95% percentile CIs from a seeded bootstrap that resamples reference
+groups (``core.analysis.errortypes.f1_bootstrap``), as the correlations' intervals do.
+
 URL state: ``judges`` (repeatable; absent = all), ``errors`` (sig / insig /
-both), ``measure`` (f1 / precision / recall).
+both), ``measure`` (f1 / precision / recall), ``n_boot``, ``seed``.
 """
 
 from __future__ import annotations
@@ -19,11 +22,11 @@ from core.analysis.errortypes import (
     ALL,
     SIGNIFICANCE_CHOICES,
     accuracy_per_category,
-    f1_per_category,
+    f1_bootstrap,
     mae_per_category,
 )
 from core.analysis.scores import CATEGORIES
-from core.reads.frames import expert_counts, judge_counts, judge_runs
+from core.reads.frames import expert_counts, judge_counts, judge_runs, pair_groups
 from core.reads.queries import CATEGORY_NAMES
 from pages._shared import (
     OKABE_ITO,
@@ -45,6 +48,7 @@ MEASURES = {"f1": "F1", "precision": "Precision", "recall": "Recall"}
 SHORT_NAMES = {"a": "false finding", "b": "missing finding", "c": "location", "d": "severity",
                "e": "false comparison", "f": "missing comparison", ALL: "all (a-f)"}
 ORDER = [*CATEGORIES, ALL]
+DEFAULT_N_BOOT, MAX_N_BOOT = 1000, 20000
 
 
 def category_tick(cat: str) -> str:
@@ -62,14 +66,16 @@ def _load_counts(store, dataset: str, annotators: tuple[str, ...] | None = None)
 
 @cached
 def _load_judges(store, dataset: str) -> list[str]:
-    return judge_runs(store, dataset)["judge"].tolist()
+    return judge_runs(store, dataset, checks=False)["judge"].tolist()  # report checks are no judges
 
 
 @cached
-def _tables(store, dataset: str, errors: str, annotators: tuple[str, ...] | None = None):
+def _tables(store, dataset: str, errors: str, annotators: tuple[str, ...] | None = None, n_boot: int = DEFAULT_N_BOOT,
+            seed: int = 0):
     jc, ec = _load_counts(store, dataset, annotators)
     significant = SIGNIFICANCE_CHOICES[errors]
-    return (f1_per_category(jc, ec, significant=significant), mae_per_category(jc, ec, significant=significant),
+    f1 = f1_bootstrap(jc, ec, significant=significant, groups=pair_groups(store, dataset), n_boot=n_boot, seed=seed)
+    return (f1, mae_per_category(jc, ec, significant=significant),
             accuracy_per_category(jc, ec, significant=significant))
 
 
@@ -86,6 +92,9 @@ def _seed_state(dataset: str, judges: list[str]) -> None:
         st.session_state["et_judges"] = [j for j in st.session_state["et_judges"] if j in judges]
     st.session_state.setdefault("et_errors", url_value("errors") if url_value("errors") in SIGNIFICANCE_CHOICES else "sig")
     st.session_state.setdefault("et_measure", url_value("measure") if url_value("measure") in MEASURES else "f1")
+    for key, name, default, high in (("et_n_boot", "n_boot", DEFAULT_N_BOOT, MAX_N_BOOT), ("et_seed", "seed", 0, 2**31 - 1)):
+        raw = url_value(name, str(default))
+        st.session_state.setdefault(key, min(int(raw), high) if raw.isdigit() else default)
 
 
 # -- drawing -----------------------------------------------------------------------------------
@@ -100,6 +109,7 @@ def f1_figure(f1: pd.DataFrame, measure: str, title: str) -> go.Figure:
             x=[category_tick(c) for c in part["category"]], y=part[measure], name=str(judge),
             marker={"color": OKABE_ITO[i % len(OKABE_ITO)], "pattern": {"shape": PATTERNS[i % len(PATTERNS)]}},
             text=[f"{v:.2f}" for v in part[measure]], textposition="outside",
+            error_y=_error_bars(part, measure),
             customdata=part[["tp", "fp", "fn", "support", "precision", "recall", "f1", "n_pairs"]].to_numpy(),
             hovertemplate=("<b>%{fullData.name}</b> · %{x}<br>"
                            "F1 %{customdata[6]:.3f} · precision %{customdata[4]:.3f} · recall %{customdata[5]:.3f}"
@@ -112,6 +122,16 @@ def f1_figure(f1: pd.DataFrame, measure: str, title: str) -> go.Figure:
                       showlegend=True, legend={"orientation": "h", "yanchor": "top", "y": -0.25},
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
+
+
+def _error_bars(part: pd.DataFrame, measure: str) -> dict | None:
+    """The bar's 95% bootstrap interval (none without resamples)."""
+    low, high = f"{measure}_ci_low", f"{measure}_ci_high"
+    if low not in part or part[low].isna().all():
+        return None
+    return {"type": "data", "symmetric": False, "color": "#444444", "thickness": 1,
+            "array": (part[high] - part[measure]).clip(lower=0).fillna(0).tolist(),
+            "arrayminus": (part[measure] - part[low]).clip(lower=0).fillna(0).tolist()}
 
 
 def wide_by_category(frame: pd.DataFrame, cell) -> pd.DataFrame:
@@ -170,7 +190,7 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     with_counts = set(jc["judge"])
     judges = [j for j in runs if j in with_counts]  # run order; only judges that report counts
     _seed_state(dataset, judges)
-    left, mid, right = st.columns([3, 2, 2])
+    left, mid, right, boot, seed_col = st.columns([3, 2, 2, 1, 1])
     with left:
         chosen = st.multiselect("Judges", judges, key="et_judges", placeholder="pick judges")
     with mid:
@@ -179,16 +199,24 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     with right:
         measure = st.radio("Bar height", list(MEASURES), key="et_measure", horizontal=True,
                            format_func=MEASURES.get)
+    with boot:
+        n_boot = int(st.number_input("Bootstrap resamples", 0, MAX_N_BOOT, step=100, key="et_n_boot",
+                                     help="resamples of reference groups for the 95% CIs; 0 = no intervals"))
+    with seed_col:
+        seed = int(st.number_input("Seed", 0, 2**31 - 1, step=1, key="et_seed",
+                                   help="numpy default_rng seed of the resamples"))
     set_url("judges", chosen if chosen != judges else None)
     set_url("errors", None if errors == "sig" else errors)
     set_url("measure", None if measure == "f1" else measure)
+    set_url("n_boot", None if n_boot == DEFAULT_N_BOOT else str(n_boot))
+    set_url("seed", None if seed == 0 else str(seed))
     without = [j for j in runs if j not in with_counts]
     if without:
         st.caption("Not shown (no counts per category): " + ", ".join(escape_md(j) for j in without))
     if not chosen:
         st.info("Pick at least one judge.", icon=":material/info:")
         return
-    f1, mae, acc = _tables(store, dataset, errors, annotators)
+    f1, mae, acc = _tables(store, dataset, errors, annotators, n_boot, seed)
     f1, mae, acc = (t[t["judge"].isin(chosen)] for t in (f1, mae, acc))
 
     st.subheader("F1 per error category (VERT App. C)")
@@ -198,8 +226,10 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     st.caption("Count level, per report and category: TP = min(expert, judge), FP = max(0, judge − expert), "
                "FN = max(0, expert − judge), summed over reports; a zero denominator gives 0. "
                "**all** is the micro average over a-f. Expert counts are means over annotators.")
-    counts = f1[["judge", "category", "tp", "fp", "fn", "support", "precision", "recall", "f1", "n_pairs",
-                 "n_missing_judge", "n_missing_expert"]]
+    st.caption(_ci_caption(f1, n_boot, seed))
+    counts = f1[["judge", "category", "tp", "fp", "fn", "support", "precision", "recall", "f1", "f1_ci_low",
+                 "f1_ci_high", "precision_ci_low", "precision_ci_high", "recall_ci_low", "recall_ci_high",
+                 "n_pairs", "n_groups", "n_missing_judge", "n_missing_expert"]]
     show_table(counts, hide_index=True, key="et_table_f1", column_config={
         "tp": st.column_config.NumberColumn("TP", format="%.1f"),
         "fp": st.column_config.NumberColumn("FP", format="%.1f"),
@@ -208,7 +238,12 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
         "precision": st.column_config.NumberColumn(format="%.3f"),
         "recall": st.column_config.NumberColumn(format="%.3f"),
         "f1": st.column_config.NumberColumn("F1", format="%.3f"),
+        "f1_ci_low": st.column_config.NumberColumn("F1 CI low", format="%.3f"),
+        "f1_ci_high": st.column_config.NumberColumn("F1 CI high", format="%.3f"),
+        **{f"{m}_ci_{e}": st.column_config.NumberColumn(f"{m} CI {e}", format="%.3f")
+           for m in ("precision", "recall") for e in ("low", "high")},
         "n_pairs": st.column_config.NumberColumn("n reports", format="%d"),
+        "n_groups": st.column_config.NumberColumn("groups resampled", format="%d"),
         "n_missing_judge": st.column_config.NumberColumn("no judge counts", format="%d"),
         "n_missing_expert": st.column_config.NumberColumn("no expert counts", format="%d"),
     })
@@ -235,6 +270,19 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     average = average_counts(mae)
     show_table(average, hide_index=True, key="et_table_avg")
     download_csv(average, dataset, synthetic, f"average-counts-{errors}", "et_dl_avg")
+
+
+def _ci_caption(f1: pd.DataFrame, n_boot: int, seed: int) -> str:
+    if n_boot == 0 or f1.empty:
+        return "No bootstrap (resamples = 0): no confidence intervals."
+    grouped = (f1["resampling"] == "groups").any()
+    sizes = sorted({int(v) for v in f1["n_groups"]})
+    what = (f"reference groups (`group_id`: {'/'.join(f'{k:,}' for k in sizes)} groups), since candidates of one "
+            "reference are not independent" if grouped else f"reports ({'/'.join(f'{k:,}' for k in sizes)})")
+    return (f"95% percentile CIs (bars and table) from **{n_boot:,}** bootstrap resamples, seed **{seed}**, "
+            f"resampling {what}; TP, FP and FN are summed over the drawn reports before dividing. A resample in "
+            "which a category occurs on neither side is left out of that interval. n = reports with counts "
+            "from both the judge and the experts.")
 
 
 def main() -> None:

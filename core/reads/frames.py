@@ -20,9 +20,36 @@ from core.store.db import Store, StoreError
 from core.store.texts import same_text, same_text_sql
 from core.taxonomy import FACETS
 
+#: Report checks (core/checks: the deterministic LAIas phase, judge_kind 'checks', and its LLM phase, prompt
+#: ``laias_judge``) grade a report's conformance, not its agreement with the reference: they are no judges of
+#: agreement, so the judge tables, pickers and correlations leave them out unless asked (see
+#: :func:`checks_wanted`); the Checks & leaderboards page and the report's checks section show them.
+CHECKS_KIND, CHECKS_PROMPT, CHECKS_METRIC_PREFIX = "checks", "laias_judge", "laias_"
 
-def judge_runs(store: Store, dataset: str) -> pd.DataFrame:
-    """The dataset's runs with a readable, unique ``judge`` label."""
+
+def is_checks_run(runs: pd.DataFrame) -> pd.Series:
+    """Per run (a :func:`judge_runs` frame): is it a report-checks run rather than a judge of agreement?"""
+    if runs.empty:
+        return pd.Series(False, index=runs.index, dtype=bool)
+    return ((runs["judge_kind"] == CHECKS_KIND) | (runs["prompt_id"].fillna("") == CHECKS_PROMPT)).astype(bool)
+
+
+def checks_wanted(checks: bool | None, metrics: list[str] | None) -> bool:
+    """Whether reads include report-checks runs: ``checks`` when given, else only when ``metrics`` names a
+    checks metric (``laias_overall`` ...) explicitly, as the judges leaderboard does."""
+    if checks is not None:
+        return bool(checks)
+    return metrics is not None and any(str(m).startswith(CHECKS_METRIC_PREFIX) for m in metrics)
+
+
+def judge_runs(store: Store, dataset: str, *, checks: bool = True) -> pd.DataFrame:
+    """The dataset's runs with a readable, unique ``judge`` label.
+
+    ``checks=False`` leaves out the report-checks runs (:func:`is_checks_run`): what a judge picker lists.
+    """
+    if not checks:
+        runs = judge_runs(store, dataset)
+        return runs[~is_checks_run(runs)].reset_index(drop=True)
     with store.read() as conn:
         return _judge_runs(conn, dataset)
 
@@ -93,9 +120,14 @@ def pair_facets(store: Store, dataset: str) -> pd.DataFrame:
 
 
 def judge_values(store: Store, dataset: str, run_ids: list[str] | None = None,
-                 metrics: list[str] | None = None) -> pd.DataFrame:
-    """Long: pair_id, run_id, judge, metric, value — one row per stored metric value."""
+                 metrics: list[str] | None = None, *, checks: bool | None = None) -> pd.DataFrame:
+    """Long: pair_id, run_id, judge, metric, value — one row per stored metric value.
+
+    Report-checks runs only when asked (``checks``, :func:`checks_wanted`) or named in ``run_ids``.
+    """
     runs = judge_runs(store, dataset)
+    if run_ids is None and not checks_wanted(checks, metrics):
+        runs = runs[~is_checks_run(runs)]
     if run_ids is not None:
         runs = runs[runs["run_id"].isin(run_ids)]
     if runs.empty:
@@ -147,8 +179,11 @@ def refuse_duplicates(n_values: int, n_distinct: int) -> None:
 def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = False,
                      run_ids: list[str] | None = None, metrics: list[str] | None = None,
                      annotators: list[str] | None = None, filters: dict | None = None, order: str = "pair_id",
-                     counts: bool = True):
+                     counts: bool = True, checks: bool | None = None):
     """The reads behind :func:`correlation_frame`, on an open connection.
+
+    Report-checks runs (:func:`is_checks_run`) are read only when ``checks`` is True, or when it is None and
+    ``metrics`` names a checks metric (:func:`checks_wanted`), or when ``run_ids`` names them.
 
     ``counts=False`` (with ``metrics=None``) reads every metric except the per-category counts
     (:data:`core.analysis.scores.PER_CATEGORY_COUNTS`): every score of every judge, built in or imported under any name.
@@ -173,6 +208,8 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
     if drop_identical:
         where.append(f"NOT {IDENTICAL_SQL}")
     runs = _judge_runs(conn, dataset)
+    if run_ids is None and not checks_wanted(checks, metrics):
+        runs = runs[~is_checks_run(runs)]
     if run_ids is not None:
         runs = runs[runs["run_id"].isin(run_ids)]
     pairs = conn.execute(
@@ -222,7 +259,8 @@ def read_frame_parts(conn, dataset: str, target: str, *, drop_identical: bool = 
 def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop_identical: bool = False,
                       run_ids: list[str] | None = None, metrics: list[str] | None = None,
                       annotators: list[str] | None = None, filters: dict | None = None,
-                      categorical: bool = False, order: str = "ext_id", counts: bool = True) -> pd.DataFrame:
+                      categorical: bool = False, order: str = "ext_id", counts: bool = True,
+                      checks: bool | None = None) -> pd.DataFrame:
     """Judge values joined with the expert target and the pair facets.
 
     Columns: pair_id, ext_id, group_id, modality, anatomy, system, split,
@@ -230,7 +268,9 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
     ``order`` (ext_id, or pair_id: the order the statistics want). Only pairs that have both a judge value and the target appear.
     ``filters`` maps a facet to the allowed values; ``annotators`` picks whose
     annotations make the target (all by default); ``counts=False`` leaves out the per-category
-    counts (sig_a, ..., matched) and keeps every score metric. ``categorical=True`` returns
+    counts (sig_a, ..., matched) and keeps every score metric. Report checks (``checks:en-US``, the LAIas LLM
+    phase) are no judges of agreement and are left out unless ``checks=True`` or ``metrics`` names one of their
+    metrics (:func:`checks_wanted`). ``categorical=True`` returns
     the text columns as categoricals (sorted categories): the same values,
     a tenth of the memory.
 
@@ -244,7 +284,7 @@ def correlation_frame(store: Store, dataset: str, target: str = "score", *, drop
     with store.read() as conn:
         runs, pairs, values, labels, metric_list = read_frame_parts(
             conn, dataset, target, drop_identical=drop_identical, run_ids=run_ids, metrics=metrics,
-            annotators=annotators, filters=filters, order=order, counts=counts)
+            annotators=annotators, filters=filters, order=order, counts=counts, checks=checks)
     # sorted by judge, metric, ext_id (or pair_id): one integer key (unique per row), argsorted in numpy
     m = max(1, len(metric_list))
     key = values["skey"] * max(1, len(pairs)) + values["pidx"]
@@ -325,7 +365,8 @@ def with_system(store: Store, dataset: str, frame: pd.DataFrame) -> pd.DataFrame
 
 def feature_frame(store: Store, dataset: str, target: str = "score", *,
                   metrics: list[str] | None = None, annotators: list[str] | None = None) -> pd.DataFrame:
-    """Wide per-pair features for ensembles: pair_id, group_id, split, target, one column per judge:metric."""
+    """Wide per-pair features for ensembles: pair_id, group_id, split, target, one column per judge:metric
+    (report checks left out, as in :func:`correlation_frame`)."""
     frame = correlation_frame(store, dataset, target, metrics=metrics, annotators=annotators)
     if frame.empty:
         return pd.DataFrame(columns=["pair_id", "group_id", "split", "target"])

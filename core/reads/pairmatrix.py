@@ -155,15 +155,18 @@ class PairMatrix:
 
 
 def pair_matrix(store: Store, dataset: str, target: str = "score", *, metrics: list[str] | None = None,
-                annotators: list[str] | None = None, counts: bool = True) -> PairMatrix:
+                annotators: list[str] | None = None, counts: bool = True, checks: bool | None = None) -> PairMatrix:
     """Read one dataset's values and ``target`` (of ``annotators``, all by default) into a :class:`PairMatrix`.
+
+    Report checks are left out as in ``correlation_frame`` (``checks``: :func:`core.reads.frames.checks_wanted`).
 
     The same reads as ``correlation_frame(..., order="pair_id")``: pairs with the target, values of the
     ``metrics`` (all by default); no sorting of values, a scatter into the matrix instead.
     """
     with store.read() as conn:
         runs, pairs, values, labels, metric_list = read_frame_parts(
-            conn, dataset, target, metrics=metrics, annotators=annotators, order="pair_id", counts=counts)
+            conn, dataset, target, metrics=metrics, annotators=annotators, order="pair_id", counts=counts,
+            checks=checks)
     pidx, skey = values["pidx"], values["skey"]
     m = max(1, len(metric_list))
     # series = the (judge, metric) keys that occur, in key order (judge, then metric): counted, not sorted

@@ -31,6 +31,15 @@ class TargetResult:
     ceiling: object | None          # core.analysis.stats.Agreement between annotators, None below two
     n_annotators: int
     loo_tau: float = math.nan       # core.analysis.ceiling: each annotator vs the mean of the others
+    stat: str = "kendall"           # the statistic of the table, the headline and the ceiling
+    loo: pd.DataFrame | None = None  # core.analysis.ceiling.leave_one_out: tau, rho and r per annotator
+
+    @property
+    def loo_value(self) -> float:
+        """The leave-one-out ceiling in this result's statistic (never another one than the table's)."""
+        from core.analysis.ceiling import mean_stat
+
+        return self.loo_tau if self.loo is None else mean_stat(self.loo, self.stat)
 
 
 @dataclass
@@ -50,17 +59,29 @@ class ReportData:
     experts: str = "all annotators"  # which annotators are the expert target (e.g. clinician ratings)
     costs: pd.DataFrame = field(default_factory=pd.DataFrame)  # core.reads.runcost.run_costs
     preferences: tuple | None = None  # core.reads.preferences.dataset_preference_accuracy, None without comparisons
+    stat: str = "kendall"  # kendall / spearman / pearson: the correlations' and the ceiling's statistic
 
 
-def _best_row(corr: pd.DataFrame, min_n: int) -> dict | None:
-    ok = corr[(corr["n"] >= min_n) & corr["sign_ok"].astype(bool) & corr["tau_oriented"].notna()]
+#: The report's statistic -> (estimate, CI low, CI high, |value|) columns of core.analysis.stats.correlate.
+STAT_COLS = {"kendall": ("tau", "ci_low", "ci_high", "abs_tau"),
+             "spearman": ("rho", "rho_ci_low", "rho_ci_high", "abs_rho"),
+             "pearson": ("r", "r_ci_low", "r_ci_high", "abs_r")}
+
+
+def _best_row(corr: pd.DataFrame, min_n: int, stat: str = "kendall") -> dict | None:
+    """The row that agrees best in ``stat`` (right sign, enough pairs); ``oriented`` holds its signed value."""
+    est = STAT_COLS[stat][0]
+    oriented = corr[est].astype(float) * corr["expected_sign"].astype(float)
+    ok = corr.assign(oriented=oriented)
+    ok = ok[(ok["n"] >= min_n) & (ok["oriented"] > 0) & ok["oriented"].notna()]
     if ok.empty:
         return None
-    return ok.sort_values(["tau_oriented", "n"], ascending=[False, False], kind="stable").iloc[0].to_dict()
+    return ok.sort_values(["oriented", "n"], ascending=[False, False], kind="stable").iloc[0].to_dict()
 
 
 def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.DataFrame, *, n_boot: int,
-                   seed: int, min_n: int, annotators: list[str] | None = None) -> TargetResult:
+                   seed: int, min_n: int, annotators: list[str] | None = None,
+                   stat: str = "kendall") -> TargetResult:
     from core.analysis.stats import correlate, inter_annotator, judge_metric_table
     from core.reads.frames import correlation_frame
 
@@ -73,19 +94,21 @@ def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.
         corr = correlate(frame, n_boot=n_boot, seed=seed, min_n=min_n, cluster_col="group_id", target_name=target,
                          ci="auto")  # as `correlate` and the page: the bootstrap up to 5,000 pairs
         corr = apply_orientations(corr, declared_orientations(store, dataset), target)
-        table = judge_metric_table(corr)
+        table = judge_metric_table(corr, STAT_COLS[stat][3])
     values = annotator_frame[annotator_frame["target"] == target]
     n_annotators = int(values["annotator"].nunique())
     ceiling = None
-    loo = math.nan
+    loo, loo_table = math.nan, None
     if n_annotators >= 2:
         from core.analysis.ceiling import leave_one_out, mean_tau
 
         ceiling = inter_annotator(values[["pair_id", "annotator", "value"]],
                                   method="interval" if target == "score" else "ratio")
-        loo = mean_tau(leave_one_out(values[["pair_id", "annotator", "value"]]))
-    return TargetResult(target=target, corr=corr, table=table, best=_best_row(corr, min_n) if len(corr) else None,
-                        ceiling=ceiling, n_annotators=n_annotators, loo_tau=loo)
+        loo_table = leave_one_out(values[["pair_id", "annotator", "value"]])
+        loo = mean_tau(loo_table)
+    return TargetResult(target=target, corr=corr, table=table,
+                        best=_best_row(corr, min_n, stat) if len(corr) else None,
+                        ceiling=ceiling, n_annotators=n_annotators, loo_tau=loo, stat=stat, loo=loo_table)
 
 
 def _summary_judge(targets: list[TargetResult], with_texts: set[str]) -> str | None:
@@ -102,15 +125,18 @@ def _summary_judge(targets: list[TargetResult], with_texts: set[str]) -> str | N
 
 
 def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
-            annotators: list[str] | None = None, experts: str | None = None) -> ReportData:
+            annotators: list[str] | None = None, experts: str | None = None, stat: str = "kendall") -> ReportData:
     """Everything the report shows, computed from the store as the CLI's analysis commands do.
+
+    ``stat`` (kendall / spearman / pearson) is the statistic of the correlation tables, the headline and the
+    expert ceiling alike (the ceiling is never quoted in another statistic than the table).
 
     ``annotators`` limits the expert target to those annotators (e.g. the clinician ratings
     ``rater:*`` of core/reads/ratings.py); ``experts`` names that choice in the report. Neither given:
     :func:`core.reads.raters.resolve_raters`' default, the imported annotations, as everywhere else.
     """
     from core.analysis.calibration import count_calibration
-    from core.analysis.errortypes import f1_per_category
+    from core.analysis.errortypes import f1_bootstrap
     from core.analysis.summary import green_summary
     from core.reads.frames import (
         error_texts,
@@ -124,6 +150,8 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
     from core.reads.queries import list_datasets
     from core.reads.targets import annotator_values, load_annotations
 
+    if stat not in STAT_COLS:
+        raise ValueError(f"unknown statistic {stat!r}; valid: {', '.join(STAT_COLS)}")
     datasets = list_datasets(store)
     if dataset not in set(datasets["name"]):
         known = ", ".join(datasets["name"]) or "none"
@@ -134,13 +162,13 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
 
         choice = resolve_raters(store, dataset)
         annotators, experts = choice.annotators, choice.label
-    runs = judge_runs(store, dataset)
+    runs = judge_runs(store, dataset)  # provenance lists every run, report checks included (kind "checks")
     annotator_frame = annotator_values(load_annotations(store, dataset))
     if annotators is not None:
         annotator_frame = annotator_frame[annotator_frame["annotator"].isin(annotators)]
     present = set(annotator_frame["target"])
     targets = [_target_result(store, dataset, t, annotator_frame, n_boot=n_boot, seed=seed, min_n=min_n,
-                              annotators=annotators)
+                              annotators=annotators, stat=stat)
                for t in REPORT_TARGETS if t in present]
 
     jc = judge_counts(store, dataset)
@@ -151,7 +179,7 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
             groups = pair_facets(store, dataset)[["pair_id", "group_id"]]
             calibration = count_calibration(jc, ec, significant=True, bins=range(1, 13), n_boot=n_boot,
                                              seed=seed, groups=groups)
-            f1 = f1_per_category(jc, ec, significant=True)
+            f1 = f1_bootstrap(jc, ec, significant=True, groups=groups, n_boot=n_boot, seed=seed)  # seeded CIs
 
     summary, note = None, ""
     errors = error_texts(store, dataset)
@@ -180,7 +208,7 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
     return ReportData(dataset=info, runs=runs, targets=targets, calibration=calibration, f1=f1, summary=summary,
                       summary_note=note, excerpts=excerpts, n_boot=n_boot, seed=seed, min_n=min_n,
                       store_info=store_info, experts=experts or "all annotators", costs=run_costs(store, dataset),
-                      preferences=_preferences(store, dataset))
+                      preferences=_preferences(store, dataset), stat=stat)
 
 
 

@@ -177,8 +177,13 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
             "also reports), counted per report and category (VERT App. C).</p>"
             + _chart(charts, "chart-f1", "f1", f1_figure(data.f1), "F1 per error category chart")
             + numbers_table(data.f1, {"judge": "Judge", "category": "Category", "precision": "Precision",
-                                       "recall": "Recall", "f1": "F1", "support": "Expert errors",
-                                       "n_pairs": "n reports"}))
+                                       "recall": "Recall", "f1": "F1", "f1_ci_low": "F1 CI low",
+                                       "f1_ci_high": "F1 CI high", "support": "Expert errors",
+                                       "n_pairs": "n reports", "n_groups": "groups resampled"})
+            + f"<p class='legend'>F1 bars: 95% percentile bootstrap intervals, {data.n_boot:,} resamples, seed "
+              f"{data.seed}, reports sharing a reference resampled together (TP, FP and FN summed over the drawn "
+              "reports before dividing; a resample in which a category occurs on neither side is left out of its "
+              "interval). n: reports with counts from both the judge and the experts.</p>")
 
     corr_html = "".join(correlation_table_html(r, data.n_boot, data.seed) for r in data.targets) or (
         "<p class='empty'>No expert targets to correlate with.</p>")
@@ -189,14 +194,17 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
                     ("Expert target", data.experts),
                     ("Annotations", f"{int(ds.get('annotations', 0)):,}"), ("Judge runs", ds.get("runs")),
                     ("Created", ds.get("created_at"))]
+    stat_words = {"kendall": "Kendall's τ-b", "spearman": "Spearman's ρ", "pearson": "Pearson's r"}[data.stat]
+    stat_sym = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}[data.stat]
     stats_rows = [
-        ("Correlation", "Kendall's τ-b between each judge metric and the expert target (targets: per annotator "
-                        "first, summed over categories, then averaged across annotators)"),
+        ("Correlation", f"{stat_words} between each judge metric and the expert target (targets: per annotator "
+                        "first, summed over categories, then averaged across annotators); the expert ceiling in "
+                        "the same statistic"),
         ("Confidence intervals", ci_text(data)),
         ("Significance", "† marks p ≥ 0.01 (scipy's p, pairs treated as independent)"),
         ("Minimum pairs", f"{data.min_n} (fewer: no statistics, shown as (n=…))"),
-        ("Calibration / F1", f"clinically significant errors; calibration bootstrap {data.n_boot:,} resamples, "
-                             f"seed {data.seed}"),
+        ("Calibration / F1", f"clinically significant errors; calibration and F1 bootstrap {data.n_boot:,} "
+                             f"resamples of reference groups, seed {data.seed}"),
         ("Error summary", "TF-IDF + SVD embedding, k-means with k by silhouette, seed "
                           f"{data.summary.seed if data.summary is not None else data.seed}"),
     ]
@@ -234,7 +242,9 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
 {banner}
 <section id="summary"><h2>Summary</h2>{summary_html(data)}</section>
 <section id="correlations"><h2>Agreement with the experts</h2>
-<p>Each cell: |τ| between the judge's metric and the experts, its 95% CI and the number of pairs.</p>
+<p>Each cell: |{stat_sym}| ({e(stat_words)}) between the judge's metric and the experts, its 95% CI and the number
+of pairs. Report checks (conformance to reporting rules, not agreement with the reference) are not judges here:
+they have their own section when they ran.</p>
 {corr_html}</section>
 <section id="calibration"><h2>Calibration of error counts</h2>{calib_html}</section>
 <section id="f1"><h2>Error types: F1 per category</h2>{f1_html}</section>
@@ -270,16 +280,18 @@ def excerpts_by_default(store: Store, dataset: str) -> bool:
 def build_report(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
                  command: str | None = None, include_excerpts: bool | None = None,
                  generated_at: datetime | None = None, annotators: list[str] | None = None,
-                 experts: str | None = None) -> str:
-    """Collect and render: the report of ``dataset`` as an HTML string (``annotators``: see :func:`collect`).
+                 experts: str | None = None, stat: str = "kendall") -> str:
+    """Collect and render: the report of ``dataset`` as an HTML string (``annotators``, ``stat``: see
+    :func:`collect`; ``stat`` switches the correlation tables, the headline and the ceiling together).
 
     ``include_excerpts=None``: :func:`excerpts_by_default` (synthetic datasets only).
     """
     if include_excerpts is None:
         include_excerpts = excerpts_by_default(store, dataset)
-    data = collect(store, dataset, n_boot=n_boot, seed=seed, min_n=min_n, annotators=annotators, experts=experts)
+    data = collect(store, dataset, n_boot=n_boot, seed=seed, min_n=min_n, annotators=annotators, experts=experts,
+                   stat=stat)
     command = command or (f"core.report.html.build_report(store, {dataset!r}, n_boot={n_boot}, seed={seed}, "
-                          f"min_n={min_n})")
+                          f"min_n={min_n}, stat={stat!r})")
     text = render(data, command=command, generated_at=generated_at, include_excerpts=include_excerpts)
     from core.checks.report import with_checks_section  # when checks ran: LAIas scores and systems
     from core.review.report import with_review_section  # edit_review datasets: the RADAR tables

@@ -57,9 +57,17 @@ def _metric_label(metric: str) -> str:
     return spec.label if spec else metric
 
 
-def _oriented_ci(row: dict) -> tuple[float, float]:
+#: The report's statistic in words and as a symbol.
+STAT_WORDS = {"kendall": "Kendall's τ", "spearman": "Spearman's ρ", "pearson": "Pearson's r"}
+STAT_SYMBOL = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}
+
+
+def _oriented_ci(row: dict, stat: str = "kendall") -> tuple[float, float]:
+    from core.report.gather import STAT_COLS
+
+    _, low, high, _ = STAT_COLS[stat]
     sign = row.get("expected_sign", 1) or 1
-    lo, hi = sign * row["ci_low"], sign * row["ci_high"]
+    lo, hi = sign * row[low], sign * row[high]
     return (min(lo, hi), max(lo, hi))
 
 
@@ -91,33 +99,36 @@ def summary_html(data: ReportData) -> str:
     for result in data.targets:
         out = [f"<div class='finding'><h3>{e(TARGET_LABELS.get(result.target, result.target))}</h3>"]
         best = result.best
+        stat = result.stat
+        sym, words = STAT_SYMBOL[stat], STAT_WORDS[stat]
         if best is None:
             out.append(f"<p>No judge metric agrees with the experts in the expected direction on at least "
                        f"{data.min_n} pairs.</p>")
         else:
-            lo, hi = _oriented_ci(best)
+            lo, hi = _oriented_ci(best, stat)
             out.append(
                 f"<p class='headline'>Closest to the experts: <strong>{e(judge_in_words(best['judge']))}</strong>, "
                 f"scored by {e(metric_in_words(best['metric']))} (<code>{e(best['metric'])}</code>): "
-                f"Kendall's τ = <strong>{best['tau_oriented']:.2f}</strong> "
+                f"{words} = <strong>{best['oriented']:.2f}</strong> "
                 f"(95% CI {_fmt(lo, 2)} to {_fmt(hi, 2)}; n = {int(best['n']):,} pairs).</p>")
             if best.get("expected_sign", 1) < 0:
                 out.append("<p class='note'>This metric runs opposite to the target (for example more errors "
-                           "go with a lower score), so τ is shown with its sign flipped: positive means the judge "
+                           f"go with a lower score), so {sym} is shown with its sign flipped: positive means the judge "
                            "agrees with the experts.</p>")
         ceiling = result.ceiling
         if ceiling is None:
             out.append(f"<p>Expert–expert ceiling: not available ({result.n_annotators} annotator"
                        f"{'s' if result.n_annotators != 1 else ''}; two are needed).</p>")
         else:
-            tau = result.loo_tau  # like with like: one expert against the others' mean, as the judge
+            # like with like: one expert against the others' mean, as the judge, in the table's statistic
+            tau = result.loo_value
             n_pairs = int(ceiling.pairwise["n"].max()) if len(ceiling.pairwise) else 0
             others = ("the other expert" if ceiling.n_annotators == 2
                       else f"the mean of the other {ceiling.n_annotators - 1}")
             text = (f"<p>Expert–expert ceiling: one expert agrees with {others} "
-                    f"at τ = <strong>{_fmt(tau, 2)}</strong> (leave-one-out Kendall τ, "
+                    f"at {sym} = <strong>{_fmt(tau, 2)}</strong> (leave-one-out {words}, "
                     f"averaged over the {ceiling.n_annotators} experts; n = {n_pairs:,} pairs). Two single experts "
-                    f"agree at τ = {_fmt(ceiling.mean_tau, 2)} (mean pairwise); Krippendorff's α = "
+                    f"agree at {sym} = {_fmt(ceiling.mean(stat), 2)} (mean pairwise); Krippendorff's α = "
                     f"{_fmt(ceiling.alpha, 2)} ({ceiling.method} level).")
             if best is not None and not math.isnan(tau) and not math.isnan(lo):
                 if tau > hi:
@@ -142,6 +153,10 @@ def correlation_table_html(result: TargetResult, n_boot: int, seed: int) -> str:
     label = e(TARGET_LABELS.get(result.target, result.target))
     if result.table is None:
         return f"<h3>{label}</h3><p class='empty'>No judge values for this target.</p>"
+    from core.report.gather import STAT_COLS
+
+    est, low, high, shown = STAT_COLS[result.stat]
+    sym = STAT_SYMBOL[result.stat]
     table = result.table
     rows = {(r["judge"], r["metric"]): r for r in result.corr.to_dict("records")}
     head = "".join(f"<th scope='col'>{e(_metric_label(m))}<br><code>{e(m)}</code></th>" for m in table.text.columns)
@@ -156,9 +171,9 @@ def correlation_table_html(result: TargetResult, n_boot: int, seed: int) -> str:
                 text = f"<u>{text}</u>"
             row = rows.get((judge, metric))
             detail = ""
-            if row is not None and not math.isnan(row["abs_tau"]):
-                lo, hi = row["ci_low"], row["ci_high"]
-                if row["tau"] < 0:
+            if row is not None and not math.isnan(row[shown]):
+                lo, hi = row[low], row[high]
+                if row[est] < 0:
                     lo, hi = -hi, -lo
                 detail = (f"<span class='ci'>CI {_fmt(lo, 2)}–{_fmt(hi, 2)}<br>n = {int(row['n']):,}</span>")
             elif row is not None:
@@ -169,13 +184,17 @@ def correlation_table_html(result: TargetResult, n_boot: int, seed: int) -> str:
     methods = set(result.corr["ci_method"].dropna()) if "ci_method" in result.corr else set()
     kinds = []
     if not methods or methods & {"bootstrap", "bootstrap-cluster"}:
-        kinds.append(f"percentile bootstrap of |τ| ({n_boot:,} resamples, seed {seed}, resampling {e(resampling)})")
+        kinds.append(f"percentile bootstrap of |{sym}| ({n_boot:,} resamples, seed {seed}, resampling "
+                     f"{e(resampling)})")
     if methods & {"asymptotic", "asymptotic-cluster"}:
         cluster = "cluster-robust over reference groups" if "asymptotic-cluster" in methods else "pairs independent"
-        kinds.append(f"asymptotic, from each pair's influence on τ ({cluster})")
+        kinds.append(f"asymptotic, from each pair's influence on {sym} ({cluster})")
+    legend = TABLE_LEGEND
+    if result.stat != "kendall":
+        legend = legend.replace("|tau| (Kendall tau-b)", f"|{sym}| ({STAT_WORDS[result.stat]})")
     return (f"<h3>{label}</h3><div class='scroll'><table class='corr'><thead><tr><th scope='col'>Judge</th>{head}"
             f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
-            f"<p class='legend'>{e(TABLE_LEGEND)} CI: 95%, {'; '.join(kinds)}; n: pairs with both a judge value "
+            f"<p class='legend'>{e(legend)} CI: 95%, {'; '.join(kinds)}; n: pairs with both a judge value "
             "and the target.</p>")
 
 
@@ -225,6 +244,10 @@ def f1_figure(f1: pd.DataFrame):
         fig.add_trace(go.Bar(
             x=labels, y=part["f1"].tolist(), name=e(judge),
             marker={"color": OKABE_ITO[i % len(OKABE_ITO)]},
+            error_y=None if "f1_ci_low" not in part or part["f1_ci_low"].isna().all() else {
+                "type": "data", "symmetric": False, "color": "#444444", "thickness": 1,
+                "array": (part["f1_ci_high"] - part["f1"]).clip(lower=0).fillna(0).tolist(),
+                "arrayminus": (part["f1"] - part["f1_ci_low"]).clip(lower=0).fillna(0).tolist()},
             customdata=part[["support", "n_pairs"]].to_numpy().tolist(),
             hovertemplate="%{x}<br>F1 %{y:.2f}<br>expert errors %{customdata[0]:.1f} in %{customdata[1]} "
                           "reports<extra></extra>"))

@@ -283,7 +283,13 @@ def test_report_intervals_follow_the_size_rule_and_say_which(judged: Store, monk
     assert "percentile bootstrap, 50 resamples, seed 0" in small and "asymptotic, cluster-robust" not in small
     monkeypatch.setattr(stats, "AUTO_BOOTSTRAP_MAX_N", 50)
     big = build_report(judged, "demo", n_boot=50)
-    assert "asymptotic, cluster-robust over reference groups" in big and "percentile bootstrap" not in big
+    # the correlations' intervals switch; the F1 intervals are a bootstrap of their own at any size
+    import re
+
+    f1_section = re.search(r'<section id="f1">.*?</section>', big, flags=re.S).group(0)
+    rest = big.replace(f1_section, "")
+    assert "asymptotic, cluster-robust over reference groups" in rest and "percentile bootstrap" not in rest
+    assert "95% percentile bootstrap intervals, 50 resamples, seed 0" in f1_section
     frame = correlation_frame(judged, "demo", "sig_errors", counts=False)
     expected = stats.correlate(frame, n_boot=50, seed=0, cluster_col="group_id", target_name="sig_errors",
                                ci="auto")
