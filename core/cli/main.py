@@ -64,29 +64,6 @@ def cmd_import_pairs(args) -> int:
     return 0
 
 
-def cmd_import_annotations(args) -> int:
-    from core.ingest.importers import import_annotations
-
-    if args.aggregate_of is not None:  # published per-pair means over N raters (core/ingest/aggregates.py)
-        from core.ingest.aggregates import import_aggregates
-
-        if any(getattr(args, c) for c in ("score_col", "category_col", "significant_col", "count_col")):
-            raise ValueError("--aggregate-of takes --total-col and/or --sig-col, not per-rater columns")
-        report = import_aggregates(
-            open_store(args), Path(args.file), dataset=args.dataset, id_col=args.id_col, n_raters=args.aggregate_of,
-            total_col=args.total_col, sig_col=args.sig_col,
-            annotator=None if args.annotator == "expert" else args.annotator, progress=Progress(True))
-        print_result(report.to_json(), args.json)
-        return 0
-    report = import_annotations(
-        open_store(args), Path(args.file), dataset=args.dataset, id_col=args.id_col, score_col=args.score_col,
-        scale_max=args.scale_max, category_col=args.category_col, significant_col=args.significant_col,
-        count_col=args.count_col, annotator_col=args.annotator_col, annotator=args.annotator,
-        progress=Progress(True))
-    print_result(report.to_json(), args.json)
-    return 0
-
-
 def cmd_import_outputs(args) -> int:
     from core.ingest.importers import import_outputs
 

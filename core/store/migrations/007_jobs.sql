@@ -39,4 +39,4 @@ CREATE TABLE job_leases (
     proc_start BIGINT,
     expires_at TIMESTAMP NOT NULL
 );
-INSERT INTO store_meta VALUES ('job_version', '0');
+INSERT OR IGNORE INTO store_meta VALUES ('job_version', '0');
