@@ -306,7 +306,7 @@ def test_f1_bootstrap_equals_f1_per_category_on_materialized_group_resamples():
     pairs = sorted(groups["pair_id"])
     label = groups.set_index("pair_id")["group_id"]
     reps = {c: [] for c in [*CATS, "all"]}
-    for b, idx in enumerate(bootstrap_indices(len(pairs), [label[p] for p in pairs], n_boot, seed)):
+    for idx in bootstrap_indices(len(pairs), [label[p] for p in pairs], n_boot, seed):
         copies = [(pairs[i], f"{pairs[i]}#{j}") for j, i in enumerate(idx)]
         jr = pd.concat([jc[jc["pair_id"] == p].assign(pair_id=new) for p, new in copies])
         er = pd.concat([ec[ec["pair_id"] == p].assign(pair_id=new) for p, new in copies])
