@@ -16,7 +16,16 @@ import streamlit as st
 
 from core.analysis.scores import METRICS
 from core.ingest.importers import PairColumns, import_pairs
-from core.judges.live import LIVE_PROMPTS, LiveCallFailed, highlight_html, score_live, score_rules_live
+from core.judges.language import languages_of
+from core.judges.live import (
+    LIVE_PROMPTS,
+    MEANINGS,
+    METRIC_ORDER,
+    LiveCallFailed,
+    highlight_html,
+    score_live,
+    score_rules_live,
+)
 from core.judges.llm import EndpointRefused, GenParams
 from core.models import configured_models, secret_api_key
 from core.reads.queries import CATEGORY_NAMES
@@ -37,10 +46,13 @@ from pages._shared import (
 )
 
 SOURCES = {"paste": "Paste text", "pair": "Pair from the dataset"}
-METRIC_ORDER = ("green", "green_f1", "formula", "ec_sig", "ec_total", "vert")
 RESULTS_KEY = "live_model_results"  # {(text digest, model, prompt, params): result dict}
 SAVED_KEY = "live_saved"  # message after "Save as pair"
 PAIR_CHOICES = 200
+# The meaning column's tooltip: the formulas behind the words (M matched findings, S and I errors).
+FORMULAS = "Formulas (M matched findings, S significant errors, I insignificant errors): " + "; ".join(
+    f"{METRICS[m].label}: {METRICS[m].description}" for m in METRIC_ORDER)
+LANGUAGES = f"{languages_of('rules')}; models: any language (not checked)"
 
 
 def _digest(reference: str, candidate: str) -> str:
@@ -114,9 +126,9 @@ def draw_answer(key: str, title: str, parsed, raw: str, latency_ms: float, cost:
     st.caption(f"{status} · {latency_ms:,.0f} ms · {cost_text}")
     metrics = pd.DataFrame({"score": [METRICS[m].label for m in METRIC_ORDER],
                             "value": [_fmt(parsed.metrics.get(m)) for m in METRIC_ORDER],
-                            "meaning": [METRICS[m].description for m in METRIC_ORDER]})
+                            "meaning": [MEANINGS[m] for m in METRIC_ORDER]})
     show_table(metrics, hide_index=True, key=f"live_metrics_{key}",
-               column_config={"meaning": st.column_config.TextColumn(width="large")})
+               column_config={"meaning": st.column_config.TextColumn(width="large", help=FORMULAS)})
     st.caption(f"Errors per category, clinically significant or not ({MISSING}: this judge gave no count)")
     # A static table: it wraps the category names instead of scrolling sideways in a half-width column.
     st.table(_counts_table(parsed).set_index("error category"))
@@ -135,6 +147,13 @@ def draw_answer(key: str, title: str, parsed, raw: str, latency_ms: float, cost:
         st.caption(f"Parser note: {escape_md(parsed.reason)}")
     with st.expander("Raw output"):
         st.code(raw, language=None, wrap_lines=True)
+
+
+def draw_refusal(title: str, failure: str) -> None:
+    """A judge that did not score the pair: the reason, as a run records it."""
+    st.markdown(f"**{escape_md(title)}**")
+    st.error(f"Not scored: {escape_md(failure)}", icon=":material/block:")
+    st.caption(f"A run records this pair as a failure with the same reason. Languages: {escape_md(LANGUAGES)}.")
 
 
 def draw_highlights(reference: str, candidate: str, rules) -> None:
@@ -227,11 +246,15 @@ if not (reference.strip() and candidate.strip()):
 
 rules = score_rules_live(reference, candidate)
 st.divider()
+st.caption(f"Languages: {escape_md(LANGUAGES)}.")
 model_keys = draw_model_controls(reference, candidate)
 answers = st.columns(1 + len(model_keys))
 with answers[0]:
-    draw_answer("rules", "rules judge", rules.parsed, rules.raw_text, rules.latency_ms, 0.0,
-                rules.errors, rules.matched_findings)
+    if rules.failure:
+        draw_refusal("rules judge", rules.failure)
+    else:
+        draw_answer("rules", "rules judge", rules.parsed, rules.raw_text, rules.latency_ms, 0.0,
+                    rules.errors, rules.matched_findings)
 for i, key in enumerate(model_keys, start=1):
     res = st.session_state[RESULTS_KEY][key]
     with answers[i]:
@@ -241,8 +264,9 @@ for i, key in enumerate(model_keys, start=1):
         else:
             draw_answer(f"m{i}", f"{key[1]} · {key[2]}", res["parsed"], res["raw"], res["latency"], res["cost"])
 
-st.divider()
-draw_highlights(reference, candidate, rules)
+if not rules.failure:
+    st.divider()
+    draw_highlights(reference, candidate, rules)
 
 if source == "paste":
     st.divider()

@@ -7,13 +7,21 @@ candidate's and the reference's word counts (whitespace-separated tokens) and
 their absolute difference. Orientation is the baseline's hypothesis, lower is
 better for all three: more words, or a length further from the reference's,
 goes with more errors.
+
+Languages (``core.judges.language.SUPPORTED``): any language written with spaces
+between words, where a whitespace token is a word. Chinese, Japanese and Thai
+put no spaces between words (a "word" would be a phrase or a whole sentence):
+a pair in one of them is a recorded failure, no score. Counts compare reports
+of one language; a German report has fewer, longer words than its English
+translation.
 """
 
 from __future__ import annotations
 
+from core.judges.language import unsupported
 from core.judges.runs import OutputRecord, RunSpec
 
-LENGTH_VERSION = "words-whitespace-1"
+LENGTH_VERSION = "words-whitespace-2"  # 2: no score for Chinese, Japanese, Thai
 
 
 def length_scores(reference: str, candidate: str) -> dict[str, float]:
@@ -22,6 +30,9 @@ def length_scores(reference: str, candidate: str) -> dict[str, float]:
 
 
 def score_pair(reference: str, candidate: str) -> OutputRecord:
+    refused = unsupported("length", reference, candidate)
+    if refused:
+        return OutputRecord(pair_id="", error=refused)
     return OutputRecord(pair_id="", metrics=length_scores(reference, candidate))
 
 

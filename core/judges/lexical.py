@@ -11,6 +11,10 @@ becomes 0.1 / (its n-gram count) (NLTK's method 1, epsilon 0.1) unless no
 unigram matches at all (then 0); brevity penalty exp(1 - r/c) when the
 candidate is not longer, 0 for an empty one. All on a 0-1 scale, higher is
 better. They see words, not findings: that is why they are baselines.
+
+English only (``core.judges.language.SUPPORTED``): rouge-score's tokenizer keeps
+only a-z and 0-9, so accented words are cut apart and Chinese or Cyrillic text
+has no token at all; a pair in another language is a recorded failure, no score.
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ import math
 from collections import Counter
 from functools import lru_cache
 
+from core.judges.language import unsupported
 from core.judges.runs import OutputRecord, RunSpec
 
-LEXICAL_VERSION = "sacrebleu-2.6.0/rouge-score-0.1.2/bleu2-cxr-report-metric"
+LEXICAL_VERSION = "sacrebleu-2.6.0/rouge-score-0.1.2/bleu2-cxr-report-metric/english-only"
 
 
 @lru_cache(maxsize=1)
@@ -66,6 +71,9 @@ def lexical_scores(reference: str, candidate: str) -> dict[str, float]:
 
 
 def score_pair(reference: str, candidate: str) -> OutputRecord:
+    refused = unsupported("lexical", reference, candidate)
+    if refused:
+        return OutputRecord(pair_id="", error=refused)
     return OutputRecord(pair_id="", metrics=lexical_scores(reference, candidate))
 
 

@@ -1,10 +1,17 @@
 """One pair judged on demand (the Live scoring page): nothing is written to the store.
 
 - :func:`score_rules_live`: the rules judge, its GREEN-format text parsed by
-  the standard parser, and the report phrases each error is about;
+  the standard parser, and the report phrases each error is about; or, for a
+  pair it cannot read (another language) or a candidate that is not a report,
+  the failure a run would record (``failure``), and no score;
+- :func:`score_baseline_live`: the lexical and length baselines (their
+  language check too);
 - :func:`score_live`: one model call through the same gateway as runs
   (``core.judges.llm``: retries, timeout, ``local_only``, key redaction);
-- :func:`highlight_html`: a report as HTML with phrases marked, escaped first.
+- :func:`highlight_html`: a report as HTML with phrases marked, escaped first;
+- :func:`answer_json`: one judge's answer as the ``score`` command prints it.
+
+The Live scoring page and ``python -m core score`` both call these, so they agree.
 """
 
 from __future__ import annotations
@@ -18,11 +25,24 @@ from core.judges.llm import Caller, GenParams, check_endpoint, check_model, run_
 from core.parse import ParseResult, parse_output
 from core.settings import local_only as local_only_setting
 
-__all__ = ["LIVE_PROMPTS", "LiveCallFailed", "Marked", "RulesLive", "highlight_html", "score_live",
-           "score_rules_live"]
+__all__ = ["BASELINES", "LIVE_PROMPTS", "METRIC_ORDER", "MEANINGS", "BaselineLive", "LiveCallFailed", "Marked",
+           "RulesLive", "answer_json", "highlight_html", "score_baseline_live", "score_live", "score_rules_live"]
 
 # Prompts answered in GREEN's format (what parse_output reads), without shots.
 LIVE_PROMPTS = ("green", "green_original", "vert", "formula", "rubric")
+#: The offline baselines besides the rules judge (metrics computed, not parsed from text).
+BASELINES = ("lexical", "length")
+#: The scores of a GREEN-format answer, in the order shown.
+METRIC_ORDER = ("green", "green_f1", "formula", "ec_sig", "ec_total", "vert")
+#: What each score means, in words (the formulas are core.analysis.scores.METRICS' descriptions).
+MEANINGS = {
+    "green": "share of findings right: matched findings against matched plus significant errors (higher is better)",
+    "green_f1": "like GREEN, with the matched findings counted twice (higher is better)",
+    "formula": "like GREEN, with significant errors counted twice and insignificant ones half (higher is better)",
+    "ec_sig": "number of clinically significant errors (lower is better)",
+    "ec_total": "number of errors, significant or not (lower is better)",
+    "vert": "overall accuracy the model judge gives, 0 to 1 (higher is better)",
+}
 
 
 class LiveCallFailed(RuntimeError):
@@ -45,19 +65,31 @@ class Marked:
 @dataclass
 class RulesLive:
     raw_text: str
-    parsed: ParseResult
+    parsed: ParseResult | None  # None with a failure
     latency_ms: float
     reference_marks: list[Marked] = field(default_factory=list)
     candidate_marks: list[Marked] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)  # category, significant, text
     matched_findings: list[str] = field(default_factory=list)
+    failure: str | None = None  # what a run records instead of a score (another language, not a report)
+
+
+@dataclass
+class BaselineLive:
+    judge: str
+    metrics: dict[str, float] | None  # None with a failure
+    latency_ms: float
+    failure: str | None = None
 
 
 def score_rules_live(reference: str, candidate: str) -> RulesLive:
-    """The rules judge on one pair, parsed as a stored run would be."""
-    from core.judges.rules import judge_pair, render_green
+    """The rules judge on one pair, parsed as a stored run would be (a refused pair: ``failure``, no score)."""
+    from core.judges.rules import judge_pair, render_green, screen_pair
 
     t0 = time.perf_counter()
+    refused = screen_pair(reference, candidate)
+    if refused:
+        return RulesLive("", None, (time.perf_counter() - t0) * 1000, failure=refused)
     result = judge_pair(reference, candidate)
     raw = render_green(result)
     parsed = parse_output(raw)
@@ -71,6 +103,43 @@ def score_rules_live(reference: str, candidate: str) -> RulesLive:
     errors = [{"category": e.category, "significant": e.significant, "text": e.explanation} for e in result.errors]
     matched = [m.reference.describe() for m in result.matches if m.counted]
     return RulesLive(raw, parsed, latency, ref_marks, cand_marks, errors, matched)
+
+
+def score_baseline_live(judge: str, reference: str, candidate: str) -> BaselineLive:
+    """The lexical or length baseline on one pair, as the offline runner stores it (its language check too)."""
+    if judge not in BASELINES:
+        raise ValueError(f"{judge!r} is not a baseline; baselines: {', '.join(BASELINES)}")
+    from core.judges.registry import offline_module
+
+    t0 = time.perf_counter()
+    rec = offline_module(judge).score_pair(reference, candidate)
+    return BaselineLive(judge, rec.metrics, (time.perf_counter() - t0) * 1000, rec.error)
+
+
+def answer_json(judge: str, *, parsed: ParseResult | None = None, raw: str | None = None,
+                metrics: dict | None = None, latency_ms: float = 0.0, cost_usd: float | None = 0.0,
+                errors: list[dict] | None = None, matched: list[str] | None = None, failure: str | None = None,
+                prompt: str | None = None) -> dict:
+    """One judge's answer on one pair as a JSON-ready dict (what ``score --json`` prints).
+
+    ``scored`` is False with a ``failure`` (no metric is given then). For a GREEN-format answer the
+    metrics are the parsed scores, with the error counts per category (``sig``/``insig``), the error
+    texts and the matched findings; for a baseline, its metrics.
+    """
+    out: dict = {"judge": judge, "prompt": prompt, "scored": failure is None, "failure": failure,
+                 "latency_ms": round(float(latency_ms), 3), "cost_usd": cost_usd}
+    if failure is not None:
+        return out | {"metrics": {}}
+    if parsed is None:
+        return out | {"metrics": {k: float(v) for k, v in (metrics or {}).items()}}
+    if errors is None:
+        errors = [{"category": e.category, "significant": e.significant, "text": e.text} for e in parsed.errors]
+    return out | {
+        "metrics": {m: parsed.metrics.get(m) for m in METRIC_ORDER},
+        "sig": dict(parsed.sig), "insig": dict(parsed.insig), "matched": parsed.matched,
+        "errors": errors, "matched_findings": parsed.matched_findings if matched is None else matched,
+        "parse_status": parsed.status, "raw_text": raw,
+    }
 
 
 def score_live(reference: str, candidate: str, model: str, prompt_id: str = "green", api_base: str | None = None,

@@ -151,3 +151,51 @@ def test_score_live_refuses_before_any_request():
         score_live(REFERENCE, CANDIDATE, "openai/gpt-4o-mini", "green", None, None, local_only=True)
     with pytest.raises(ValueError, match="zero-shot"):
         score_live(REFERENCE, CANDIDATE, "openai/gpt-4o-mini", "vert_random", "http://127.0.0.1:9/v1", None)
+
+
+# -- languages the rules judge cannot read, candidates that are not reports, the words of the meaning column --
+
+from tests.judges.test_language import FOREIGN_PAIRS, NAMES  # noqa: E402
+
+
+@pytest.mark.parametrize("lang", list(FOREIGN_PAIRS))
+def test_a_foreign_pair_is_not_scored_and_the_reason_is_shown(app_test, demo_store: Store, no_models, lang):
+    at = _paste(_open(app_test, demo_store), *FOREIGN_PAIRS[lang])
+    errors = [e.value.replace("\\", "") for e in at.error]  # the markdown source, escapes removed
+    assert any(f"unsupported language: the reference report is {NAMES[lang]}" in e for e in errors), errors
+    assert _counts(at) == []  # no score, no error counts
+    assert not tables(at, "score", "value") and not _html_blocks(at)
+    assert any("rules: English only" in c.value.replace("\\", "") for c in at.caption)
+
+
+def test_a_refusal_is_not_scored(app_test, demo_store: Store, no_models):
+    at = _paste(_open(app_test, demo_store), "No acute cardiopulmonary abnormality.",
+                "As an AI, I can't provide a diagnosis.")
+    assert any("not a report: the candidate is a refusal" in e.value.replace("\\", "") for e in at.error)
+    assert _counts(at) == []
+
+
+def test_meaning_column_in_words_and_the_same_numbers_as_the_score_command(app_test, demo_store: Store, no_models,
+                                                                          capsys, tmp_path):
+    import json
+
+    from core.cli.main import main
+
+    at = _paste(_open(app_test, demo_store), REFERENCE, CANDIDATE)
+    table = tables(at, "score", "value", "meaning")[0]
+    assert not table["meaning"].str.contains(r"M / \(M \+ S\)|2M|\+ 2S", regex=True).any()
+    assert "number of clinically significant errors" in table["meaning"].tolist()[3]
+    page = dict(table[["score", "value"]].values.tolist())
+
+    Store(tmp_path / "s.duckdb")
+    capsys.readouterr()
+    assert main(["--store", str(tmp_path / "s.duckdb"), "score", "--reference", REFERENCE, "--candidate", CANDIDATE,
+                 "--judge", "rules", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    from core.analysis.scores import METRICS
+
+    for metric, value in cli["metrics"].items():
+        shown = page[METRICS[metric].label]
+        assert shown == ("–" if value is None else f"{value:.3g}" if isinstance(value, float) else str(value))
+    counts = _counts(at)[0]
+    assert counts["significant"].tolist() == [str(cli["sig"][c]) for c in "abcdef"]

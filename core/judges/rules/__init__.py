@@ -21,7 +21,8 @@ Then :mod:`.render` writes the result in GREEN's answer format
 expressions and the term :class:`Scanner`; :mod:`.findings` the data types.
 
 API: :func:`judge_pair` (structured :class:`RulesResult`), :func:`render_green`,
-:func:`score_pair` (``OutputRecord`` for the offline runner), :func:`spec_for`,
+:func:`score_pair` (``OutputRecord`` for the offline runner; a pair that is not in English, or whose
+candidate is not a report, is a recorded failure: :mod:`.screen`), :func:`screen_pair`, :func:`spec_for`,
 :func:`parse_report`, :func:`clear_caches`.
 """
 
@@ -46,7 +47,8 @@ from core.judges.rules.findings import (
 from core.judges.rules.match import judge_pair
 from core.judges.rules.patterns import Scanner
 from core.judges.rules.render import render_green, score_pair, spec_for
+from core.judges.rules.screen import not_a_report, screen_pair
 
 __all__ = ["CATEGORIES", "CATEGORY_LABELS", "MAX_REPORT_CHARS", "MAX_SENTENCE_CHARS", "MAX_STATEMENTS",
            "RULES_VERSION", "Finding", "Match", "RuleError", "RulesResult", "Scanner", "clear_caches",
-           "judge_pair", "parse_report", "render_green", "score_pair", "spec_for"]
+           "judge_pair", "not_a_report", "parse_report", "render_green", "score_pair", "screen_pair", "spec_for"]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from core.judges.rules import vocab as V
 from core.taxonomy import CATEGORIES
 
-RULES_VERSION = "rules-4"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings,
+RULES_VERSION = "rules-5"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
+# 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py)
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",

@@ -13,6 +13,7 @@ import re
 
 from core.judges.rules.findings import CATEGORIES, CATEGORY_LABELS, RULES_VERSION, RulesResult
 from core.judges.rules.match import judge_pair
+from core.judges.rules.screen import screen_pair
 from core.judges.runs import OutputRecord, RunSpec
 
 _UNSAFE = re.compile(r"[;\[\]\n\r]+")
@@ -46,7 +47,11 @@ def render_green(result: RulesResult) -> str:
 
 
 def score_pair(reference: str, candidate: str) -> OutputRecord:
-    """One offline-runner record: GREEN-format text; metrics are parsed from it."""
+    """One offline-runner record: GREEN-format text (metrics are parsed from it), or the failure
+    :func:`~core.judges.rules.screen.screen_pair` gives (another language, not a report): no score."""
+    refused = screen_pair(reference, candidate)
+    if refused:
+        return OutputRecord(pair_id="", error=refused)
     return OutputRecord(pair_id="", raw_text=render_green(judge_pair(reference, candidate)), metrics=None)
 
 

@@ -1,0 +1,63 @@
+"""What the rules judge refuses to score: text it cannot read, and a candidate that is not a report.
+
+Scoring either would give a perfect or near-perfect report for free: the
+judge finds none of its findings in a French report or in "I cannot assess
+this image", so it counts no error. :func:`screen_pair` returns the failure to
+record instead (no score), in this order, for the reference then the candidate:
+
+1. **not a report: empty** -- no letters at all (an empty string, "...", "1.");
+2. **unsupported language** -- not English by :func:`core.judges.language.detect`
+   (the rules judge's vocabulary, negation cues and patterns are English);
+3. **not a report: a refusal** -- a model's refusal or disclaimer
+   (:data:`REFUSAL`: "I cannot assess this image", "As an AI, I can't provide a
+   diagnosis", "I'm sorry", "unable to interpret", "consult a radiologist")
+   in a text in which the judge finds no finding at all. A real report that
+   says "I cannot exclude a small pneumothorax" has a finding and is scored.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.judges.language import unsupported
+from core.judges.rules.extract import parse_report
+
+__all__ = ["REFUSAL", "not_a_report", "screen_pair"]
+
+REFUSAL = re.compile(
+    r"\b(?:I|we)\s*(?:cannot|can\s*not|can't|can’t|am\s+unable|are\s+unable|am\s+not\s+able|'m\s+unable|"
+    r"'m\s+not\s+able|do\s+not\s+have|don't\s+have)\b"
+    r"|\bas\s+an?\s+(?:AI|artificial\s+intelligence|(?:large\s+)?language\s+model|assistant)\b"
+    r"|\b(?:I'?m|I\s+am)\s+sorry\b|\bI\s+apologi[sz]e\b"
+    r"|\bunable\s+to\s+(?:assess|provide|interpret|evaluate|view|see|analy[sz]e|access|determine|generate)\b"
+    r"|\bno\s+(?:image|images|study|radiograph)\s+(?:was|were|is|are|has\s+been|have\s+been)\s+(?:provided|attached|"
+    r"uploaded|shared)\b"
+    r"|\bconsult\s+(?:a|your|with\s+a)\s+(?:qualified\s+)?(?:radiologist|doctor|physician|healthcare|medical)\b",
+    re.IGNORECASE)
+
+
+def not_a_report(text: str) -> str | None:
+    """Why ``text`` is not a report (``"empty"`` or ``"a refusal: ..."``), else None."""
+    text = str(text or "")
+    if not any(ch.isalpha() for ch in text):
+        return "empty" if not text.strip() else f"no words ({text.strip()[:40]!r})"
+    hit = REFUSAL.search(text)
+    if hit and not any(f.kind == "finding" for f in parse_report(text)):
+        return f"a refusal, with no finding ({hit.group(0)!r})"
+    return None
+
+
+def screen_pair(reference: str, candidate: str) -> str | None:
+    """The failure the rules judge records for this pair instead of a score, or None to score it."""
+    texts = (("reference", reference), ("candidate", candidate))
+    for role, text in texts:
+        if not any(ch.isalpha() for ch in str(text or "")):
+            return f"not a report: the {role} is {not_a_report(text)}"
+    language = unsupported("rules", reference, candidate)
+    if language:
+        return language
+    for role, text in texts:
+        why = not_a_report(text)
+        if why:
+            return f"not a report: the {role} is {why}"
+    return None
