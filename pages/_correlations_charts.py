@@ -125,7 +125,7 @@ def heatmap(cells: pd.DataFrame, facet: str, series: list[tuple[str, str]], sele
         hovertemplate=f"%{{y}} · %{{x}}<br>{STAT_SYMBOL[stat]} (sign-corrected) %{{z:.3f}}<br>"
                       "n = %{customdata[0]:.0f} pairs<br>p = %{customdata[1]:.2g}<extra></extra>"))
     fig.update_layout(
-        title=f"{STAT_SYMBOL[stat]} with the {target} target by {facet} (selected series in bold)",
+        title=f"{STAT_SYMBOL[stat]} with the experts' {target} by {facet} (selected series in bold)",
         xaxis_title=facet, yaxis_title="judge · metric", yaxis_autorange="reversed",
         height=max(260, 90 + 34 * len(rows)), margin={"t": 50, "b": 40})
     st.plotly_chart(fig, width="stretch", key="corr_heatmap")

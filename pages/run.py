@@ -28,6 +28,7 @@ from core.jobs.spec import JobSpec, Task
 from core.jobs.table import ACTIVE, requeue, submit
 from core.judges import OFFLINE_JUDGES
 from core.judges.errors import causes_line, explain_error
+from core.judges.language import languages_of
 from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model
 from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS, ShotSource, runs_with_assessments
 from core.models import configured_models, plan_run, secret_api_key
@@ -246,7 +247,10 @@ def choose_tasks(models, datasets: list[str], dataset: str, store) -> tuple[list
     judge_options = [*OFFLINE_JUDGES, *(m.name for m in models)]
     _seed_list("run_judges", "judge", judge_options, ["rules"])
     judges = st.multiselect("Judges", judge_options, key="run_judges",
-                            help="rules, lexical and length need no network; models come from configuration")
+                            help="rules, lexical and length need no network; models come from configuration. Languages: "
+                                 + "; ".join(languages_of(j) for j in OFFLINE_JUDGES)
+                                 + "; models: any language (not checked). A pair outside a judge's languages is "
+                                   "recorded as a failure with its reason, never scored")
     set_url("judge", judges)
     model_names = [j for j in judges if j not in OFFLINE_JUDGES]
     if not model_names:

@@ -176,8 +176,12 @@ def _judge_exit(summary, out: dict, allow_failures: bool) -> int:
         return 0
     if useful <= 0 and summary.requested:
         problems.append("no usable answer: nothing to analyse")
-    print("error: " + "; ".join(problems) + ("" if useful <= 0 else
-          "; run the same command again to retry failures, or pass --allow-failures to exit 0"), file=sys.stderr)
+    errors = [f["error"] for f in out["failures"]]
+    final = bool(errors) and all(e.startswith(("unsupported language", "not a report")) for e in errors)
+    hint = ("; these pairs cannot be judged by this judge (a re-run gives the same), pass --allow-failures to "
+            "exit 0" if final else "; run the same command again to retry failures, or pass --allow-failures to "
+            "exit 0")
+    print("error: " + "; ".join(problems) + ("" if useful <= 0 else hint), file=sys.stderr)
     return 4
 
 
@@ -247,6 +251,10 @@ def cmd_correlate(args) -> int:
     return 0
 
 
+# report --stat -> the report's name for the statistic (core.report.html.build_report)
+REPORT_STATS = {"tau": "kendall", "rho": "spearman", "r": "pearson"}
+
+
 def cmd_report(args) -> int:
     import shlex
 
@@ -259,10 +267,11 @@ def cmd_report(args) -> int:
     raters = resolve_raters(store, args.dataset, args.raters)
     parts = ["python", "-m", "core"] + (["--store", str(args.store)] if args.store else []) + [
         "report", "--dataset", args.dataset, "--out", str(args.out), "--n-boot", str(args.n_boot),
-        "--seed", str(args.seed), "--min-n", str(args.min_n), "--raters", raters.choice] + excerpt_flag(args.excerpts)
+        "--seed", str(args.seed), "--min-n", str(args.min_n), "--raters", raters.choice, "--stat", args.stat,
+    ] + excerpt_flag(args.excerpts)
     out = write_report(store, args.dataset, args.out, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
                        include_excerpts=args.excerpts, command=shlex.join(parts), annotators=raters.annotators,
-                       experts=raters.label)
+                       experts=raters.label, stat=REPORT_STATS[args.stat])
     print_result(out, args.json)
     return 0
 
@@ -328,7 +337,7 @@ def cmd_parse(args) -> int:
 # Only these commands may make a new store (and say so); any other command on a store path
 # that does not exist is a typo until proven otherwise, and gets an error instead of an empty store.
 CREATES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review"})
-NO_STORE = frozenset({"parse", "simulate", "check-store"})
+NO_STORE = frozenset({"parse", "simulate", "check-store", "score"})
 
 
 def _missing_store(args) -> Path | None:
@@ -505,6 +514,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap and clustering seed (recorded in the report)")
     p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
+    p.add_argument("--stat", choices=list(REPORT_STATS), default="tau",
+                   help="the statistic of the correlation tables, the headline and the experts' ceiling "
+                        "(Kendall tau-b, Spearman rho or Pearson r; default tau)")
     add_excerpt_flags(p)
 
     p = add("delete-dataset", cmd_delete_dataset,

@@ -40,15 +40,19 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
         rec.latency_ms = (time.perf_counter() - t0) * 1000
         rec.cost_usd = 0.0
         batch.append(rec)
-        summary.ok += 1
+        if rec.error is None:
+            summary.ok += 1
+        else:  # a pair this judge cannot read (another language, not a report): recorded, not scored
+            summary.failed += 1
+            summary.failures.append({"ext_id": row.ext_id, "error": rec.error})
         if len(batch) >= BATCH:
             write_outputs(store, run_id, batch, spec.prompt_id)
             batch = []
             if progress:
-                progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
+                progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed})
     write_outputs(store, run_id, batch, spec.prompt_id)
     if progress:
-        progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
+        progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed})
     final = finish_run(store, run_id, status)
     summary.failed_total, summary.unparsed_total = final["failed_total"], final["unparsed_total"]
     return summary.close(status, started)
