@@ -242,3 +242,13 @@ def test_few_shot_pools_are_explained_and_d9_takes_its_run_on_the_page(app_test,
         assert at.selectbox(key="run_shot_run").value == vert.run_id
         assert not [e for e in at.error if "rate" in e.value]  # the plan has its shots now
         assert _metric(at, "Calls") == "3"
+
+
+def test_tick_rows_shows_the_report_text_to_pick_by(app_test, demo_store: Store, no_models):
+    at = _open(app_test, demo_store)
+    at.radio(key="run_pick").set_value("rows").run()
+    assert_ok(at)
+    rows = table(at, "id", "candidate", "reference")
+    texts = demo_store.query_df("SELECT ext_id AS id, candidate FROM pairs WHERE dataset = 'demo'").set_index("id")
+    first = rows.iloc[0]
+    assert first["candidate"] == texts.loc[first["id"], "candidate"][:160] and len(first["candidate"]) > 20
