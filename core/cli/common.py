@@ -30,8 +30,15 @@ class Progress:
         sys.stderr.flush()
 
 
+# The commands that may make a store of a missing path or an empty DuckDB file (core.cli.main's
+# CREATES_STORE, repeated here so that module can import this one).
+_MAKES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review"})
+
+
 def open_store(args):
-    return Store(args.store or default_store_path())
+    """The store of ``--store`` (or $RADJUDGE_STORE): only the commands that create stores may make one
+    (of a missing path or an empty DuckDB file); any other DuckDB file is refused unchanged."""
+    return Store(args.store or default_store_path(), create=getattr(args, "command", None) in _MAKES_STORE)
 
 
 def print_result(obj, as_json: bool) -> None:

@@ -557,7 +557,10 @@ _KEY_HELP = ("environment variable holding the key for --api-base; without it a 
 
 
 def main(argv: list[str] | None = None) -> int:
+    import duckdb
+
     from core.ingest.importers import ImportValidationError
+    from core.store.db import damaged, is_damage
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -565,7 +568,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     missing = _missing_store(args)
-    if missing is not None and args.command not in CREATES_STORE:
+    if missing is not None and args.command not in CREATES_STORE | {"restore"}:
         print(f"error: store {missing} does not exist; check --store or $RADJUDGE_STORE (only "
               f"{', '.join(sorted(CREATES_STORE))} create one)", file=sys.stderr)
         return 1
@@ -582,6 +585,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except (StoreError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except duckdb.Error as exc:  # a damaged file met outside Store (which raises StoreDamaged itself)
+        if not is_damage(exc):
+            raise
+        print(f"error: {damaged(Path(args.store) if args.store else default_store_path(), exc)}", file=sys.stderr)
         return 1
     except PermissionError as exc:  # an unreadable install, store folder or input file: say which
         print(f"error: {exc.strerror or exc}: {exc.filename or ''}; check this user's permissions", file=sys.stderr)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from core import settings
@@ -60,6 +61,31 @@ class StoreBusy(StoreError):
 
 class StoreFull(StoreError):
     """The disk refused a write (full, or a file size limit): that transaction was rolled back."""
+
+
+class StoreDamaged(StoreError):
+    """DuckDB found the file damaged (a failed block checksum, a truncated file, not a database)."""
+
+
+class StoreForeign(StoreError):
+    """The file is a DuckDB database of something else, or an empty one a read may not initialise."""
+
+
+# Substrings of DuckDB errors that mean "the file itself is damaged": no retry, no write.
+_DAMAGE = ("corrupt database file", "does not match stored checksum", "could not read enough bytes",
+           "not a valid duckdb database file", "file is truncated", "failed to read", "invalid block")
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether a DuckDB error says the store file is damaged (see ``_DAMAGE``)."""
+    return isinstance(exc, duckdb.Error) and any(s in str(exc).lower() for s in _DAMAGE)
+
+
+def damaged(path: Path, exc: BaseException) -> StoreDamaged:
+    """The one-line error for a damaged store file."""
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return StoreDamaged(f"the store at {path} is damaged: {first}; run check-store; "
+                        "restore from a backup or export")
 
 
 # The counters in store_meta that Store.write bumps (see Store.write).
@@ -183,14 +209,20 @@ class Store:
         ``RADJUDGE_STORE_TIMEOUT``, else 30).
     """
 
-    def __init__(self, path: str | os.PathLike | None = None, *, timeout: float | None = None):
+    def __init__(self, path: str | os.PathLike | None = None, *, timeout: float | None = None,
+                 create: bool = True):
         self.path = Path(path) if path is not None else default_store_path()
         self.timeout = settings.store_timeout() if timeout is None else timeout
+        # May this handle make a store: of a missing file, or of an existing empty DuckDB database?
+        # (The CLI passes False for every command but CREATES_STORE's; a non-empty DuckDB file that is
+        # not a RadJudge store is refused whatever this says, and left untouched.)
+        self.create = create
         key = str(self.path.resolve())
         with _PROCESS_LOCKS_GUARD:
             self._lock = _PROCESS_LOCKS.setdefault(key, threading.RLock())
         self._local = threading.local()  # this thread's session connection (see session())
         self._schema_ok = False  # set once the file's schema is known to be this RadJudge's
+        self._write_checked = False  # set once the file's blocks are checked before this handle's first write
         if not self.path.exists():
             self._migrate()
 
@@ -204,6 +236,8 @@ class Store:
                 return duckdb.connect(str(self.path), read_only=read_only)
             except duckdb.Error as exc:
                 msg = str(exc).lower()
+                if is_damage(exc):
+                    raise damaged(self.path, exc) from exc
                 if not any(s in msg for s in _CONTENTION):
                     raise StoreError(f"cannot open store {self.path}: {exc}") from exc
                 if time.monotonic() >= deadline:
@@ -221,11 +255,20 @@ class Store:
         if getattr(self._local, "active", False):
             if self._local.conn is None:
                 self._local.conn = self._open_read()
-            yield Connection(self._local.conn)
+            try:
+                yield Connection(self._local.conn)
+            except duckdb.Error as exc:
+                if is_damage(exc):
+                    raise damaged(self.path, exc) from exc
+                raise
             return
         conn = self._open_read()
         try:
             yield Connection(conn)
+        except duckdb.Error as exc:
+            if is_damage(exc):
+                raise damaged(self.path, exc) from exc
+            raise
         finally:
             conn.close()
 
@@ -235,7 +278,12 @@ class Store:
         conn = self._connect(read_only=True)
         if not self._schema_ok:
             try:
-                current = _schema_version(conn)
+                current = self._recognise(conn)
+            except duckdb.Error as exc:
+                conn.close()
+                if is_damage(exc):
+                    raise damaged(self.path, exc) from exc
+                raise
             except BaseException:
                 conn.close()
                 raise
@@ -290,6 +338,13 @@ class Store:
         with self._lock:
             conn = self._connect(read_only=False)
             try:
+                if not self._write_checked:  # once per handle: no write on a file with damaged table blocks
+                    hurt = damaged_tables(self.path, conn)
+                    if hurt:
+                        raise StoreDamaged(
+                            f"the store at {self.path} is damaged: blocks of {', '.join(hurt)} fail their "
+                            "checksum; nothing was written; run check-store; restore from a backup or export")
+                    self._write_checked = True
                 conn.execute("BEGIN TRANSACTION")
                 try:
                     yield Connection(conn)
@@ -306,6 +361,8 @@ class Store:
                     raise
             except duckdb.Error as exc:
                 text = str(exc)
+                if is_damage(exc):
+                    raise damaged(self.path, exc) from exc
                 if "read-only" in text.lower() or "permission" in text.lower():
                     raise StoreError(f"store {self.path} is not writable: {text}") from exc
                 if any(s in text.lower() for s in _WRITE_FAILED):  # disk full, file size limit
@@ -346,15 +403,43 @@ class Store:
 
     # -- migrations --------------------------------------------------------
 
+    def _recognise(self, conn) -> int:
+        """The schema version of the file behind ``conn`` (0: an empty database this handle may make a
+        store of). Raises :class:`StoreForeign` for a DuckDB file that is not a RadJudge store (nothing
+        is written to it), and for an empty one when this handle may not create a store."""
+        kind, version, names = store_kind(conn)
+        if kind == "store":
+            short = truncation(self.path, conn)
+            if short:
+                raise StoreDamaged(f"the store at {self.path} is damaged: {short}; run check-store; "
+                                   "restore from a backup or export")
+            return version
+        if kind == "foreign":
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            raise StoreForeign(f"{self.path} is a DuckDB database but not a RadJudge store (it holds {shown}); "
+                               "it was left unchanged; point --store or RADJUDGE_STORE at a RadJudge store")
+        if not self.create:
+            raise StoreForeign(f"{self.path} is an empty DuckDB database, not a RadJudge store; it was left "
+                               "unchanged (only demo, import-pairs, import-preset and import-review make a store)")
+        return 0
+
     def _migrate(self, current: int | None = None) -> None:
-        """Bring the file to the latest schema; ``current``: its version, when the caller has read it."""
+        """Bring the file to the latest schema; ``current``: its version, when the caller has read it.
+
+        Before migrating an existing store (schema v1 or later) a copy of it is kept beside it
+        (:func:`core.store.backup.backup_before_migration`: ``PATH.backups/``, the 3 newest kept).
+        """
         migrations = all_migrations()
         latest = len(migrations)
         if self.path.exists():
             if current is None:
                 conn = self._connect(read_only=True)
                 try:
-                    current = _schema_version(conn)
+                    current = self._recognise(conn)
+                except duckdb.Error as exc:
+                    if is_damage(exc):
+                        raise damaged(self.path, exc) from exc
+                    raise
                 finally:
                     conn.close()
             if current > latest:
@@ -365,7 +450,13 @@ class Store:
             if current == latest:
                 self._schema_ok = True
                 return
+            if current >= 1:
+                from core.store.backup import backup_before_migration
+
+                backup_before_migration(self, current)
         else:
+            if not self.create:
+                raise StoreError(f"store {self.path} does not exist")
             self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:
             conn = self._connect(read_only=False)
@@ -388,16 +479,142 @@ class Store:
                     except BaseException:
                         conn.execute("ROLLBACK")
                         raise
+            except duckdb.Error as exc:
+                if is_damage(exc):
+                    raise damaged(self.path, exc) from exc
+                raise
             finally:
                 conn.close()
         self._schema_ok = True
 
 
+def truncation(path: Path, conn) -> str | None:
+    """Why the file behind ``conn`` is shorter than its contents (None: it is not). DuckDB writes whole
+    blocks after three 4 KiB headers, so a file ending inside a block, or before the last block a
+    table's rows are in, has been cut. Reads the catalog only (milliseconds), not the data."""
+    size = path.stat().st_size
+    block = conn.execute("SELECT block_size FROM pragma_database_size() "
+                         "WHERE database_name = current_database()").fetchone()
+    if not block or not block[0]:
+        return None
+    block = int(block[0])
+    blocks, rest = divmod(size - 3 * 4096, block)
+    if size < 3 * 4096 or rest:
+        return f"the file ends inside a block ({size:,} bytes; blocks are {block:,} bytes): it was cut short"
+    last = -1
+    for (table,) in conn.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+                                 "AND NOT internal").fetchall():
+        quoted = table.replace("'", "''")
+        row = conn.execute(f"SELECT max(block_id) FROM pragma_storage_info('{quoted}')").fetchone()
+        last = max(last, int(row[0]) if row and row[0] is not None else -1)
+    if last >= blocks:
+        return (f"the file holds {blocks:,} blocks but table rows are stored in block {last:,}: it was cut short")
+    return None
+
+
+# DuckDB's file layout (storage version 64+): a 4 KiB main header, two 4 KiB database headers (the one
+# with the higher iteration is current), then blocks of ``block_alloc_size`` bytes, each starting with
+# the 8-byte checksum of the rest of the block. The checksum (DuckDB's ``Checksum``): 5381 XOR the
+# product of every 8-byte word with 0xbf58476d1ce4e5b9 (a block is a whole number of words).
+_HEADER = 4096
+FIRST_BLOCK = 3 * _HEADER
+_CHECKSUM_MUL = np.uint64(0xBF58476D1CE4E5B9)
+
+
+def _checksum(words: np.ndarray) -> int:
+    with np.errstate(over="ignore"):
+        return int(np.bitwise_xor.reduce(words * _CHECKSUM_MUL) ^ np.uint64(5381))
+
+
+def _block_size(data: np.ndarray) -> int | None:
+    """The block size the current database header records (None: a layout this code does not know)."""
+    if len(data) < FIRST_BLOCK or bytes(data[8:12]) != b"DUCK":
+        return None
+    best = None
+    for start in (_HEADER, 2 * _HEADER):
+        head = data[start:start + _HEADER]
+        if _checksum(head[8:].view(np.uint64)) != int(head[:8].view(np.uint64)[0]):
+            continue
+        fields = head[8:56].view(np.uint64)  # iteration, meta block, free list, block count, block size
+        iteration, size = int(fields[0]), int(fields[4])
+        if best is None or iteration > best[0]:
+            best = (iteration, size)
+    if best is None or best[1] < 16384 or best[1] & (best[1] - 1):
+        return None
+    return best[1]
+
+
+def bad_blocks(path: Path) -> tuple[list[int], int, int | None]:
+    """(blocks whose checksum fails, blocks checked, block size) of the DuckDB file at ``path``; block size
+    None when the layout is not one this code knows (nothing checked). Reads the whole file once."""
+    if path.stat().st_size < FIRST_BLOCK:
+        return [], 0, None
+    data = np.memmap(path, dtype=np.uint8, mode="r")
+    try:
+        size = _block_size(data)
+        if size is None:
+            return [], 0, None
+        n = (len(data) - FIRST_BLOCK) // size
+        bad = [b for b in range(n)
+               if _checksum(data[FIRST_BLOCK + b * size + 8:FIRST_BLOCK + (b + 1) * size].view(np.uint64))
+               != int(data[FIRST_BLOCK + b * size:FIRST_BLOCK + b * size + 8].view(np.uint64)[0])]
+        return bad, n, size
+    finally:
+        del data
+
+
+def block_owners(conn) -> dict[int, set[str]]:
+    """Block id -> the tables whose rows it holds (from DuckDB's catalog: ``pragma_storage_info``)."""
+    owners: dict[int, set[str]] = {}
+    for (table,) in conn.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = "
+                                 "current_database() AND NOT internal").fetchall():
+        quoted = table.replace("'", "''")
+        for block_id, extra in conn.execute(  # catalog names only
+                f"SELECT block_id, additional_block_ids FROM pragma_storage_info('{quoted}') "
+                "WHERE block_id >= 0").fetchall():
+            for bid in [block_id, *(extra or [])]:
+                owners.setdefault(int(bid), set()).add(table)
+    return owners
+
+
+def damaged_tables(path: Path, conn) -> list[str]:
+    """The tables with rows in a block of ``path`` whose checksum fails (the check before a handle's
+    first write: a write must not build on a damaged file). A failing block holding no table's rows
+    (free space, an index or the catalog) is left to check-store, which reports it."""
+    bad, _, _ = bad_blocks(path)
+    if not bad:
+        return []
+    owners = block_owners(conn)
+    return sorted({t for b in bad for t in owners.get(b, ())})
+
+
+def store_kind(conn) -> tuple[str, int, list[str]]:
+    """What the DuckDB database behind ``conn`` is: ``("store", schema version, [])`` for a RadJudge
+    store (its marker: the ``schema_version`` and ``store_meta`` tables every store has had since
+    migration 001, with ``store_meta``'s ``data_version`` row), ``("empty", 0, [])`` for a database
+    with no tables or views, else ``("foreign", 0, its table and view names)``."""
+    names = sorted(r[0] for r in conn.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal "
+        "UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = current_database() "
+        "AND NOT internal").fetchall())
+    if not names:
+        return "empty", 0, []
+    if {"schema_version", "store_meta"} <= set(names):
+        cols = {r[0] for r in conn.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+            "AND schema_name = 'main' AND table_name = 'store_meta'").fetchall()}
+        if {"key", "value"} <= cols and conn.execute(
+                "SELECT count(*) FROM main.store_meta WHERE key = 'data_version'").fetchone()[0]:
+            return "store", _schema_version(conn), []
+    return "foreign", 0, names
+
+
 def _schema_version(conn: duckdb.DuckDBPyConnection) -> int:
     exists = conn.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version' "
+        "AND table_schema = 'main'"
     ).fetchone()[0]
     if not exists:
         return 0
-    value = conn.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+    value = conn.execute("SELECT max(version) FROM main.schema_version").fetchone()[0]
     return int(value or 0)
