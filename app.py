@@ -77,10 +77,14 @@ def draw_glossary() -> None:
 
 
 def draw_sidebar(store, datasets) -> None:
-    """Store path, dataset picker (kept in session state and the URL), synthetic badge."""
+    """Store path (researchers only: a viewer learns nothing of the server's files), dataset picker
+    (kept in session state and the URL), synthetic badge."""
+    from core.access import RESEARCHER
+
     with st.sidebar:
-        st.caption("Store")
-        st.code(str(store.path), language=None, wrap_lines=True)
+        if role == RESEARCHER:
+            st.caption("Store")
+            st.code(str(store.path), language=None, wrap_lines=True)
         if datasets.empty:
             st.session_state[DATASET_KEY] = None
             set_url("dataset", None)

@@ -17,6 +17,17 @@ Three set-ups, read from Streamlit's secrets (``.streamlit/secrets.toml``):
 
   An entry starting with ``@`` admits a whole e-mail domain. Identities not listed are refused.
 
+  The role comes only from an e-mail address the identity provider vouches for (:func:`verified_email`):
+  the ID token's ``email_verified`` claim must be true, never a display name. A provider that omits
+  the claim (it vouches for every address it issues, e.g. a company's own directory) is trusted only
+  when named explicitly, by its ``[auth.NAME]`` section (``default`` for a bare ``[auth]``) or its
+  issuer URL (the token's ``iss``):
+
+  .. code-block:: toml
+
+     [radjudge.roles]
+     trust_unverified_email = ["default"]        # or ["https://login.hospital.org"]
+
 ``serve_problem`` is the guard of ``make serve``: a non-loopback address needs the third set-up,
 unless the operator says explicitly that the dashboard may be open.
 """
@@ -35,10 +46,38 @@ RESEARCHER_PAGES = frozenset({"pages/run.py", "pages/live.py", "pages/distill.py
 AUTH_KEYS = ("redirect_uri", "cookie_secret")
 
 
+_ABSENT = object()
+
+
+def verified_email(user: Mapping | None, trusted: tuple[str, ...] = ()) -> str | None:
+    """The e-mail of a signed-in ``user`` (the ID token's claims, as ``st.user`` holds them) when the
+    identity provider vouches for it, else None.
+
+    ``email_verified`` must be true when present (a JSON ``true``, or the string "true" some providers
+    send); when absent, the provider (``provider``, the ``[auth.NAME]`` section; ``default`` for a bare
+    ``[auth]``) or its issuer (``iss``) must be in ``trusted``. The display name never counts.
+    """
+    if not user:
+        return None
+    email = user.get("email")
+    if not isinstance(email, str) or "@" not in email.strip():
+        return None
+    claim = user.get("email_verified", _ABSENT)
+    if claim is _ABSENT:
+        vouched = {str(user.get(k) or "").strip().lower().rstrip("/") for k in ("provider", "iss")} - {""}
+        if not vouched & {t.rstrip("/") for t in trusted}:
+            return None
+    elif not (claim is True or (isinstance(claim, str) and claim.strip().lower() == "true")):
+        return None
+    return email.strip()
+
+
 @dataclass(frozen=True)
 class Roles:
     researchers: tuple[str, ...]
     viewers: tuple[str, ...]
+    # providers or issuers whose ID tokens carry no email_verified claim, trusted by the operator's say-so
+    trust_unverified_email: tuple[str, ...] = ()
 
     def role_of(self, identity: str | None) -> str | None:
         """The role of a signed-in ``identity`` (an e-mail), or None when it is on no list."""
@@ -56,7 +95,9 @@ def _entries(value, where: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"[radjudge.roles] {where} must be a list of e-mail addresses or '@domain' entries")
+        what = ("provider names or issuer URLs" if where == "trust_unverified_email"
+                else "e-mail addresses or '@domain' entries")
+        raise ValueError(f"[radjudge.roles] {where} must be a list of {what}")
     return tuple(v.strip().lower() for v in value if v.strip())
 
 
@@ -74,10 +115,12 @@ def roles_from_secrets(secrets: Mapping) -> Roles | None:
     roles = section.get("roles") if isinstance(section, Mapping) else None
     if roles is None:
         return None
-    unknown = sorted(set(roles) - {"researchers", "viewers"})
+    unknown = sorted(set(roles) - {"researchers", "viewers", "trust_unverified_email"})
     if unknown:
-        raise ValueError(f"[radjudge.roles] knows 'researchers' and 'viewers', not {', '.join(unknown)}")
-    parsed = Roles(_entries(roles.get("researchers"), "researchers"), _entries(roles.get("viewers"), "viewers"))
+        raise ValueError(f"[radjudge.roles] knows 'researchers', 'viewers' and 'trust_unverified_email', "
+                         f"not {', '.join(unknown)}")
+    parsed = Roles(_entries(roles.get("researchers"), "researchers"), _entries(roles.get("viewers"), "viewers"),
+                   _entries(roles.get("trust_unverified_email"), "trust_unverified_email"))
     if not parsed.researchers and not parsed.viewers:
         raise ValueError("[radjudge.roles] lists nobody: add researchers = [...] and/or viewers = [...]")
     return parsed
@@ -89,11 +132,20 @@ def team_mode(secrets: Mapping) -> bool:
 
 
 def role_for(secrets: Mapping, identity: str | None) -> str | None:
-    """The role of the current visitor: researcher outside a team deployment; otherwise from the lists
-    (None: not signed in, or signed in but on no list)."""
+    """The role of a visitor whose verified e-mail is ``identity``: researcher outside a team deployment;
+    otherwise from the lists (None: not signed in, or signed in but on no list)."""
     if not team_mode(secrets):
         return RESEARCHER
     return roles_from_secrets(secrets).role_of(identity)
+
+
+def role_for_user(secrets: Mapping, user: Mapping | None) -> str | None:
+    """The role of a visitor whose ID token claims are ``user`` (None: not signed in): in a team
+    deployment, from the e-mail the provider vouches for (:func:`verified_email`) and nothing else."""
+    if not team_mode(secrets):
+        return RESEARCHER
+    roles = roles_from_secrets(secrets)
+    return roles.role_of(verified_email(user, roles.trust_unverified_email))
 
 
 def may_open(role: str | None, page: str) -> bool:

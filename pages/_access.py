@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.access import RESEARCHER, may_open, role_for
+from core.access import RESEARCHER, may_open, role_for_user, roles_from_secrets, verified_email
 from pages._shared import escape_md
 
 VIEWER_CAN = "Viewers browse the results, rate pairs and download reports."
@@ -26,7 +26,8 @@ def secrets() -> dict:
 
 
 def signed_in_identity() -> str | None:
-    """The OIDC identity (e-mail, else name) when the visitor signed in, else None."""
+    """The OIDC identity (e-mail, else name) when the visitor signed in, else None: a label (the rater's
+    name, who started a job), never a role; roles come from :func:`signed_in_claims`."""
     try:
         if st.user.is_logged_in:
             return str(st.user.get("email") or st.user.get("name") or "") or None
@@ -35,10 +36,26 @@ def signed_in_identity() -> str | None:
     return None
 
 
+#: The ID token claims a role is decided on (core.access.verified_email).
+ROLE_CLAIMS = ("email", "email_verified", "provider", "iss")
+
+
+def signed_in_claims() -> dict | None:
+    """The claims of :data:`ROLE_CLAIMS` the visitor's identity provider sent (absent ones left out, so
+    a missing ``email_verified`` stays missing), or None when the visitor is not signed in."""
+    try:
+        if not st.user.is_logged_in:
+            return None
+        absent = object()
+        return {k: v for k in ROLE_CLAIMS if (v := st.user.get(k, absent)) is not absent}
+    except (AttributeError, KeyError, RuntimeError):
+        return None
+
+
 def current_role() -> str | None:
     """researcher / viewer, or None (team deployment: not signed in, or on no list)."""
     try:
-        return role_for(secrets(), signed_in_identity())
+        return role_for_user(secrets(), signed_in_claims())
     except ValueError:  # a malformed allow-list admits nobody; gate() says why
         return None
 
@@ -50,7 +67,7 @@ def is_researcher() -> bool:
 def gate() -> str:
     """The visitor's role; stops the script with a sign-in screen or a refusal when there is none."""
     try:
-        role = role_for(secrets(), signed_in_identity())  # researcher outside a team deployment
+        role = role_for_user(secrets(), signed_in_claims())  # researcher outside a team deployment
     except ValueError as exc:
         st.error(f"The team's allow-list in the secrets is wrong: {escape_md(exc)}. Nobody is admitted until it is fixed.")
         st.stop()
@@ -66,8 +83,13 @@ def gate() -> str:
         if st.button("Sign in", key="gate_login", type="primary"):
             st.login()
     else:
-        st.error(f"{escape_md(identity)} is not on this dashboard's list of researchers or viewers. Ask the person who "
-                 "runs it to add you.")
+        if verified_email(signed_in_claims(), roles_from_secrets(secrets()).trust_unverified_email) is None:
+            st.error(f"Signed in as {escape_md(identity)}, but your identity provider did not confirm an e-mail "
+                     "address for this account, and a role is given only to a confirmed address. Ask the person who "
+                     "runs this dashboard.")
+        else:
+            st.error(f"{escape_md(identity)} is not on this dashboard's list of researchers or viewers. Ask the person "
+                     "who runs it to add you.")
         if st.button("Sign out", key="gate_logout"):
             st.logout()
     st.stop()

@@ -11,7 +11,8 @@ Behaviours: ``"ok"``, ``"429"`` (with Retry-After), ``"500"``, ``"drop"``
 before answering), ``"truncate"`` (half the answer, finish_reason "length"),
 ``"400"`` (a non-retryable error), ``"echo401"`` (an auth error that repeats the
 Authorization header back, as careless providers do), ``"prose"`` (a 200 answer in
-no format any prompt asks for).
+no format any prompt asks for), ``"echo200"`` (a normal 200 answer that also repeats the
+Authorization header, and any ``api-key``/``x-api-key`` header, inside its text).
 
 ``fault_rates`` (e.g. ``{"429": 0.03, "500": 0.03, "drop": 0.02, "truncate": 0.02}``)
 adds random faults for requests no plan marker matches: each attempt draws its
@@ -233,6 +234,9 @@ class FakeOpenAI:
                     answer, finish = answer[: len(answer) // 2], "length"
                 elif behaviour == "prose":  # an answer in no format the prompt asked for
                     answer = "I have reviewed both reports and they look broadly similar to me."
+                elif behaviour == "echo200":  # a successful answer that repeats the credentials it was sent
+                    sent = [self.headers.get(h) for h in ("Authorization", "api-key", "x-api-key")]
+                    answer += "\n\n(request received with " + "; ".join(v for v in sent if v) + ")"
                 self._send(200, {
                     "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                     "model": payload.get("model", "fake-judge"),

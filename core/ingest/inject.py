@@ -28,6 +28,7 @@ import pandas as pd
 
 from core.ingest.importers import (
     PairColumns,
+    check_dataset_name,
     prepare_annotations,
     prepare_pairs,
     write_annotations,
@@ -88,6 +89,7 @@ def inject_dataset(store: Store, *, source_dataset: str, target_dataset: str, mo
         raise ValueError(f"k must be in {INJECTION_K}")
     if not 1 <= max_attempts <= 10:
         raise ValueError("max_attempts must be between 1 and 10")
+    target_dataset = check_dataset_name(target_dataset)  # empty, over-long, invisible characters
     if target_dataset == source_dataset:
         raise ValueError("the injected dataset needs a new name")
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)

@@ -43,6 +43,7 @@ from core.ingest.importers import (
     PairColumns,
     Progress,
     cell_text,
+    check_dataset_name,
     pair_lookup,
     prepare_annotations,
     prepare_pairs,
@@ -215,9 +216,7 @@ def import_preset(store: Store, preset: str, data, *, dataset: str, name: str | 
     """Import ``data`` laid out as the named published preset."""
     if preset not in PRESETS:
         raise ImportValidationError([f"unknown preset '{preset}'; presets are: {', '.join(PRESETS)}"])
-    dataset = (dataset or "").strip()
-    if not dataset:
-        raise ImportValidationError(["give a dataset name"])
+    dataset = check_dataset_name(dataset)  # empty, over-long, invisible characters
     tick_progress(progress, 0, 3, "reading")
     report = PRESETS[preset].run(store, data, dataset=dataset, name=name, progress=progress)
     tick_progress(progress, 3, 3, "done")

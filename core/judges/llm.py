@@ -371,6 +371,12 @@ class Caller:
             latency = (time.monotonic() - t0) * 1000
             choice = resp.choices[0]
             text = choice.message.content or ""
+            # An endpoint may repeat a key inside its answer (issue 31, item 7): the key this caller sends and
+            # every credential-named environment value are cut out before the text is stored or shown. Exact
+            # values only: redact()'s key shapes would also eat words such as "risk-stratified".
+            own = [self.api_key] if self.api_key and self.api_key != NO_KEY and len(self.api_key) >= 6 else []
+            for secret in sorted({*settings.secret_values(), *own}, key=len, reverse=True):
+                text = text.replace(secret, "[redacted]")
             usage = getattr(resp, "usage", None)
             cost = self._cost(resp)
             return OutputRecord(

@@ -2,11 +2,13 @@
 
 A CSV cell that starts with ``=``, ``+``, ``-`` or ``@`` is read by Excel,
 LibreOffice and Google Sheets as a formula, and a leading tab or carriage
-return can smuggle one past a naive check ("CSV injection", OWASP). Report
-text, judge names and imported ids are user data, so every exported text
-cell (and every column name) that starts with one of those characters gets a
-leading apostrophe, which spreadsheets show as text. Numbers are written as
-numbers: a negative tau stays ``-0.12``.
+return can smuggle one past a naive check ("CSV injection", OWASP); so can
+leading spaces or line breaks (``" =1+1"``, ``"\n=1+1"``), which some
+spreadsheets trim before they look. Report text, judge names and imported ids
+are user data, so every exported text cell (and every column name) that
+starts with a tab or carriage return, or, after any leading whitespace, with
+one of those characters gets a leading apostrophe, which spreadsheets show as
+text. Numbers are written as numbers: a negative tau stays ``-0.12``.
 
 Pure functions, no Streamlit; pages call them inside ``st.download_button``.
 """
@@ -21,11 +23,13 @@ __all__ = ["FORMULA_PREFIXES", "neutralize_cell", "safe_frame", "to_parquet_byte
 
 #: First characters that make a spreadsheet evaluate (or hide) a cell.
 FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_STARTS = ("=", "+", "-", "@")
 
 
 def neutralize_cell(value: object) -> object:
-    """``'`` + value for a string starting with a formula character; anything else unchanged."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+    """``'`` + value for a string starting with a formula character, also after leading whitespace or
+    line breaks (``" =1+1"``, ``"\n=1+1"``); anything else unchanged."""
+    if isinstance(value, str) and (value.startswith(FORMULA_PREFIXES) or value.lstrip().startswith(_FORMULA_STARTS)):
         return "'" + value
     return value
 
@@ -52,9 +56,10 @@ def to_safe_csv(df: pd.DataFrame, *, index: bool = False) -> bytes:
     Parameters
     ----------
     df : DataFrame
-        The table as shown. Text cells (and column names) starting with
-        ``= + - @``, a tab or a carriage return are prefixed with ``'``;
-        numeric, boolean and datetime columns are written as they are.
+        The table as shown. Text cells (and column names) starting with a
+        tab or a carriage return, or with ``= + - @`` after any leading
+        whitespace, are prefixed with ``'``; numeric, boolean and datetime
+        columns are written as they are.
     index : bool
         Write the index as the first column (default False: reset it first
         when it carries data, e.g. ``table.reset_index()``).

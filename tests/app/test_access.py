@@ -1,5 +1,6 @@
-"""Serving a team: roles from the secrets' allow-list, the pages each role reaches, and the launcher's
-refusal to listen on a public address without sign-in (core/access.py, pages/_access.py, serve.py)."""
+"""Serving a team: roles from the secrets' allow-list (and only from an e-mail the identity provider
+verified), the pages each role reaches, the store path only researchers see, and the launcher's refusal
+to listen on a public address without sign-in (core/access.py, pages/_access.py, serve.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,21 @@ from pathlib import Path
 
 import pytest
 
-from core.access import RESEARCHER, VIEWER, may_open, role_for, roles_from_secrets, serve_problem, team_mode
+from core.access import (
+    RESEARCHER,
+    VIEWER,
+    may_open,
+    role_for,
+    role_for_user,
+    roles_from_secrets,
+    serve_problem,
+    team_mode,
+    verified_email,
+)
 from core.reads import ratings
 from core.serve import configured_address, read_secrets
 from core.store.db import Store
-from tests.app.test_page_annotate import AUTH, _SignedIn
+from tests.app.test_page_annotate import AUTH
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLES = {"researchers": ["Lead@Hospital.org"], "viewers": ["@hospital.org", "dr.b@uni.edu"]}
@@ -53,7 +64,51 @@ def test_set_ups_without_a_team_give_everyone_the_researcher_role():
     assert role_for(TEAM, "nurse@hospital.org") == VIEWER
 
 
+# -- the role comes from a verified e-mail only (issue 31, item 5) ---------------------------------
+
+LEAD = "lead@hospital.org"  # a researcher on ROLES
+
+
+@pytest.mark.parametrize("claims, role", [
+    ({"email": LEAD, "email_verified": True, "name": "Lead"}, RESEARCHER),
+    ({"email": LEAD, "email_verified": "true"}, RESEARCHER),  # a provider that sends the claim as a string
+    ({"name": LEAD}, None),  # a display name equal to the researcher's address: never a role
+    ({"name": LEAD, "email_verified": True}, None),
+    ({"email": LEAD, "email_verified": False}, None),  # the provider says it did not verify the address
+    ({"email": LEAD, "email_verified": "false"}, None),
+    ({"email": LEAD, "email_verified": None}, None),
+    ({"email": LEAD}, None),  # claim absent, provider not trusted explicitly
+    ({"email": LEAD, "provider": "default", "iss": "https://login.example.org"}, None),
+    ({"email": "", "name": LEAD, "email_verified": True}, None),
+    (None, None),  # not signed in
+])
+def test_the_role_comes_only_from_an_email_the_provider_verified(claims, role):
+    assert role_for_user(TEAM, claims) == role
+    assert role_for_user({}, claims) == RESEARCHER  # one user on their own machine: no roles at all
+
+
+@pytest.mark.parametrize("trusted, claims, role", [
+    (["default"], {"email": LEAD, "provider": "default"}, RESEARCHER),  # a bare [auth] section
+    (["Okta"], {"email": LEAD, "provider": "okta"}, RESEARCHER),  # [auth.okta]
+    (["https://login.example.org/"], {"email": LEAD, "iss": "https://login.example.org"}, RESEARCHER),
+    (["okta"], {"email": LEAD, "provider": "google"}, None),  # another provider is not trusted
+    (["default"], {"email": LEAD}, None),  # nothing says which provider
+    (["default"], {"email": LEAD, "provider": "default", "email_verified": False}, None),  # a false claim wins
+    (["default"], {"name": LEAD, "provider": "default"}, None),  # still never the name
+])
+def test_a_provider_without_the_claim_is_trusted_only_when_named(trusted, claims, role):
+    secrets = {"auth": AUTH, "radjudge": {"roles": dict(ROLES, trust_unverified_email=trusted)}}
+    assert role_for_user(secrets, claims) == role
+
+
+def test_verified_email_gives_the_address_not_the_name():
+    assert verified_email({"email": " Lead@Hospital.org ", "email_verified": True}) == "Lead@Hospital.org"
+    assert verified_email({"name": "x@y.org", "email_verified": True}) is None
+    assert verified_email({"email": "not an address", "email_verified": True}) is None
+
+
 @pytest.mark.parametrize("roles, words", [
+    ({"researchers": ["a@b.org"], "trust_unverified_email": "default"}, "list of provider names or issuer URLs"),
     ({"researchers": "lead@hospital.org"}, "must be a list"),
     ({"admins": ["a@b.org"]}, "not admins"),
     ({"researchers": [], "viewers": []}, "lists nobody"),
@@ -143,14 +198,31 @@ def test_the_dockerfile_installs_the_pinned_requirements_and_serves_through_the_
 # -- the pages ---------------------------------------------------------------------------------
 
 
-def _team_app(app_test, store: Store, monkeypatch, email: str | None, page: str | None = None):
+class _User:
+    """Stands in for ``st.user`` of a visitor signed in through the configured OIDC provider: the ID
+    token's claims as given (a claim left out stays absent)."""
+
+    is_logged_in = True
+
+    def __init__(self, claims: dict):
+        self.claims = claims
+
+    def get(self, key, default=None):
+        return self.claims.get(key, default)
+
+
+def _team_app(app_test, store: Store, monkeypatch, email: str | dict | None, page: str | None = None,
+              roles: dict | None = None):
+    """app.py in a team deployment; ``email`` signs in a visitor whose provider verified that address
+    (a dict: exactly those claims)."""
     import streamlit
 
     if email:
-        monkeypatch.setattr(streamlit, "user", _SignedIn(email))
+        claims = email if isinstance(email, dict) else {"email": email, "email_verified": True, "name": "Carol"}
+        monkeypatch.setattr(streamlit, "user", _User(claims))
     at = app_test(store)
     at.secrets["auth"] = AUTH
-    at.secrets["radjudge"] = {"roles": ROLES}
+    at.secrets["radjudge"] = {"roles": roles or ROLES}
     if page:
         at.switch_page(page)
     at.run(timeout=60)
@@ -226,3 +298,51 @@ def test_a_researcher_keeps_every_page_and_action(app_test, demo_store_copy: Sto
     at.switch_page("pages/run.py")
     at.run(timeout=60)
     assert not at.exception and "This page is for the researchers" not in _all_text(at)
+
+
+@pytest.mark.parametrize("claims", [
+    {"name": "lead@hospital.org"},  # no e-mail; a display name that reads like the researcher's address
+    {"email": "lead@hospital.org", "email_verified": False, "name": "Lead"},
+    {"email": "lead@hospital.org", "name": "Lead"},  # the claim absent and the provider not trusted
+])
+def test_an_identity_without_a_verified_email_is_refused_in_the_app(app_test, demo_store_copy: Store,
+                                                                      monkeypatch, claims):
+    at = _team_app(app_test, demo_store_copy, monkeypatch, claims, "pages/run.py")
+    assert any("did not confirm an e-mail address" in e.value for e in at.error), [e.value for e in at.error]
+    assert not at.dataframe and [b.label for b in at.button] == ["Sign out"]
+    assert str(demo_store_copy.path) not in _tree_text(at)
+
+
+def test_a_provider_named_in_trust_unverified_email_admits_its_addresses(app_test, demo_store_copy: Store,
+                                                                          monkeypatch):
+    claims = {"email": "lead@hospital.org", "name": "Lead", "provider": "default"}
+    at = _team_app(app_test, demo_store_copy, monkeypatch, claims, "pages/data.py",
+                   roles=dict(ROLES, trust_unverified_email=["default"]))
+    assert [t.label for t in at.tabs] == ["Browse pairs", "Import data"]  # the researcher's Data page
+
+
+def _tree_text(at) -> str:
+    """Every element the script sent, as protobuf text (captions, code blocks, markdown, labels ...)."""
+    parts = []
+
+    def walk(node):
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            parts.append(str(proto))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("page", ["pages/data.py", "pages/correlations.py", "pages/annotate.py", "pages/share.py"])
+def test_only_researchers_see_the_store_path(app_test, demo_store_copy: Store, monkeypatch, page):
+    path = str(demo_store_copy.path)
+    viewer = _team_app(app_test, demo_store_copy, monkeypatch, "nurse@hospital.org", page)
+    assert viewer.sidebar.selectbox  # the sidebar was drawn (the dataset picker) ...
+    assert path not in _tree_text(viewer) and demo_store_copy.path.name not in _tree_text(viewer)  # ... no path
+    assert "Store" not in [c.value for c in viewer.sidebar.caption]
+    researcher = _team_app(app_test, demo_store_copy, monkeypatch, "lead@hospital.org", page)
+    assert path in [c.value for c in researcher.sidebar.code]
+    assert path in _tree_text(researcher)  # the same search finds the path when it is shown

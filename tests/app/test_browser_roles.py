@@ -51,7 +51,9 @@ def team_server(demo_store: Store, tmp_path: Path):
 def _signed_in_cookie(base: str, email: str) -> dict:
     from streamlit.web.server.starlette.starlette_app_utils import create_signed_value
 
-    payload = json.dumps({"origin": base, "is_logged_in": True, "email": email, "name": email.split("@")[0]})
+    # email_verified: the claim a real provider's token carries; a role needs it (core.access.verified_email)
+    payload = json.dumps({"origin": base, "is_logged_in": True, "email": email, "email_verified": True,
+                          "name": email.split("@")[0]})
     value = create_signed_value(SECRET, "_streamlit_user", payload).decode()
     return {"name": "_streamlit_user", "value": value, "url": base}
 

@@ -300,7 +300,8 @@ def test_csv_export_neutralizes_formulas(cells, header):
     for row in read:
         assert not row[0].startswith(FORMULA_PREFIXES)
     for original, row in zip(cells, read[1:], strict=True):
-        assert row[0] == ("'" + original if original.startswith(FORMULA_PREFIXES) else original)
+        formula = original.startswith(FORMULA_PREFIXES) or original.lstrip().startswith(("=", "+", "-", "@"))
+        assert row[0] == ("'" + original if formula else original)  # after leading whitespace too (issue 31)
         assert row[1] == "-0.5"  # numbers stay numbers
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,13 +96,34 @@ def cell_category(value) -> str | None:
     return None
 
 
+#: Unicode categories a dataset name may not hold: controls (Cc), format characters such as bidi
+#: overrides and zero-width spaces (Cf), surrogates, private-use and unassigned code points, and line or
+#: paragraph separators: each is invisible or changes how the rest of the name displays.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def hidden_character(text: str) -> str | None:
+    """The first invisible or display-changing character of ``text``, described (``U+202E RIGHT-TO-LEFT
+    OVERRIDE``), or None when every character shows as itself."""
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category in _HIDDEN_CATEGORIES:
+            return f"U+{ord(ch):04X} {unicodedata.name(ch, 'control character' if category == 'Cc' else category)}"
+    return None
+
+
 def check_dataset_name(dataset: str) -> str:
-    """The dataset name trimmed; an empty or over-long name is refused."""
+    """The dataset name trimmed; an empty or over-long name, or one with an invisible or display-changing
+    character (a right-to-left override shows ``rtl\u202esd`` as "rtlds"), is refused."""
     name = (dataset or "").strip()
     if not name:
         raise ImportValidationError(["give a dataset name"])
     if len(name) > 200:
         raise ImportValidationError(["dataset name longer than 200 characters"])
+    hidden = hidden_character(name)
+    if hidden:
+        raise ImportValidationError([f"dataset name holds {hidden}, an invisible or display-changing character; "
+                                     "use visible characters only"])
     return name
 
 
