@@ -58,7 +58,11 @@ ENGLISH_WORDS = frozenset((
     "the is are was were be been there this these those of and with without or to for at by from which not "
     "any seen noted identified evidence left right lung lungs heart chest size clear small large mild acute "
     "disease findings impression unchanged within limits negative effusion effusions opacity opacities "
-    "airspace air calcified atelectasis cardiomegaly granulomatous enlarged bony osseous").split())
+    "airspace air calcified atelectasis cardiomegaly granulomatous enlarged bony osseous "
+    # report words the other detected languages spell otherwise (fr "hilaire", de "Wirbelsäule", "Kontur"),
+    # so that medical English without function words ("stable hilar contours. no pneumothorax.") is not
+    # taken for French by the detector (it said French, 0.63, there)
+    "hilar contours spine changes lower upper").split())
 
 _DEIDENTIFIED = re.compile(r"\bX{2,}\b")
 _WORD = re.compile(r"[^\W\d_]+")

@@ -87,7 +87,7 @@ def test_checks_are_not_a_judge_on_the_page_and_the_heatmap_title_is_words(app_t
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     titles = [s["layout"]["title"]["text"] for s in specs if "title" in s["layout"]]
     heat = [t for t in titles if " by modality" in t]
-    assert heat == ["τ with the significant errors target by modality (selected series in bold)"]
+    assert heat == ["τ with the experts' significant errors by modality (selected series in bold)"]
     assert not any("sig_errors" in t for t in titles)
 
 

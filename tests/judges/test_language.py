@@ -163,3 +163,14 @@ def test_judge_run_records_the_refused_pairs_as_failures(tmp_path):
 
     judges = provenance_tables(Store(store), "mixed")["judges"]
     assert judges[["judge", "n_ok", "n_failed"]].values.tolist() == [["rules", 2, 5]]
+
+
+def test_medical_english_without_function_words_is_english():
+    """Fragments as report generators write them (no article, no verb): every ordering of six findings."""
+    import itertools
+
+    findings = ("small left pleural effusion", "mild cardiomegaly", "right lower lobe opacity", "no pneumothorax",
+                "stable hilar contours", "degenerative changes of the spine")
+    refused = [t for n in (1, 2, 3) for combo in itertools.permutations(findings, n)
+               if (t := ". ".join(combo) + ".") and unsupported("rules", t, t)]
+    assert refused == []

@@ -145,7 +145,7 @@ def test_cli_report_writes_the_file_and_records_the_command(judged: Store, tmp_p
     info = json.loads(done.stdout)
     assert info["path"] == str(out) and info["bytes"] == out.stat().st_size > 1_000_000
     html = out.read_text(encoding="utf-8")
-    assert "report --dataset demo --out" in html and "--n-boot 50 --seed 4 --min-n 10 --raters experts --no-excerpts" in html
+    assert "report --dataset demo --out" in html and "--n-boot 50 --seed 4 --min-n 10 --raters experts --stat tau --no-excerpts" in html
     assert "50 resamples, seed 4" in html
     assert "This report contains no report text." in html and "<b>Candidate</b>" not in html
     failed = subprocess.run([sys.executable, "-m", "core", "--store", str(judged.path), "report", "--dataset",
