@@ -53,12 +53,17 @@ ADDRESS ?= 0.0.0.0
 serve: setup
 	RADJUDGE_STORE=$(STORE) $(PY) serve.py --server.address $(ADDRESS) --server.port $(PORT)
 
-# Debian's chromium for the real-browser test (Playwright's own download cannot work here).
+# Debian's chromium for the real-browser test (Playwright's own download cannot work here), and
+# Debian's nginx-light for the reverse-proxy test (deploy/nginx-radjudge.conf in front of a team server).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "installing Debian chromium for the browser test"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null \
 	  || echo "warning: could not install chromium; the browser test will fail"; }
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+	  echo "installing Debian nginx-light for the reverse-proxy test"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light) >/dev/null \
+	  || echo "warning: could not install nginx; the proxy test will be skipped"; }
 
 lint: setup-dev
 	$(VENV)/bin/ruff check .
