@@ -14,10 +14,10 @@ settings.use_local_price_map()
 import streamlit as st  # noqa: E402
 
 from core import glossary  # noqa: E402
-from core.access import may_open  # noqa: E402
+from core.access import RESEARCHER, may_open  # noqa: E402
 from core.judges.llm import preload_litellm  # noqa: E402
 from core.serve import models_configured  # noqa: E402
-from core.store.db import StoreError  # noqa: E402
+from core.store.db import StoreDamaged, StoreError, StoreForeign, default_store_path  # noqa: E402
 from pages._access import gate  # noqa: E402
 from pages._jobs import jobs_indicator  # noqa: E402
 from pages._shared import (  # noqa: E402
@@ -153,12 +153,27 @@ nav = {section: [pages[path] for path in paths] for section, paths in sections.i
 next(iter(nav.values())).append(st.Page(landing, title="RadJudge", url_path="home", default=True,
                                         visibility="hidden"))
 page = st.navigation(nav, expanded=True)
+
+
+def store_error_line(exc: StoreError) -> str:
+    """A store problem in one line (a damaged or foreign file says so itself: StoreDamaged, StoreForeign);
+    only a researcher sees the server's path."""
+    text = str(exc) if isinstance(exc, StoreDamaged | StoreForeign) else f"Cannot open the store: {exc}"
+    if role != RESEARCHER:
+        for form in {str(default_store_path()), str(default_store_path().resolve())}:
+            text = text.replace(form, "the store")
+    return escape_md(text)
+
+
 if store_error is not None:
-    st.error(f"Cannot open the store: {escape_md(store_error)}")
+    st.error(store_error_line(store_error))
     st.stop()
 draw_sidebar(store, datasets)
 jobs_indicator(store)
 draw_glossary()
 if datasets.empty:
     draw_empty_state()
-page.run()
+try:
+    page.run()
+except StoreError as exc:  # met by a page's own reads (a damaged block of the table it reads): one line
+    st.error(store_error_line(exc))

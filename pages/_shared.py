@@ -92,14 +92,17 @@ def page_start(title: str, *, researchers: str | None = None, lead: str | None =
 
 
 @st.cache_resource(show_spinner=False)
-def _open_store(path: str) -> Store:
+def _open_store(path: str, create: bool = True) -> Store:
     # Store holds no open connection, so one shared handle per path is safe.
-    return Store(path)
+    return Store(path, create=create)
 
 
 def get_store() -> Store:
-    """The store named by ``RADJUDGE_STORE`` (or the default path)."""
-    return _open_store(str(default_store_path().resolve()))
+    """The store named by ``RADJUDGE_STORE`` (or the default path). A missing store is made (the first
+    run's empty state); an existing file is never initialised here: an empty DuckDB file or another
+    application's is refused (StoreForeign) and left as it is."""
+    path = default_store_path().resolve()
+    return _open_store(str(path), not path.exists())
 
 
 def streamlit_secrets() -> dict:
