@@ -36,7 +36,7 @@ from pathlib import Path
 
 import duckdb
 
-from core.store.db import Store, StoreError, damaged, is_damage, latest_schema_version
+from core.store.db import Store, StoreError, damaged, is_damage, latest_schema_version, read_chunks
 
 __all__ = ["AUTO_BACKUPS_KEPT", "BACKUP_FORMAT", "auto_backups", "backup_before_migration", "backup_store",
            "restore_store"]
@@ -74,11 +74,12 @@ def _copy_under_read_lock(store: Store, dest: Path) -> dict:
             if is_damage(exc):
                 raise damaged(store.path, exc) from exc
             raise
-        shutil.copyfile(store.path, dest)
+        # Through descriptors never closed (core.store.db.read_chunks): closing one would drop the lock
+        _copy_bytes(store.path, dest)  # this connection holds (POSIX locks) and let a writer in mid-copy.
         wal = Path(f"{store.path}.wal")
         had_wal = wal.exists()
         if had_wal:
-            shutil.copyfile(wal, Path(f"{dest}.wal"))
+            _copy_bytes(wal, Path(f"{dest}.wal"))
     finally:
         conn.close()
     if had_wal:  # the copy's own WAL: replayed and checkpointed into the copy, then gone
@@ -90,6 +91,12 @@ def _copy_under_read_lock(store: Store, dest: Path) -> dict:
         Path(f"{dest}.wal").unlink(missing_ok=True)
     _fsync(dest)
     return {"schema_version": schema, "data_version": data_version}
+
+
+def _copy_bytes(src: Path, dest: Path) -> None:
+    with dest.open("xb") as out:
+        for chunk in read_chunks(src, 8 << 20):
+            out.write(chunk)
 
 
 def _manifest(store: Store, file: Path, versions: dict, seconds: float) -> dict:

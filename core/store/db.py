@@ -544,23 +544,63 @@ def _block_size(data: np.ndarray) -> int | None:
     return best[1]
 
 
+# Files this process reads beside DuckDB (block checksums, backup copies), each through one descriptor
+# that is never closed. DuckDB locks the store with POSIX (fcntl) locks, and POSIX drops every lock a
+# process holds on a file when the process closes *any* descriptor of that file: a plain open()/close()
+# of the store while a connection is open would let another process's writer in. Keyed by path, checked
+# against the file's identity (a restore renames a new file over the path; the old descriptor is kept,
+# as a connection of this process may still hold the old file).
+_READ_FDS: dict[str, int] = {}
+_READ_FDS_GUARD = threading.Lock()
+
+
+def _read_fd(path: Path) -> int:
+    key = str(Path(path).resolve())
+    with _READ_FDS_GUARD:
+        st = os.stat(key)
+        fd = _READ_FDS.get(key)
+        if fd is not None:
+            fst = os.fstat(fd)
+            if (fst.st_dev, fst.st_ino) == (st.st_dev, st.st_ino):
+                return fd
+        fd = os.open(key, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        _READ_FDS[key] = fd
+        return fd
+
+
+def read_chunks(path: Path, chunk: int = 1 << 20) -> Iterator[bytes]:
+    """The bytes of ``path`` in chunks, read without ever closing a descriptor of it (see ``_READ_FDS``)."""
+    fd = _read_fd(path)
+    offset = 0
+    while True:
+        data = os.pread(fd, chunk, offset)
+        if not data:
+            return
+        yield data
+        offset += len(data)
+
+
 def bad_blocks(path: Path) -> tuple[list[int], int, int | None]:
     """(blocks whose checksum fails, blocks checked, block size) of the DuckDB file at ``path``; block size
-    None when the layout is not one this code knows (nothing checked). Reads the whole file once."""
-    if path.stat().st_size < FIRST_BLOCK:
+    None when the layout is not one this code knows (nothing checked). Reads the whole file once, safely
+    while this process holds a DuckDB connection to it (``read_chunks``)."""
+    size_on_disk = path.stat().st_size
+    if size_on_disk < FIRST_BLOCK:
         return [], 0, None
-    data = np.memmap(path, dtype=np.uint8, mode="r")
-    try:
-        size = _block_size(data)
-        if size is None:
-            return [], 0, None
-        n = (len(data) - FIRST_BLOCK) // size
-        bad = [b for b in range(n)
-               if _checksum(data[FIRST_BLOCK + b * size + 8:FIRST_BLOCK + (b + 1) * size].view(np.uint64))
-               != int(data[FIRST_BLOCK + b * size:FIRST_BLOCK + b * size + 8].view(np.uint64)[0])]
-        return bad, n, size
-    finally:
-        del data
+    fd = _read_fd(path)
+    head = np.frombuffer(os.pread(fd, FIRST_BLOCK, 0), dtype=np.uint8)
+    size = _block_size(head)
+    if size is None:
+        return [], 0, None
+    n = (size_on_disk - FIRST_BLOCK) // size
+    bad = []
+    for b in range(n):
+        block = np.frombuffer(os.pread(fd, size, FIRST_BLOCK + b * size), dtype=np.uint8)
+        if len(block) < size:
+            break  # the file shrank meanwhile
+        if _checksum(block[8:].view(np.uint64)) != int(block[:8].view(np.uint64)[0]):
+            bad.append(b)
+    return bad, n, size
 
 
 def block_owners(conn) -> dict[int, set[str]]:
