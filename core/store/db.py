@@ -21,6 +21,7 @@ import random
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -549,23 +550,37 @@ def _block_size(data: np.ndarray) -> int | None:
 # process holds on a file when the process closes *any* descriptor of that file: a plain open()/close()
 # of the store while a connection is open would let another process's writer in. Keyed by path, checked
 # against the file's identity (a restore renames a new file over the path; the old descriptor is kept,
-# as a connection of this process may still hold the old file).
-_READ_FDS: dict[str, int] = {}
+# as a connection of this process may still hold the old file). At most _READ_FDS_KEPT files are kept
+# open (the least recently used beyond that is closed: a dashboard or a command uses one store; a test
+# process many, one after the other); release_fd closes one when no connection of this process holds it.
+_READ_FDS: OrderedDict[str, list[int]] = OrderedDict()
 _READ_FDS_GUARD = threading.Lock()
+_READ_FDS_KEPT = 32
 
 
 def _read_fd(path: Path) -> int:
     key = str(Path(path).resolve())
     with _READ_FDS_GUARD:
         st = os.stat(key)
-        fd = _READ_FDS.get(key)
-        if fd is not None:
-            fst = os.fstat(fd)
+        fds = _READ_FDS.setdefault(key, [])
+        _READ_FDS.move_to_end(key)
+        if fds:
+            fst = os.fstat(fds[-1])
             if (fst.st_dev, fst.st_ino) == (st.st_dev, st.st_ino):
-                return fd
-        fd = os.open(key, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        _READ_FDS[key] = fd
-        return fd
+                return fds[-1]
+        fds.append(os.open(key, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)))
+        while len(_READ_FDS) > _READ_FDS_KEPT:
+            for fd in _READ_FDS.popitem(last=False)[1]:
+                os.close(fd)
+        return fds[-1]
+
+
+def release_fd(path: Path) -> None:
+    """Close the descriptors ``read_chunks`` kept for ``path``: only when no connection of this process
+    holds the file (closing drops its POSIX locks)."""
+    with _READ_FDS_GUARD:
+        for fd in _READ_FDS.pop(str(Path(path).resolve()), []):
+            os.close(fd)
 
 
 def read_chunks(path: Path, chunk: int = 1 << 20) -> Iterator[bytes]:

@@ -47,6 +47,7 @@ from core.store.db import (
     block_owners,
     is_damage,
     latest_schema_version,
+    release_fd,
 )
 from core.store.texts import same_text_sql
 
@@ -177,6 +178,7 @@ def check_store(path: str | os.PathLike) -> IntegrityReport:
         report.problem(f"{'the file is damaged' if is_damage(exc) else 'query failed'} while checking: {exc}")
     finally:
         conn.close()
+        release_fd(path)  # the check's connection is closed: its descriptor may go
     report.seconds = round(time.monotonic() - t0, 3)
     return report
 

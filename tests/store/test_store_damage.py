@@ -239,3 +239,22 @@ def test_stores_of_every_earlier_schema_are_recognised(big_store, tmp_path):
         store = Store(old, create=False)
         assert store.schema_version() == latest_schema_version()  # recognised, then migrated
         assert store.query_one("SELECT count(*) FROM pairs") == 2000
+
+
+def test_the_descriptors_kept_for_block_checks_are_bounded(tmp_path):
+    """Each store's first write reads its blocks through a descriptor kept open (closing one drops DuckDB's
+    POSIX lock); a process meeting many stores keeps at most 32 of them, and check-store none."""
+    from core.store import db
+
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_fds()
+    for i in range(50):
+        store = Store(tmp_path / f"s{i}.duckdb")
+        store.execute("UPDATE store_meta SET value = value WHERE key = 'job_version'")
+        assert check_store(store.path).ok
+    assert open_fds() - before <= db._READ_FDS_KEPT
+    for i in range(50):
+        check_store(tmp_path / f"s{i}.duckdb")
+    assert open_fds() - before <= db._READ_FDS_KEPT
