@@ -165,3 +165,25 @@ def test_an_older_store_is_backed_up_before_its_migration_and_the_copies_are_pru
     assert len(left) == AUTO_BACKUPS_KEPT and all(p.name.endswith("-schema-v4") for p in left)
     assert kept not in left  # the oldest went first
     assert mine.is_dir()  # a folder it did not make is never pruned
+
+
+def test_restore_refuses_a_store_another_process_holds(demo2000, tmp_path, capsys):
+    store = tmp_path / "store.duckdb"
+    shutil.copyfile(demo2000, store)
+    assert main(["--store", str(store), "backup", "--out", str(tmp_path / "bk")]) == 0
+    capsys.readouterr()
+    Store(store).execute("UPDATE datasets SET description = 'newer than the backup'")
+    before = _sha(store)
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+                               "print('held', flush=True); time.sleep(60)", str(store)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert main(["--store", str(store), "restore", "--from", str(tmp_path / "bk"), "--force"]) == 1
+        err = capsys.readouterr().err
+        assert "is in use by another process" in err and len(err.strip().splitlines()) == 1
+    finally:
+        holder.kill()
+        holder.wait()
+    assert _sha(store) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bk", "store.duckdb"]
