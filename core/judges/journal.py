@@ -141,17 +141,21 @@ def read_records(path: Path) -> list[OutputRecord]:
 def replay(store: Store, run_id: str, prompt_id: str | None) -> int:
     """Store the answers that earlier processes of ``run_id`` journaled but did not commit.
 
-    Returns how many records were replayed (answers already stored are dropped by the write's
-    reconciliation). A file is deleted only after its answers are committed.
+    Returns how many answers the store gained from them (a journal holds every answer its process
+    received, the ones it committed too: those are dropped by the write's reconciliation). A file is
+    deleted only after its answers are committed.
     """
-    n = 0
-    for path in pending_files(store, run_id):
+    files = pending_files(store, run_id)
+    if not files:
+        return 0
+    count = ("SELECT count(*) FROM judge_outputs WHERE run_id = ? AND error IS NULL")
+    before = store.query_one(count, [run_id])
+    for path in files:
         records = read_records(path)
         for start in range(0, len(records), 500):
             write_outputs(store, run_id, records[start:start + 500], prompt_id)
-        n += len(records)
         path.unlink()
-    return n
+    return store.query_one(count, [run_id]) - before
 
 
 def pending_count(store: Store, run_id: str | None = None) -> int:

@@ -499,9 +499,11 @@ def truncation(path: Path, conn) -> str | None:
     if not block or not block[0]:
         return None
     block = int(block[0])
-    blocks, rest = divmod(size - 3 * 4096, block)
-    if size < 3 * 4096 or rest:
-        return f"the file ends inside a block ({size:,} bytes; blocks are {block:,} bytes): it was cut short"
+    if size < 3 * 4096:
+        return f"the file is {size:,} bytes, shorter than DuckDB's headers: it was cut short"
+    # A tail shorter than a block is not damage by itself: a write that met a full disk leaves one, and
+    # DuckDB uses no block it did not finish. Only a table block beyond the last whole block is missing.
+    blocks = (size - 3 * 4096) // block
     last = -1
     for (table,) in conn.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
                                  "AND NOT internal").fetchall():
