@@ -24,7 +24,6 @@ older ones (only folders of that name pattern) are deleted.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -37,6 +36,7 @@ from pathlib import Path
 import duckdb
 
 from core.store.db import Store, StoreError, damaged, is_damage, latest_schema_version, read_chunks
+from core.store.integrity import sha256_file
 
 __all__ = ["AUTO_BACKUPS_KEPT", "BACKUP_FORMAT", "auto_backups", "backup_before_migration", "backup_store",
            "restore_store"]
@@ -46,14 +46,6 @@ STORE_FILE = "store.duckdb"
 #: how many automatic pre-migration backups are kept beside a store (the newest)
 AUTO_BACKUPS_KEPT = 3
 _AUTO_NAME = re.compile(r"^\d{8}T\d{6}\d{6}Z-schema-v\d+$")
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _fsync(path: Path) -> None:
@@ -101,7 +93,7 @@ def _copy_bytes(src: Path, dest: Path) -> None:
 
 def _manifest(store: Store, file: Path, versions: dict, seconds: float) -> dict:
     return {"format": BACKUP_FORMAT, "source": str(store.path.resolve()), "file": file.name,
-            "bytes": file.stat().st_size, "sha256": _sha256(file), **versions,
+            "bytes": file.stat().st_size, "sha256": sha256_file(file), **versions,
             "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "copy_seconds": round(seconds, 3)}
 
 
@@ -161,7 +153,7 @@ def read_backup(folder: str | os.PathLike) -> tuple[dict, Path]:
     size = file.stat().st_size
     if size != manifest.get("bytes"):
         raise StoreError(f"{file}: {size:,} bytes, the manifest says {manifest.get('bytes')}; the backup is damaged")
-    if _sha256(file) != manifest.get("sha256"):
+    if sha256_file(file) != manifest.get("sha256"):
         raise StoreError(f"{file}: its SHA-256 differs from the manifest's; the backup is damaged")
     return manifest, file
 
@@ -201,7 +193,7 @@ def restore_store(folder: str | os.PathLike, to: str | os.PathLike, *, force: bo
     try:
         shutil.copyfile(file, tmp)
         _fsync(tmp)
-        if _sha256(tmp) != manifest["sha256"]:
+        if sha256_file(tmp) != manifest["sha256"]:
             raise StoreError(f"the copy written to {tmp} differs from the backup; nothing was restored")
         wal.unlink(missing_ok=True)  # the old store's (checkpointed above, or of a damaged file)
         os.replace(tmp, to)

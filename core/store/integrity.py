@@ -318,7 +318,8 @@ def _check_pair_numbers(conn, report: IntegrityReport) -> None:
 # -- export ----------------------------------------------------------------------------------
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
+    """The SHA-256 of a file (an export's or a backup's), read in 1 MiB chunks."""
     h = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -362,7 +363,7 @@ def export_store(store: Store, out: str | os.PathLike) -> dict:
                 conn.execute(f"COPY (SELECT * FROM {quoted}) TO {_sql_string(str(target))} "
                              "(FORMAT parquet, COMPRESSION zstd)")
                 tables[name] = {"file": target.name, "rows": int(rows), "bytes": target.stat().st_size,
-                                "sha256": _sha256(target)}
+                                "sha256": sha256_file(target)}
         manifest = {"format": EXPORT_FORMAT, "source": store.path.name, "schema_version": schema,
                     "data_version": int(data_version),
                     "exported_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "tables": tables}
