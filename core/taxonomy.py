@@ -23,6 +23,10 @@ CATEGORY_NAMES: dict[str, str] = {
 #: Pair metadata the pages and the CLI filter and break results down by.
 FACETS: tuple[str, ...] = ("modality", "anatomy", "system", "split")
 
+#: Optional patient context of a pair (issue 33), free text each, NULL when unknown: the columns of
+#: ``pairs`` (migration 009) and the keys of a context dict passed to context-aware prompts.
+CONTEXT_FIELDS: tuple[str, ...] = ("age", "sex", "indication", "history")
+
 #: ``annotations.field`` of a per-pair mean over several raters as a published file carries it (e.g. ReXVal's
 #: mean errors over six): an aggregate, not a rater; it never enters inter-rater agreement.
 MEAN_FIELD = "error_count_mean"
