@@ -37,8 +37,12 @@ def read_text(value: str) -> str:
 
 
 def judge_pair(judge: str, reference: str, candidate: str, *, prompt: str = "green", api_base: str | None = None,
-               key: str | None = None, timeout: float = 120.0) -> dict:
-    """The answer of ``judge`` on one pair as :func:`core.judges.live.answer_json` gives it."""
+               key: str | None = None, timeout: float = 120.0, context: dict[str, str] | None = None) -> dict:
+    """The answer of ``judge`` on one pair as :func:`core.judges.live.answer_json` gives it.
+
+    ``context`` (age, sex, indication, history) reaches context-aware prompts only; the rules, lexical and
+    length judges ignore it.
+    """
     from core.judges import live
 
     if judge == "rules":
@@ -52,7 +56,7 @@ def judge_pair(judge: str, reference: str, candidate: str, *, prompt: str = "gre
 
     try:
         raw, parsed, latency, cost = live.score_live(reference, candidate, judge, prompt, api_base, key,
-                                                     timeout=timeout)
+                                                     timeout=timeout, context=context)
     except (EndpointRefused, ModelNotUsable, live.LiveCallFailed) as exc:
         return live.answer_json(judge, failure=f"model call failed: {exc}", prompt=prompt, cost_usd=None)
     return live.answer_json(judge, parsed=parsed, raw=raw, latency_ms=latency, cost_usd=cost, prompt=prompt)
@@ -97,6 +101,7 @@ def print_answer(out: dict) -> None:
 
 def cmd_score(args) -> int:
     from core.judges.live import LIVE_PROMPTS
+    from core.taxonomy import CONTEXT_FIELDS
 
     try:
         reference, candidate = read_text(args.reference), read_text(args.candidate)
@@ -107,8 +112,9 @@ def cmd_score(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    context = {name: getattr(args, name) for name in CONTEXT_FIELDS if getattr(args, name, None)}
     out = judge_pair(args.judge, reference, candidate, prompt=args.prompt, api_base=args.api_base, key=key,
-                     timeout=args.timeout)
+                     timeout=args.timeout, context=context or None)
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
@@ -135,3 +141,7 @@ def add_commands(add) -> None:
                    "$RADJUDGE_API_BASE)")
     p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key for --api-base")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds for the model call (default 120)")
+    for name, what in (("age", "age"), ("sex", "sex"), ("indication", "indication (why the exam was done)"),
+                       ("history", "comparison / history")):
+        p.add_argument(f"--{name}", metavar="TEXT", help=f"the patient's {what}, for context-aware prompts (crimson); "
+                       "the rules, lexical and length judges and the GREEN-format prompts ignore it")

@@ -82,8 +82,12 @@ class BaselineLive:
     failure: str | None = None
 
 
-def score_rules_live(reference: str, candidate: str) -> RulesLive:
-    """The rules judge on one pair, parsed as a stored run would be (a refused pair: ``failure``, no score)."""
+def score_rules_live(reference: str, candidate: str, context: dict[str, str] | None = None) -> RulesLive:
+    """The rules judge on one pair, parsed as a stored run would be (a refused pair: ``failure``, no score).
+
+    ``context`` (patient age, sex, indication, history) is accepted and ignored: the rules read the two
+    reports only.
+    """
     from core.judges.rules import judge_pair, render_green, screen_pair
 
     t0 = time.perf_counter()
@@ -105,8 +109,12 @@ def score_rules_live(reference: str, candidate: str) -> RulesLive:
     return RulesLive(raw, parsed, latency, ref_marks, cand_marks, errors, matched)
 
 
-def score_baseline_live(judge: str, reference: str, candidate: str) -> BaselineLive:
-    """The lexical or length baseline on one pair, as the offline runner stores it (its language check too)."""
+def score_baseline_live(judge: str, reference: str, candidate: str,
+                        context: dict[str, str] | None = None) -> BaselineLive:
+    """The lexical or length baseline on one pair, as the offline runner stores it (its language check too).
+
+    ``context`` is accepted and ignored: these baselines compare the two texts only.
+    """
     if judge not in BASELINES:
         raise ValueError(f"{judge!r} is not a baseline; baselines: {', '.join(BASELINES)}")
     from core.judges.registry import offline_module
@@ -144,8 +152,12 @@ def answer_json(judge: str, *, parsed: ParseResult | None = None, raw: str | Non
 
 def score_live(reference: str, candidate: str, model: str, prompt_id: str = "green", api_base: str | None = None,
                api_key: str | None = None, params: GenParams | None = None, *, local_only: bool | None = None,
-               timeout: float = 120.0, max_retries: int = 2) -> tuple[str, ParseResult, float, float | None]:
+               timeout: float = 120.0, max_retries: int = 2,
+               context: dict[str, str] | None = None) -> tuple[str, ParseResult, float, float | None]:
     """One call of ``model`` on one pair: ``(raw_text, parsed, latency_ms, cost_usd or None)``.
+
+    ``context`` (keys from ``core.taxonomy.CONTEXT_FIELDS``: age, sex, indication, history) goes into
+    context-aware prompts (``core.prompts.CONTEXT_PROMPTS``); the other prompts do not read it.
 
     Raises ``EndpointRefused`` (local_only), ``ModelNotUsable`` (no provider for the model name),
     ``ValueError`` (unknown prompt) before any request, and :class:`LiveCallFailed` when the call
@@ -157,7 +169,7 @@ def score_live(reference: str, candidate: str, model: str, prompt_id: str = "gre
         raise ValueError(f"live scoring uses a zero-shot GREEN-format prompt: {', '.join(LIVE_PROMPTS)}")
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
     check_model(model, api_base)
-    messages = render_messages(prompt_id, reference, candidate)
+    messages = render_messages(prompt_id, reference, candidate, context=context)
     caller = Caller(model, params or GenParams(), api_base, api_key, timeout, max_retries, backoff=0.5)
     rec = run_on_gateway_loop(caller.call(messages))
     if rec.error is not None:

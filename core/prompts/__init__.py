@@ -50,9 +50,11 @@ from .injection import (
 )
 from .loader import PromptTemplate, get_template, list_templates
 from .render import (
+    CONTEXT_PROMPTS,
     INJECTION_PROMPTS,
     JUDGE_PROMPTS,
     RenderedPrompt,
+    check_context,
     list_prompts,
     prompt_for,
     prompt_hash,
@@ -64,6 +66,7 @@ __all__ = [
     "ALLOWED_K",
     "CATEGORIES",
     "CATEGORY_NAMES",
+    "CONTEXT_PROMPTS",
     "FEWSHOT_VARIANTS",
     "INJECTION_K",
     "INJECTION_KINDS",
@@ -73,6 +76,7 @@ __all__ = [
     "RenderedPrompt",
     "SEVERITY_LEVELS",
     "Shot",
+    "check_context",
     "get_template",
     "list_prompts",
     "list_templates",

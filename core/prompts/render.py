@@ -22,6 +22,8 @@ import hashlib
 import json
 from typing import NamedTuple
 
+from core.taxonomy import CONTEXT_FIELDS
+
 from .baselines import number_lines
 from .fewshot import (
     CATEGORY_NAMES,
@@ -33,9 +35,11 @@ from .fewshot import (
 from .loader import get_template
 
 __all__ = [
+    "CONTEXT_PROMPTS",
     "INJECTION_PROMPTS",
     "JUDGE_PROMPTS",
     "RenderedPrompt",
+    "check_context",
     "list_prompts",
     "prompt_hash",
     "prompt_for",
@@ -46,6 +50,9 @@ __all__ = [
 ZERO_SHOT = ("green", "green_original", "vert", "formula", "rubric", "radfact", "fineradscore")
 BASE_SEPARATOR = "\n\n"  # between the rendered vert prompt and the few-shot section
 _FEWSHOT_BY_PROMPT = {v.prompt_id: v for v in FEWSHOT_VARIANTS.values()}
+
+# Prompts that read a pair's patient context (core.taxonomy.CONTEXT_FIELDS); the others ignore it.
+CONTEXT_PROMPTS: frozenset[str] = frozenset()
 
 # prompt id -> the template ids it is made of
 JUDGE_PROMPTS: dict[str, tuple[str, ...]] = {
@@ -146,18 +153,39 @@ def _render(prompt_id: str, reference: str, candidate: str, shots: list[Shot] | 
     return template.render(**values)
 
 
+def check_context(context: dict[str, str] | None) -> dict[str, str]:
+    """The non-empty fields of a patient context, in ``CONTEXT_FIELDS`` order; ValueError for an unknown key."""
+    if not context:
+        return {}
+    unknown = sorted(set(context) - set(CONTEXT_FIELDS))
+    if unknown:
+        raise ValueError(f"unknown context fields {unknown}; valid: {', '.join(CONTEXT_FIELDS)}")
+    out = {}
+    for name in CONTEXT_FIELDS:
+        value = context.get(name)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"context field {name!r} must be str, got {type(value).__name__}")
+        if value is not None and value.strip():
+            out[name] = value.strip()
+    return out
+
+
 def render_messages(
     prompt_id: str,
     reference: str,
     candidate: str,
     shots: list[Shot] | None = None,
+    context: dict[str, str] | None = None,
 ) -> list[dict[str, str]]:
     """litellm/OpenAI chat messages for judging *candidate* against *reference*.
 
     All paper judge prompts are a single user message (none has a system
     part). Reports are inserted verbatim, whatever braces they contain.
     ``shots`` with ``prompt_id="vert"`` means the D.5 form (``vert_random``).
+    ``context`` (patient age, sex, indication, history) is read by the
+    prompts of ``CONTEXT_PROMPTS`` only; the others ignore it.
     """
+    check_context(context)
     reference = _check_report(reference, "reference")
     candidate = _check_report(candidate, "candidate")
     effective = _effective_id(prompt_id, shots)
