@@ -53,11 +53,12 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_import_pairs(args) -> int:
-    from core.ingest.importers import PairColumns, import_pairs
+    from core.ingest.importers import PairColumns, import_pairs, parse_context_cols
 
     cols = PairColumns(id=args.id_col, reference=args.reference_col, candidate=args.candidate_col,
                        group=args.group_col, system=args.system_col, modality=args.modality_col,
-                       anatomy=args.anatomy_col, split=args.split_col)
+                       anatomy=args.anatomy_col, split=args.split_col,
+                       context=parse_context_cols(args.context_cols))
     report = import_pairs(open_store(args), Path(args.file), dataset=args.dataset, columns=cols, kind=args.kind,
                           synthetic=args.synthetic, progress=Progress(True))
     print_result(report.to_json(), args.json)
@@ -393,6 +394,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--candidate-col", required=True)
     for opt in ("group", "system", "modality", "anatomy", "split"):
         p.add_argument(f"--{opt}-col")
+    p.add_argument("--context-cols", metavar="age=COL,sex=COL,indication=COL,history=COL",
+                   help="patient context columns, any subset (free text each; history = comparison/history): "
+                        "shown beside the pair and read by context-aware prompts")
     p.add_argument("--kind", default="score", choices=["score", "error_counts", "preference", "edit_review"])
     p.add_argument("--synthetic", action="store_true", help="mark the dataset as synthetic")
 

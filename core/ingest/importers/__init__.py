@@ -28,7 +28,13 @@ from core.ingest.importers.common import (
     tick_progress,
 )
 from core.ingest.importers.outputs import import_outputs, imported_run_id
-from core.ingest.importers.pairs import import_pairs, import_scored_pairs, prepare_pairs, write_pairs
+from core.ingest.importers.pairs import (
+    import_pairs,
+    import_scored_pairs,
+    parse_context_cols,
+    prepare_pairs,
+    write_pairs,
+)
 from core.ingest.importers.reading import check_scalar_cells, read_table, require_columns
 from core.ingest.importers.validation import (
     SignificanceRule,
@@ -72,6 +78,7 @@ __all__ = [
     "limit_problems",
     "match_ids",
     "pair_lookup",
+    "parse_context_cols",
     "prepare_annotations",
     "prepare_pairs",
     "read_table",

@@ -47,7 +47,7 @@ class ImportReport:
 
 @dataclass(frozen=True)
 class PairColumns:
-    """Which file column holds each pair field (None: not in the file)."""
+    """Which file column holds each pair field (None: not in the file; ``context``: only the fields given)."""
 
     id: str
     reference: str
@@ -57,6 +57,8 @@ class PairColumns:
     modality: str | None = None
     anatomy: str | None = None
     split: str | None = None
+    #: Patient context (issue 33): context field (``core.taxonomy.CONTEXT_FIELDS``) -> file column.
+    context: dict[str, str] = field(default_factory=dict)
 
 
 def tick_progress(progress: Progress | None, done: int, total: int, stage: str) -> None:

@@ -19,6 +19,7 @@ from core.ingest.importers.common import (
 from core.ingest.importers.reading import check_scalar_cells, read_table, require_columns
 from core.store.db import Store, content_hash_for, new_pair_numbers, pair_id_for
 from core.store.texts import same_text_sql
+from core.taxonomy import CONTEXT_FIELDS
 
 
 def import_pairs(store: Store, data, *, dataset: str, columns: PairColumns, kind: str = "score",
@@ -27,7 +28,8 @@ def import_pairs(store: Store, data, *, dataset: str, columns: PairColumns, kind
     """Import reference/candidate pairs into ``dataset`` (created if new).
 
     The pair id is a stable hash of (dataset, external id), so the same file
-    imported twice maps onto the same rows.
+    imported twice maps onto the same rows. ``columns.context`` maps patient context fields to columns
+    (see :func:`prepare_pairs`; :func:`parse_context_cols` reads the CLI's ``--context-cols``).
     """
     dataset = validation.check_dataset_name(dataset)
     common.tick_progress(progress, 0, 3, "reading")
@@ -35,12 +37,13 @@ def import_pairs(store: Store, data, *, dataset: str, columns: PairColumns, kind
     common.tick_progress(progress, 1, 3, "validating")
     frame = prepare_pairs(df, dataset, columns)
     common.tick_progress(progress, 2, 3, "writing")
+    notes: list[str] = []
     with store.write() as conn:
         added = write_pairs(conn, frame, dataset=dataset, kind=kind,
                             source=source or name or validation.source_label(data), license=license,
-                            synthetic=synthetic)
+                            synthetic=synthetic, warnings=notes)
     common.tick_progress(progress, 3, 3, "done")
-    return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added)
+    return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added, warnings=notes)
 
 
 def import_scored_pairs(store: Store, data, *, dataset: str, columns: PairColumns, score_col: str,
@@ -59,21 +62,63 @@ def import_scored_pairs(store: Store, data, *, dataset: str, columns: PairColumn
     ann = prepare_annotations(df, dataset, lookup, id_col=columns.id, score_col=score_col, scale_max=scale_max,
                               scale_min=scale_min, annotator=annotator, source=label)
     common.tick_progress(progress, 2, 3, "writing")
+    notes: list[str] = []
     with store.write() as conn:
-        added = write_pairs(conn, frame, dataset=dataset, kind=kind, source=label)
+        added = write_pairs(conn, frame, dataset=dataset, kind=kind, source=label, warnings=notes)
         write_annotations(conn, ann)
     common.tick_progress(progress, 3, 3, "done")
-    return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added)
+    return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added, warnings=notes)
+
+
+def parse_context_cols(text: str | None) -> dict[str, str]:
+    """``age=COL,sex=COL,...`` (the ``--context-cols`` option) -> {context field: file column}.
+
+    Any subset of ``CONTEXT_FIELDS``; an unknown field, a part without ``=``, an empty column or a field
+    given twice is refused in one :class:`ImportValidationError` naming the valid fields. A column name
+    cannot hold a comma here (rename it, or use the import wizard).
+    """
+    if text is None or not text.strip():
+        return {}
+    mapping: dict[str, str] = {}
+    problems: list[str] = []
+    for part in text.split(","):
+        key, sep, col = part.partition("=")
+        key, col = key.strip().lower(), col.strip()
+        if not sep or not key or not col:
+            problems.append(f"'{part.strip()}' is not FIELD=COLUMN")
+        elif key in mapping:
+            problems.append(f"context field '{key}' given twice")
+        else:
+            mapping[key] = col
+    problems += [f"unknown context field '{k}'" for k in mapping if k not in CONTEXT_FIELDS]
+    if problems:
+        raise ImportValidationError([f"--context-cols: {'; '.join(problems)}; the fields are: "
+                                     f"{', '.join(CONTEXT_FIELDS)} (e.g. age=patient_age,indication=reason)"])
+    return mapping
+
+
+def _check_context_fields(context: dict[str, str]) -> None:
+    unknown = [k for k in context if k not in CONTEXT_FIELDS]
+    if unknown:
+        raise ImportValidationError([f"unknown context field(s) {', '.join(map(repr, unknown))}; the fields are: "
+                                     f"{', '.join(CONTEXT_FIELDS)}"])
 
 
 def prepare_pairs(df: pd.DataFrame, dataset: str, columns: PairColumns) -> pd.DataFrame:
-    """Validate a pairs table and shape it as rows of the ``pairs`` table."""
+    """Validate a pairs table and shape it as rows of the ``pairs`` table.
+
+    Patient context columns (``columns.context``) become the ``age``, ``sex``, ``indication`` and
+    ``history`` columns, each cell stripped, an empty one NULL; unmapped fields are NULL.
+    """
     c = columns
+    context = dict(c.context or {})
+    _check_context_fields(context)
     require_columns(df, {"id": c.id, "reference": c.reference, "candidate": c.candidate, "group": c.group,
-                          "system": c.system, "modality": c.modality, "anatomy": c.anatomy, "split": c.split})
+                          "system": c.system, "modality": c.modality, "anatomy": c.anatomy, "split": c.split,
+                          **{f"patient context: {k}": col for k, col in context.items()}})
     problems: list[str] = []
-    check_scalar_cells(df, [c.id, c.reference, c.candidate, c.group, c.system, c.modality, c.anatomy, c.split],
-                  problems)
+    check_scalar_cells(df, [c.id, c.reference, c.candidate, c.group, c.system, c.modality, c.anatomy, c.split,
+                            *context.values()], problems)
     if problems:
         raise ImportValidationError(common.limit_problems(problems))
     ids = validation.column_ids(df, c.id, problems)
@@ -105,8 +150,10 @@ def prepare_pairs(df: pd.DataFrame, dataset: str, columns: PairColumns) -> pd.Da
         "modality": optional(c.modality),
         "anatomy": optional(c.anatomy),
         "split": optional(c.split),
+        **{f: optional(context.get(f)) for f in CONTEXT_FIELDS},
     })
-    used = {v for v in vars(c).values() if v}
+    used = {c.id, c.reference, c.candidate, c.group, c.system, c.modality, c.anatomy, c.split,
+            *context.values()} - {None}
     extra_cols = [col for col in df.columns if col not in used]
     if extra_cols:
         frame["meta"] = [json.dumps({k: validation.cell_text(v) for k, v in row.items()}, ensure_ascii=False)
@@ -122,11 +169,15 @@ def _existing_dataset(conn, dataset: str):
 
 
 def write_pairs(conn, frame: pd.DataFrame, *, dataset: str, kind: str, source: str | None = None,
-                license: str | None = None, synthetic: bool = False) -> int:
+                license: str | None = None, synthetic: bool = False, warnings: list[str] | None = None) -> int:
     """Inside an open write transaction: create the dataset if new, add new pairs.
 
     Returns the number of pairs added. Pairs already stored with the same text
-    are skipped; the same id with different text is refused.
+    are skipped; the same id with different text is refused. Patient context
+    (``age``, ``sex``, ``indication``, ``history``; a frame without those columns has none) fills the
+    empty fields of a pair already stored, never overwrites one: a stored value that differs from the
+    file's is refused like different text. How many stored pairs gained context is appended to
+    ``warnings`` (when given).
     """
     if kind not in DATASET_KINDS:
         raise ImportValidationError([f"dataset kind '{kind}' unknown; kinds are: {', '.join(DATASET_KINDS)}"])
@@ -139,7 +190,12 @@ def write_pairs(conn, frame: pd.DataFrame, *, dataset: str, kind: str, source: s
             [dataset, kind, source, license, synthetic],
         )
     # _seq: the file's row order, kept by the insert (the pair browser lists pairs in import order)
-    conn.register("incoming_pairs", frame.assign(_seq=np.arange(len(frame), dtype=np.int64)))
+    incoming = frame.assign(_seq=np.arange(len(frame), dtype=np.int64))
+    for f in CONTEXT_FIELDS:
+        if f not in incoming.columns:
+            incoming[f] = None
+        incoming[f] = incoming[f].astype(object)  # all-None columns must still be text to DuckDB
+    conn.register("incoming_pairs", incoming)
     try:
         conflicts = conn.execute(
             "SELECT i.ext_id FROM incoming_pairs i JOIN pairs p USING (pair_id) "
@@ -150,17 +206,54 @@ def write_pairs(conn, frame: pd.DataFrame, *, dataset: str, kind: str, source: s
             raise ImportValidationError(
                 [f"id(s) {shown} already in dataset '{dataset}' with different report text; "
                  "import under a new dataset name or remove the dataset first"])
+        filled = _merge_context(conn, dataset) if incoming[list(CONTEXT_FIELDS)].notna().any(axis=None) else 0
         before = conn.execute("SELECT count(*) FROM pairs WHERE dataset = ?", [dataset]).fetchone()[0]
         conn.execute(
             "INSERT INTO pairs (pair_id, dataset, ext_id, reference, candidate, group_id, system, "
-            "modality, anatomy, split, meta, content_hash, identical, pair_no) "
+            f"modality, anatomy, split, meta, content_hash, identical, pair_no, {_CONTEXT_LIST}) "
             "SELECT i.pair_id, i.dataset, i.ext_id, i.reference, i.candidate, i.group_id, i.system, "
             f"i.modality, i.anatomy, i.split, i.meta, i.content_hash, {same_text_sql('i.reference', 'i.candidate')}, "
-            f"{new_pair_numbers('i._seq')} "
+            f"{new_pair_numbers('i._seq')}, {', '.join(f'CAST(i.{f} AS VARCHAR)' for f in CONTEXT_FIELDS)} "
             "FROM incoming_pairs i ANTI JOIN pairs p ON p.pair_id = i.pair_id"
         )
         after = conn.execute("SELECT count(*) FROM pairs WHERE dataset = ?", [dataset]).fetchone()[0]
     finally:
         conn.unregister("incoming_pairs")
+    if filled and warnings is not None:
+        warnings.append(f"patient context added to {filled:,} pair(s) already stored (their report text "
+                        "is unchanged; no stored context was replaced)")
     return after - before
 
+
+_CONTEXT_LIST = ", ".join(CONTEXT_FIELDS)  # fixed column names (core.taxonomy), never user input
+
+
+def _merge_context(conn, dataset: str) -> int:
+    """Fill the empty context fields of stored pairs from ``incoming_pairs``; refuse a stored value the file
+    contradicts. Returns how many stored pairs gained a field."""
+    differs = " OR ".join(f"(p.{f} IS NOT NULL AND i.{f} IS NOT NULL AND p.{f} <> CAST(i.{f} AS VARCHAR))"
+                          for f in CONTEXT_FIELDS)
+    clash = conn.execute(
+        f"SELECT i.ext_id, {', '.join(f'p.{f}, CAST(i.{f} AS VARCHAR)' for f in CONTEXT_FIELDS)} "
+        f"FROM incoming_pairs i JOIN pairs p USING (pair_id) WHERE {differs} ORDER BY i.ext_id LIMIT 21").fetchall()
+    if clash:
+        problems = []
+        for row in clash[:20]:
+            fields = [f"{f} '{row[1 + 2 * k]}' stored, '{row[2 + 2 * k]}' in the file"
+                      for k, f in enumerate(CONTEXT_FIELDS)
+                      if row[1 + 2 * k] is not None and row[2 + 2 * k] is not None and row[1 + 2 * k] != row[2 + 2 * k]]
+            problems.append(f"id '{row[0]}' already in dataset '{dataset}' with different patient context: "
+                            + "; ".join(fields))
+        if len(clash) > 20:
+            problems.append("... and more ids with different patient context")
+        raise ImportValidationError(problems + ["stored context is never replaced: import under a new dataset "
+                                                "name or remove the dataset first"])
+    gains = " OR ".join(f"(p.{f} IS NULL AND i.{f} IS NOT NULL)" for f in CONTEXT_FIELDS)
+    ids = [r[0] for r in conn.execute(
+        f"SELECT p.pair_id FROM incoming_pairs i JOIN pairs p USING (pair_id) WHERE {gains}").fetchall()]
+    if not ids:
+        return 0
+    sets = ", ".join(f"{f} = coalesce(pairs.{f}, CAST(i.{f} AS VARCHAR))" for f in CONTEXT_FIELDS)
+    conn.execute(f"UPDATE pairs SET {sets} FROM incoming_pairs i WHERE pairs.pair_id = i.pair_id "
+                 "AND pairs.pair_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
+    return len(ids)
