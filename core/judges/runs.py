@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from core.store.db import Store, insert_metric_values, stable_hash
+from core.taxonomy import CONTEXT_FIELDS
 
 # Metric name under which a prompt's overall score is stored (others store counts only).
 OVERALL_METRIC = {"vert": "vert", "rubric": "rubric"}
@@ -319,8 +320,10 @@ def finish_run(store: Store, run_id: str, status: str) -> dict:
 
 def load_pairs(store: Store, dataset: str, pair_ids: list[str] | None = None, limit: int | None = None,
                ) -> pd.DataFrame:
-    """The pairs a run covers, in a stable order (by ext_id)."""
-    sql = "SELECT pair_id, ext_id, reference, candidate FROM pairs WHERE dataset = ?"
+    """The pairs a run covers, in a stable order (by ext_id), with their patient context (``age``, ``sex``,
+    ``indication``, ``history``: NULL when unknown; ``core.reads.context.context_dict(row)`` gives a row's
+    context as the dict context-aware prompts take)."""
+    sql = f"SELECT pair_id, ext_id, reference, candidate, {', '.join(CONTEXT_FIELDS)} FROM pairs WHERE dataset = ?"
     params: list = [dataset]
     if pair_ids is not None:
         sql += " AND pair_id IN (SELECT unnest(?::VARCHAR[]))"
