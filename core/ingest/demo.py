@@ -20,6 +20,7 @@ from core.ingest.importers import (
     write_pairs,
 )
 from core.store.db import Store
+from core.taxonomy import CONTEXT_FIELDS
 
 DEMO_DATASET = "demo"
 DEFAULT_PAIRS = 400
@@ -30,11 +31,14 @@ def build_demo(store: Store, n_pairs: int = DEFAULT_PAIRS, seed: int = DEFAULT_S
                progress: Progress | None = None, dataset: str = DEMO_DATASET) -> ImportReport:
     """Generate the seeded demo corpus and store it as a synthetic dataset.
 
-    Re-running with the same ``n_pairs`` and ``seed`` adds nothing. The seed
+    Pairs carry a synthetic patient context (age, sex, indication, comparison; ``core.ingest.synth.context``,
+    drawn from a stream of its own). Re-running with the same ``n_pairs`` and ``seed`` adds nothing (a demo
+    built before migration 009 gains its context). The seed
     and size are recorded in the dataset's ``version`` field. ``python -m core demo``
     also builds ``demo-review`` (core.review.demo, same seed).
     """
     from core.ingest.synth import generate_demo  # the generator is only needed here
+    from core.ingest.synth.context import demo_context
 
     if n_pairs < 1:
         raise ValueError("the demo needs at least one pair")
@@ -42,8 +46,11 @@ def build_demo(store: Store, n_pairs: int = DEFAULT_PAIRS, seed: int = DEFAULT_S
     corpus = generate_demo(n_pairs=n_pairs, seed=seed)
     tick_progress(progress, 1, 4, "validating")
     cols = PairColumns(id="ext_id", reference="reference", candidate="candidate", group="group_id",
-                       system="system", modality="modality", anatomy="anatomy", split="split")
-    pairs = prepare_pairs(corpus.pairs.drop(columns=["meta"]), dataset, cols)
+                       system="system", modality="modality", anatomy="anatomy", split="split",
+                       context={f: f for f in CONTEXT_FIELDS})
+    # patient context from its own seeded stream: the corpus's text and annotations do not change
+    with_context = corpus.pairs.drop(columns=["meta"]).join(demo_context(corpus.pairs, seed))
+    pairs = prepare_pairs(with_context, dataset, cols)
     pairs["meta"] = corpus.pairs["meta"].tolist()  # the generator's JSON, kept as written
     lookup = dict(zip(pairs["ext_id"], pairs["pair_id"], strict=True))
     ann = corpus.annotations
