@@ -76,13 +76,16 @@ def _judge_runs(conn, dataset: str) -> pd.DataFrame:
 
 
 def declared_orientations(store: Store, dataset: str) -> dict[tuple[str, str], bool]:
-    """(judge label, metric) -> higher_is_better, as imported runs declared it (import-outputs --lower-is-better)."""
+    """(judge label, metric) -> higher_is_better, as imported runs declared it: one score's ``higher_is_better``
+    (import-outputs --lower-is-better), or several metrics' ``orientations`` map (import-outputs --format radeval)."""
     runs = judge_runs(store, dataset)
     out: dict[tuple[str, str], bool] = {}
     for r in runs[runs["judge_kind"] == "imported"].itertuples(index=False):
         params = json.loads(r.params or "{}")
         if params.get("higher_is_better") is not None and params.get("metric"):
             out[(r.judge, params["metric"])] = bool(params["higher_is_better"])
+        for metric, up in (params.get("orientations") or {}).items():
+            out[(r.judge, str(metric))] = bool(up)
     return out
 
 
