@@ -66,11 +66,43 @@ def cmd_import_pairs(args) -> int:
 
 
 def cmd_import_outputs(args) -> int:
-    from core.ingest.importers import import_outputs
+    """One branch per --format: green (text or score columns), crimson, radeval."""
+    if args.format == "radeval":
+        return _import_radeval(args)
+    if args.format == "crimson":
+        raise ValueError("--format crimson is not available in this build yet")
+    from core.ingest.importers import ImportValidationError, import_outputs
 
+    if args.ids:
+        raise ImportValidationError(["--ids goes with --format radeval; a table of outputs names its id column "
+                                     "(--id-col)"])
+    if not args.judge or not args.id_col:
+        raise ImportValidationError([f"give {'--judge' if not args.judge else '--id-col'} (the judge's name and "
+                                     "the id column of the outputs file)"])
     report = import_outputs(open_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
                             id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
                             metric=args.metric, progress=Progress(True), higher_is_better=args.higher_is_better)
+    print_result(report.to_json(), args.json)
+    return 0
+
+
+def _import_radeval(args) -> int:
+    """import-outputs --format radeval: RadEval's per-sample JSON, with the pair ids in its order (--ids)."""
+    from core.ingest.importers import ImportValidationError
+    from core.ingest.importers.radeval import import_radeval
+
+    wrong = [flag for flag, value in (("--text-col", args.text_col), ("--score-col", args.score_col),
+                                      ("--metric", args.metric),
+                                      ("--lower-is-better/--higher-is-better", args.higher_is_better))
+             if value is not None]
+    if wrong:
+        raise ImportValidationError([f"{', '.join(wrong)} do(es) not apply to --format radeval: every metric is "
+                                     "imported under RadEval's name, with its orientation from RadEval's table"])
+    if not args.ids:
+        raise ImportValidationError(["give the pair ids in RadEval's order: --ids FILE (one id per line, or a "
+                                     "CSV/TSV/JSONL with --id-col)"])
+    report = import_radeval(open_store(args), Path(args.file), Path(args.ids), dataset=args.dataset,
+                            judge=args.judge or "radeval", id_col=args.id_col, progress=Progress(True))
     print_result(report.to_json(), args.json)
     return 0
 
@@ -433,9 +465,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("import-outputs", cmd_import_outputs, "import judge outputs produced elsewhere as an `imported` run")
     p.add_argument("file")
+    p.add_argument("--format", choices=["green", "crimson", "radeval"], default="green",
+                   help="green: a table of GREEN-format text or scores (default); crimson: CRIMSON JSON answers; "
+                        "radeval: RadEval's per-sample JSON (metric -> one value per report) with --ids")
     p.add_argument("--dataset", required=True)
-    p.add_argument("--judge", required=True)
-    p.add_argument("--id-col", required=True)
+    p.add_argument("--judge", help="the judge's name (required, except --format radeval: default radeval)")
+    p.add_argument("--id-col", help="the id column (of the outputs file; with --format radeval, of the --ids table)")
+    p.add_argument("--ids", metavar="FILE",
+                   help="--format radeval: the pair ids in RadEval's order, one per line (or a CSV/TSV/JSONL "
+                        "with --id-col)")
     p.add_argument("--text-col", help="raw judge text (GREEN format is parsed)")
     p.add_argument("--score-col", help="a numeric score per pair")
     p.add_argument("--metric", help="metric name for --score-col (default: the judge name)")
