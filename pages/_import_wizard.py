@@ -22,6 +22,7 @@ import streamlit as st
 from core.ingest import importers
 from core.ingest.comparisons import import_preferences
 from core.store.db import Store, StoreError
+from core.taxonomy import CONTEXT_FIELDS
 from pages._shared import escape_md, show_table, switch_dataset_next_run
 
 # What the wizard can import -> label shown to the user.
@@ -67,6 +68,11 @@ ROLE_HINTS: dict[str, tuple[str, ...]] = {
     "confidence": ("confidence", "certainty", "conf"),
     "comparison": ("comparison_id", "comparison", "pair_key", "task_id"),
     "text": ("text", "judge_output", "output", "response", "raw_text", "completion", "generation"),
+    # patient context (issue 33)
+    "age": ("age", "patient_age", "age_years", "age_at_exam"),
+    "sex": ("sex", "gender", "patient_sex", "patient_gender"),
+    "indication": ("indication", "clinical_indication", "indications", "reason_for_exam", "reason_for_study"),
+    "history": ("history", "clinical_history", "comparison", "comparisons", "prior", "priors", "prior_studies"),
 }
 ROLE_LABELS: dict[str, str] = {
     "id": "ID column",
@@ -88,11 +94,16 @@ ROLE_LABELS: dict[str, str] = {
     "preferred": "Preferred column (a / b / the preferred id / empty or tie)",
     "confidence": "Confidence column (1-10)",
     "comparison": "Comparison id column",
+    "age": "Patient age column",
+    "sex": "Patient sex column",
+    "indication": "Indication column",
+    "history": "Comparison / history column",
 }
 PREFERENCE_ROLES_REQUIRED = ("a", "b", "preferred")
 PREFERENCE_ROLES_OPTIONAL = ("confidence", "comparison", "annotator")
 PAIR_ROLES_REQUIRED = ("id", "reference", "candidate")
 PAIR_ROLES_OPTIONAL = ("group", "system", "modality", "anatomy", "split")
+PAIR_ROLES_CONTEXT = CONTEXT_FIELDS  # patient context: optional, free text each
 
 
 # -- pure part: guessing and importing ----------------------------------------------
@@ -203,6 +214,7 @@ def run_import(
             id=m["id"], reference=m["reference"], candidate=m["candidate"],
             group=m.get("group"), system=m.get("system"), modality=m.get("modality"),
             anatomy=m.get("anatomy"), split=m.get("split"),
+            context={f: m[f] for f in PAIR_ROLES_CONTEXT if m.get(f)},
         )
         if m.get("score"):  # an expert score in the same file: pairs and scores in one transaction
             return importers.import_scored_pairs(
@@ -355,6 +367,16 @@ def _mapping_widgets(what: str, columns: list[str], token: str) -> tuple[dict, d
                 options["annotator"] = c2.text_input("Whose scores (annotator name)", value="expert",
                                                      key=f"data_imp_pann_{token}")
                 st.caption("Imported with the pairs as one overall score per pair (dataset kind: score).")
+        context_guess = guess_mapping(columns, [*PAIR_ROLES_REQUIRED, *PAIR_ROLES_OPTIONAL, "score",
+                                                *PAIR_ROLES_CONTEXT])
+        with st.expander("Patient context (optional)",
+                         expanded=any(context_guess[r] for r in PAIR_ROLES_CONTEXT)):
+            st.caption("Free text per pair, shown beside it (Data, Annotate, the report) and read by "
+                       "context-aware prompts; the rules, lexical and length judges ignore it.")
+            cols = st.columns(len(PAIR_ROLES_CONTEXT))
+            for col, role in zip(cols, PAIR_ROLES_CONTEXT, strict=True):
+                with col:
+                    mapping[role] = _column_picker(role, columns, context_guess[role], required=False, token=token)
     elif what == "annotations":
         guesses = guess_mapping(columns, ["id", "category", "significant", "count", "score", "annotator"])
         likely = 1 if guesses["category"] and guesses["count"] else 2 if guesses["category"] else 0

@@ -7,8 +7,9 @@ error counts per category a-f (significant / insignificant), a note - and each
 Save is written at once (``core.reads.ratings.save_rating``: one short transaction,
 mirrored into ``annotations`` as ``rater:<name>``). Blinded by default: no
 judge outputs and no other raters' ratings unless the researcher unblinds the
-queue. **Queues**: a researcher makes a queue (filters, a seeded sample, or the
-pairs the judges disagree on most). **Agreement**: Kendall tau and
+queue; the pair's patient context (age, sex, indication, comparison/history), when stored, is shown
+above the reports, as a radiologist reads it. **Queues**: a researcher makes a queue (filters, a
+seeded sample, or the pairs the judges disagree on most). **Agreement**: Kendall tau and
 Krippendorff's alpha between raters, the disagreement list, adjudication.
 
 Keyboard: Tab / Shift+Tab move between fields, Enter in any field saves the
@@ -25,6 +26,7 @@ from core.reads import ratings
 from core.reads.queries import CATEGORY_NAMES
 from core.store.db import Store
 from pages._access import is_researcher, secrets, signed_in_identity
+from pages._context import show_context
 from pages._shared import (
     cached,
     download_csv,
@@ -267,6 +269,7 @@ def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
         return
     nav[2].markdown(f"Pair **{pos + 1}** of {n} · {escape_md(pair['ext_id'])} · "
                     f"{status.iloc[pos]['status']}")
+    show_context(pair["context"])  # the patient as the referrer described it (never a judge's output)
     left, right = st.columns(2)
     with left:
         st.markdown("**Reference report**")

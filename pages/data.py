@@ -17,6 +17,7 @@ from core.reads.queries import FACETS, counts_by_category
 from core.store.datasets import delete_dataset, restore_dataset
 from core.store.db import StoreError
 from pages._access import is_researcher
+from pages._context import show_context
 from pages._import_wizard import draw_import_wizard
 from pages._shared import (
     escape_md,
@@ -222,6 +223,8 @@ def draw_pair_detail(store, pair: dict) -> None:
     st.subheader(f"Pair {escape_md(pair['ext_id'])}")
     if pair["synthetic"]:
         st.badge("synthetic pair", icon=":material/science:", color="orange")
+    show_context(pair["context"], empty="No patient context stored for this pair (import it with the pairs: "
+                                        "age, sex, indication, comparison/history columns).")
     show_reports(pair["reference"], pair["candidate"])
 
     fields = {

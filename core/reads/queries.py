@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
+from core.reads.context import context_dict
 from core.store.db import Store
 from core.taxonomy import CATEGORY_NAMES, FACETS
 
@@ -203,13 +204,15 @@ def get_pair(store: Store, pair_id: str) -> dict | None:
     """One pair with its dataset's kind and synthetic flag, or None if unknown.
 
     ``meta`` is decoded from JSON into a dict (an empty dict when absent; the
-    raw text under ``{"raw": ...}`` if it is not valid JSON).
+    raw text under ``{"raw": ...}`` if it is not valid JSON). ``age``, ``sex``, ``indication`` and
+    ``history`` are the stored patient context (None when unknown); ``context`` holds those with text.
     """
     with store.read() as conn:
         cur = conn.execute(
             """
             SELECT p.pair_id, p.dataset, p.ext_id, p.reference, p.candidate, p.group_id,
                    p.system, p.modality, p.anatomy, p.split, p.meta, p.content_hash,
+                   p.age, p.sex, p.indication, p.history,
                    d.kind, coalesce(d.synthetic, FALSE) AS synthetic
             FROM pairs p LEFT JOIN datasets d ON d.name = p.dataset
             WHERE p.pair_id = ?
@@ -231,6 +234,7 @@ def get_pair(store: Store, pair_id: str) -> dict | None:
         except (TypeError, ValueError):
             pair["meta"] = {"raw": raw}
     pair["synthetic"] = bool(pair["synthetic"])
+    pair["context"] = context_dict(pair)  # the patient context fields that hold text (migration 009)
     return pair
 
 
