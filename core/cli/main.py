@@ -76,9 +76,10 @@ def cmd_import_outputs(args) -> int:
     if args.ids:
         raise ImportValidationError(["--ids goes with --format radeval; a table of outputs names its id column "
                                      "(--id-col)"])
-    if not args.judge or not args.id_col:
-        raise ImportValidationError([f"give {'--judge' if not args.judge else '--id-col'} (the judge's name and "
-                                     "the id column of the outputs file)"])
+    missing = [flag for flag, value in (("--judge", args.judge), ("--id-col", args.id_col)) if not value]
+    if missing:
+        raise ImportValidationError([f"give {' and '.join(missing)}: --format green reads a table of outputs "
+                                     "named after their judge, with an id column"])
     report = import_outputs(open_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
                             id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
                             metric=args.metric, progress=Progress(True), higher_is_better=args.higher_is_better)
