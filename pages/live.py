@@ -4,6 +4,10 @@ Paste two reports (or pick a pair of the selected dataset): the rules judge
 answers at once; configured models answer on a button, side by side. Pasted
 text is written to the store only when the user clicks "Save as pair".
 
+The patient context fields (age, sex, indication, comparison/history; a picked pair's stored context
+fills them) go, non-empty ones only, to the model call as ``context=``: context-aware prompts
+(``core.prompts.CONTEXT_PROMPTS``) read them; the rules, lexical and length judges ignore them.
+
 URL: ``dataset`` (app.py), ``live_src`` (paste | pair), ``pair`` (the picked pair).
 """
 
@@ -28,9 +32,12 @@ from core.judges.live import (
 )
 from core.judges.llm import EndpointRefused, GenParams
 from core.models import configured_models, secret_api_key
+from core.prompts import CONTEXT_PROMPTS
+from core.reads.context import CONTEXT_LABELS, context_dict
 from core.reads.queries import CATEGORY_NAMES
 from core.settings import local_only
 from core.store.export import to_safe_csv
+from core.taxonomy import CONTEXT_FIELDS
 from pages._errors import show_error
 from pages._shared import (
     MISSING,
@@ -55,8 +62,9 @@ FORMULAS = "Formulas (M matched findings, S significant errors, I insignificant 
 LANGUAGES = f"{languages_of('rules')}; models: any language (not checked)"
 
 
-def _digest(reference: str, candidate: str) -> str:
-    return hashlib.sha256(f"{reference}\x00{candidate}".encode()).hexdigest()[:16]
+def _digest(reference: str, candidate: str, context: dict[str, str] | None = None) -> str:
+    extra = "" if not context else "\x00" + "\x00".join(f"{k}={v}" for k, v in context.items())
+    return hashlib.sha256(f"{reference}\x00{candidate}{extra}".encode()).hexdigest()[:16]
 
 
 # -- input -------------------------------------------------------------------------
@@ -94,6 +102,30 @@ def _picked(store, dataset: str | None) -> tuple[str, str, dict | None]:
     if pair is None:
         return "", "", None
     return pair["reference"], pair["candidate"], pair
+
+
+def _context_note(prompts=CONTEXT_PROMPTS) -> str:
+    """Which judges read the patient context, in words."""
+    readers = (f"only the context-aware prompts ({', '.join(sorted(prompts))}) read it"
+               if prompts else "no prompt offered here reads it yet (only context-aware prompts will)")
+    return f"Optional. {readers}; the rules, lexical and length judges ignore it."
+
+
+def _context_inputs(pair: dict | None) -> dict[str, str]:
+    """The four context fields (a picked pair's stored context fills them, editable); returns the filled ones."""
+    stored = (pair or {}).get("context") or {}
+    suffix = f"_{pair['pair_id']}" if pair else ""  # a picked pair's fields start from its stored values
+    with st.expander("Patient context", expanded=bool(stored) or any(
+            st.session_state.get(f"live_ctx_{f}{suffix}") for f in CONTEXT_FIELDS)):
+        st.caption(_context_note())
+        values = {}
+        for col, field in zip(st.columns(len(CONTEXT_FIELDS)), CONTEXT_FIELDS, strict=True):
+            key = f"live_ctx_{field}{suffix}"
+            if key not in st.session_state:
+                st.session_state[key] = stored.get(field, "")
+            values[field] = col.text_input(CONTEXT_LABELS[field], key=key, max_chars=2000,
+                                           placeholder={"age": "e.g. 82", "sex": "e.g. F"}.get(field, ""))
+    return context_dict(values)
 
 
 # -- drawing one judge's answer ------------------------------------------------------
@@ -174,8 +206,9 @@ def draw_highlights(reference: str, candidate: str, rules) -> None:
 # -- models ---------------------------------------------------------------------------
 
 
-def draw_model_controls(reference: str, candidate: str) -> list[str]:
-    """Model picker and the button; returns the result keys to show."""
+def draw_model_controls(reference: str, candidate: str, context: dict[str, str] | None = None) -> list[str]:
+    """Model picker and the button; returns the result keys to show (a changed context is a new answer for a
+    context-aware prompt)."""
     secrets = streamlit_secrets()
     models = configured_models(secrets=secrets)
     restricted = local_only(secrets=secrets)
@@ -201,7 +234,10 @@ def draw_model_controls(reference: str, candidate: str) -> list[str]:
         m = by_name[name]
         if m.needs_key and not m.key_present:
             st.warning(f"{escape_md(name)}: no {escape_md(m.provider)} key in the environment or secrets.")
-    text_key = _digest(reference, candidate)
+    if context and prompt_id not in CONTEXT_PROMPTS:
+        st.caption(f"The {escape_md(prompt_id)} prompt does not read the patient context: its answer is the same "
+                   "without it.")
+    text_key = _digest(reference, candidate, context if prompt_id in CONTEXT_PROMPTS else None)
     keys = [(text_key, name, prompt_id, repr(params)) for name in chosen]
     results = st.session_state.setdefault(RESULTS_KEY, {})
     ready = bool(reference.strip() and candidate.strip())
@@ -212,7 +248,7 @@ def draw_model_controls(reference: str, candidate: str) -> list[str]:
                 try:
                     raw, parsed, latency, cost = score_live(
                         reference, candidate, name, prompt_id, m.api_base, secret_api_key(m, secrets), params,
-                        local_only=restricted)
+                        local_only=restricted, context=context or None)
                     results[key] = {"raw": raw, "parsed": parsed, "latency": latency, "cost": cost}
                 except (EndpointRefused, LiveCallFailed, ValueError) as exc:
                     results[key] = {"error": str(exc)}
@@ -239,15 +275,16 @@ else:
         if pair["synthetic"]:
             st.badge("synthetic pair", icon=":material/science:", color="orange")
         show_reports(reference, candidate)
+context = _context_inputs(pair)
 
 if not (reference.strip() and candidate.strip()):
     st.info("Paste a reference and a candidate report (or pick a pair) to see the judges' answers.")
     st.stop()
 
-rules = score_rules_live(reference, candidate)
+rules = score_rules_live(reference, candidate, context=context or None)  # accepted, not read
 st.divider()
 st.caption(f"Languages: {escape_md(LANGUAGES)}.")
-model_keys = draw_model_controls(reference, candidate)
+model_keys = draw_model_controls(reference, candidate, context)
 answers = st.columns(1 + len(model_keys))
 with answers[0]:
     if rules.failure:
@@ -279,10 +316,12 @@ if source == "paste":
     given = id_col.text_input("Pair id", key="live_save_id", placeholder="blank: derived from the text")
     ext_id = given.strip() or f"live-{_digest(reference, candidate)[:10]}"
     if st.button("Save as pair", key="live_save"):
-        row = pd.DataFrame({"id": [ext_id], "reference": [reference], "candidate": [candidate]})
+        row = pd.DataFrame({"id": [ext_id], "reference": [reference], "candidate": [candidate],
+                            **{f: [v] for f, v in context.items()}})
         try:
             report = import_pairs(store, row, dataset=target,
-                                  columns=PairColumns(id="id", reference="reference", candidate="candidate"),
+                                  columns=PairColumns(id="id", reference="reference", candidate="candidate",
+                                                      context={f: f for f in context}),
                                   source="live scoring")
         except ValueError as exc:  # ImportValidationError and friends: the message says why
             st.error(f"Not saved: {escape_md(exc)}")

@@ -16,6 +16,8 @@
   pair or dataset);
 - every stored ``identical`` flag (migration 004) agrees with its pair's texts;
 - pair numbers (migration 005) are unique, and each metric value carries its pair's;
+- patient context (migration 009) is stored as the importer writes it: NULL or stripped, non-empty text
+  (other text, written outside RadJudge, is a note);
 - every closed run's counters (``n_ok``, ``n_failed``) equal a recount of its
   outputs. A run still marked ``running`` is listed as a note: it is either
   running now or was killed, and a re-run finishes it.
@@ -50,6 +52,7 @@ from core.store.db import (
     release_fd,
 )
 from core.store.texts import same_text_sql
+from core.taxonomy import CONTEXT_FIELDS
 
 __all__ = ["IntegrityReport", "check_store", "export_store", "EXPORT_FORMAT"]
 
@@ -282,6 +285,8 @@ def _check(conn, report: IntegrityReport) -> None:
         report.problem(f"{stale} pair(s) whose stored identical flag disagrees with their texts")
     if _has_column(conn, "metric_values", "pair_no"):  # migration 005
         _check_pair_numbers(conn, report)
+    if _has_column(conn, "pairs", CONTEXT_FIELDS[0]):  # migration 009
+        _check_context(conn, report)
     for run_id, status, n_ok, n_failed, ok, failed in conn.execute(_COUNTERS).fetchall():
         report.problem(f"run {run_id} ({status}): counters say {n_ok} ok / {n_failed} failed, "
                        f"its outputs say {ok} / {failed}")
@@ -296,6 +301,15 @@ def _has_column(conn, table: str, column: str) -> bool:
     """Whether the store's schema has this column yet (a store from before its migration has not)."""
     return bool(conn.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
                              "AND column_name = ?", [table, column]).fetchone()[0])
+
+
+def _check_context(conn, report: IntegrityReport) -> None:
+    """Patient context (migration 009): the importer stores stripped, non-empty text or NULL."""
+    untidy = " OR ".join(f"regexp_matches({f}, '^\\s|\\s$') OR {f} = ''" for f in CONTEXT_FIELDS)  # fixed names
+    n = conn.execute(f"SELECT count(*) FROM pairs WHERE {untidy}").fetchone()[0]
+    if n:
+        report.notes.append(f"{n} pair(s) whose patient context is empty text or starts or ends with whitespace "
+                            "(written outside RadJudge's importer): shown as stored")
 
 
 def _check_pair_numbers(conn, report: IntegrityReport) -> None:
