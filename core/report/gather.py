@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from core.reads.context import context_dict
 from core.store.db import Store
+from core.taxonomy import CONTEXT_FIELDS
 
 #: Targets the report covers, in order (only those the dataset has annotations for).
 REPORT_TARGETS: tuple[str, ...] = ("score", "sig_errors")
@@ -51,7 +53,7 @@ class ReportData:
     f1: pd.DataFrame
     summary: object | None          # core.analysis.summary.Summary
     summary_note: str
-    excerpts: dict[str, dict]
+    excerpts: dict[str, dict]       # pair_id -> ext_id, reference, candidate, context (core.reads.context)
     n_boot: int
     seed: int
     min_n: int
@@ -198,9 +200,10 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
         top = summary.clusters[summary.clusters["is_largest"].astype(bool) & (summary.clusters["rank"] <= 3)]
         ids = sorted(set(top["pair_id"].astype(str)))
         if ids:
-            rows = store.query_df("SELECT pair_id, ext_id, reference, candidate FROM pairs "
-                                  "WHERE pair_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
-            excerpts = {r["pair_id"]: r for r in rows.to_dict("records")}
+            rows = store.query_df(f"SELECT pair_id, ext_id, reference, candidate, {', '.join(CONTEXT_FIELDS)} "
+                                  "FROM pairs WHERE pair_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
+            # each excerpt carries its pair's patient context (the fields that hold text), shown beside it
+            excerpts = {r["pair_id"]: r | {"context": context_dict(r)} for r in rows.to_dict("records")}
     store_info = {"file": store.path.name, "schema_version": store.schema_version(),
                   "data_version": store.data_version()}
     from core.reads.runcost import run_costs

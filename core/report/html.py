@@ -220,7 +220,8 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
         banner = ("<div class='banner' role='alert'>SYNTHETIC DATA — this dataset was generated with errors "
                   "injected by construction. It contains no real reports and no real experts; the numbers "
                   "demonstrate the method only.</div>")
-    excerpt_note = ("This report contains excerpts of report text; handle it like the reports themselves."
+    excerpt_note = ("This report contains excerpts of report text (with their pairs' patient context, where "
+                    "stored); handle it like the reports themselves."
                     if data.excerpts else "This report contains no report text.")
 
     scripts = [get_plotlyjs(), _RENDER_JS] if charts else []

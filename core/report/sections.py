@@ -14,6 +14,7 @@ import textwrap
 import pandas as pd
 
 from core.glossary import judge_in_words, metric_in_words
+from core.reads.context import context_line
 from core.report.gather import ReportData, TargetResult
 from core.taxonomy import OKABE_ITO
 
@@ -296,7 +297,9 @@ def summary_section(data: ReportData) -> str:
             pair = data.excerpts.get(str(rec["pair_id"]))
             example = ""
             if pair is not None:
-                example = (f"<div class='example'><div class='meta'>example: pair {e(pair['ext_id'])}</div>"
+                context = context_line(pair.get("context") or {})
+                example = (f"<div class='example'><div class='meta'>example: pair {e(pair['ext_id'])}"
+                           + (f" · <span class='context'>patient: {e(context)}</span>" if context else "") + "</div>"
                            f"<div class='pair'><div><b>Reference</b><div class='excerpt'>"
                            f"{e(_clip(pair['reference']))}</div></div><div><b>Candidate</b><div class='excerpt'>"
                            f"{e(_clip(pair['candidate']))}</div></div></div></div>")
