@@ -51,6 +51,8 @@ from .injection import (
 from .loader import PromptTemplate, get_template, list_templates
 from .render import (
     CONTEXT_PROMPTS,
+    CRIMSON_CONTEXT_LABELS,
+    CRIMSON_PROMPTS,
     INJECTION_PROMPTS,
     JUDGE_PROMPTS,
     RenderedPrompt,
@@ -67,6 +69,8 @@ __all__ = [
     "CATEGORIES",
     "CATEGORY_NAMES",
     "CONTEXT_PROMPTS",
+    "CRIMSON_CONTEXT_LABELS",
+    "CRIMSON_PROMPTS",
     "FEWSHOT_VARIANTS",
     "INJECTION_K",
     "INJECTION_KINDS",

@@ -7,13 +7,19 @@ Prompt ids (``list_prompts()``):
   ``fineradscore`` (designed baselines);
 - few-shot, the vert prompt plus a section (D.5-D.9): ``vert_random``,
   ``vert_rad_err``, ``vert_rate_err``, ``vert_rad_err_10``, ``vert_rate_err_10``;
+- CRIMSON (rajpurkarlab/CRIMSON ``build_prompt``; a system and a user
+  message): ``crimson`` (every guideline, the pair's patient context when it
+  has any), ``crimson_nocontext`` (the same, never a context),
+  ``crimson_noguide`` (no guidelines: what upstream sends its fine-tuned
+  MedGemma; the context when there is one), ``crimson_noguide_nocontext``;
 - injection and validation (used through ``core.prompts.injection``):
   ``inject_false_finding``, ``inject_omission``, ``plausibility``.
 
 A prompt made of one template has that template's hash. A prompt made of
 several has the first 16 hex characters of the SHA-256 of its templates'
-``id:hash`` lines plus the few-shot formatting constants, so editing any part
-(or the category names used to expand the count lines) changes it.
+``id:hash`` lines plus the formatting done in code (few-shot constants; CRIMSON's
+context block and which parts a variant uses), so editing any part (or the
+category names used to expand the count lines) changes it.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ from .loader import get_template
 
 __all__ = [
     "CONTEXT_PROMPTS",
+    "CRIMSON_CONTEXT_LABELS",
+    "CRIMSON_PROMPTS",
     "INJECTION_PROMPTS",
     "JUDGE_PROMPTS",
     "RenderedPrompt",
@@ -51,14 +59,30 @@ ZERO_SHOT = ("green", "green_original", "vert", "formula", "rubric", "radfact", 
 BASE_SEPARATOR = "\n\n"  # between the rendered vert prompt and the few-shot section
 _FEWSHOT_BY_PROMPT = {v.prompt_id: v for v in FEWSHOT_VARIANTS.values()}
 
+# CRIMSON prompt id -> (with the guidelines, reads the pair's context): build_prompt's include_guidelines and
+# patient_context (None vs given). Without guidelines upstream drops the context guidelines, not the context.
+CRIMSON_PROMPTS: dict[str, tuple[bool, bool]] = {
+    "crimson": (True, True), "crimson_nocontext": (True, False),
+    "crimson_noguide": (False, True), "crimson_noguide_nocontext": (False, False),
+}
+# How a context field is named in CRIMSON's "Patient Context:" block: upstream prints the dict's keys as given,
+# and its README's example writes them capitalised ({"Age": "82", "Indication": "..."}).
+CRIMSON_CONTEXT_LABELS = {"age": "Age", "sex": "Sex", "indication": "Indication", "history": "History"}
+_CRIMSON_FORMAT = {"section_separator": "\n\n", "context_header": "Patient Context:\n",
+                   "context_line": "    {label}: {value}\n", "labels": CRIMSON_CONTEXT_LABELS,
+                   "context_guidelines_end": "\n"}
+
 # Prompts that read a pair's patient context (core.taxonomy.CONTEXT_FIELDS); the others ignore it.
-CONTEXT_PROMPTS: frozenset[str] = frozenset()
+CONTEXT_PROMPTS: frozenset[str] = frozenset(p for p, (_, ctx) in CRIMSON_PROMPTS.items() if ctx)
 
 # prompt id -> the template ids it is made of
 JUDGE_PROMPTS: dict[str, tuple[str, ...]] = {
     **{pid: (pid,) for pid in ZERO_SHOT},
     **{v.prompt_id: ("vert", v.section_template, v.example_template)
        for v in FEWSHOT_VARIANTS.values()},
+    **{pid: ("crimson_system", "crimson" if guide else "crimson_noguide")
+       + (("crimson_context_guidelines",) if guide and ctx else ())
+       for pid, (guide, ctx) in CRIMSON_PROMPTS.items()},
 }
 INJECTION_PROMPTS: dict[str, tuple[str, ...]] = {
     "inject_false_finding": ("inject_false_finding", "inject_user"),
@@ -110,6 +134,9 @@ def prompt_hash(prompt_id: str) -> str:
     payload = {"templates": [f"{t}:{get_template(t).hash}" for t in parts]}
     if prompt_id in _FEWSHOT_BY_PROMPT:
         payload["format"] = _FEWSHOT_FORMAT
+    if prompt_id in CRIMSON_PROMPTS:
+        guidelines, context = CRIMSON_PROMPTS[prompt_id]
+        payload["format"] = _CRIMSON_FORMAT | {"guidelines": guidelines, "context": context}
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()[:16]
 
@@ -139,6 +166,24 @@ def _check_report(value: object, name: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{name} must be str, got {type(value).__name__}")
     return value
+
+
+def _crimson_messages(prompt_id: str, reference: str, candidate: str, context: dict[str, str]) -> list[dict]:
+    """build_prompt's text for this variant, after upstream's system message.
+
+    The context block is build_prompt's ``Patient Context:`` section (one ``    Label: value`` line per known
+    field); with guidelines, the context guidelines follow the attribute guidelines when a context is given.
+    """
+    guidelines, reads_context = CRIMSON_PROMPTS[prompt_id]
+    context = context if reads_context else {}
+    block = "".join(f"    {CRIMSON_CONTEXT_LABELS[k]}: {v}\n" for k, v in context.items())
+    values = {"patient_context": "\n\nPatient Context:\n" + block if context else "",
+              "reference": reference, "candidate": candidate}
+    if guidelines:
+        extra = get_template("crimson_context_guidelines").body + "\n"
+        values["context_guidelines"] = "\n\n" + extra if context else ""
+    user = get_template("crimson" if guidelines else "crimson_noguide").render(**values)
+    return [{"role": "system", "content": get_template("crimson_system").body}, {"role": "user", "content": user}]
 
 
 def _render(prompt_id: str, reference: str, candidate: str, shots: list[Shot] | None) -> str:
@@ -179,16 +224,19 @@ def render_messages(
 ) -> list[dict[str, str]]:
     """litellm/OpenAI chat messages for judging *candidate* against *reference*.
 
-    All paper judge prompts are a single user message (none has a system
-    part). Reports are inserted verbatim, whatever braces they contain.
+    The paper judge prompts are a single user message (none has a system
+    part); CRIMSON's are upstream's system message and its prompt. Reports are
+    inserted verbatim, whatever braces they contain.
     ``shots`` with ``prompt_id="vert"`` means the D.5 form (``vert_random``).
     ``context`` (patient age, sex, indication, history) is read by the
     prompts of ``CONTEXT_PROMPTS`` only; the others ignore it.
     """
-    check_context(context)
+    context = check_context(context)
     reference = _check_report(reference, "reference")
     candidate = _check_report(candidate, "candidate")
     effective = _effective_id(prompt_id, shots)
+    if effective in CRIMSON_PROMPTS:
+        return _crimson_messages(effective, reference, candidate, context)
     return [{"role": "user", "content": _render(effective, reference, candidate, shots)}]
 
 
@@ -197,12 +245,13 @@ def prompt_for(
     reference: str,
     candidate: str,
     shots: list[Shot] | None = None,
+    context: dict[str, str] | None = None,
 ) -> RenderedPrompt:
     """``render_messages`` plus the ``(prompt_id, prompt_hash)`` to record on the run.
 
     The returned id is the effective one (``vert`` with shots -> ``vert_random``).
     Store the shot record returned by the few-shot builder alongside.
     """
-    messages = render_messages(prompt_id, reference, candidate, shots)
+    messages = render_messages(prompt_id, reference, candidate, shots, context)
     effective = _effective_id(prompt_id, shots)
     return RenderedPrompt(messages, effective, prompt_hash(effective))

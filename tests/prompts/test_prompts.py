@@ -26,6 +26,10 @@ PAPER_TEMPLATES = ("green", "vert", "formula", "rubric", "inject_false_finding",
 
 # Any edit to a template must update this table on purpose: the prompt is the metric.
 PINNED_HASHES = {
+    "crimson": "bc1cd90408798ce2",
+    "crimson_context_guidelines": "df20bf12aadf7b98",
+    "crimson_noguide": "a57c85681fc4a8f7",
+    "crimson_system": "16c21919ad5b716b",
     "fewshot_example_rad_err": "59257bdefab2cd17",
     "fewshot_example_rad_err_10": "2f33d41671a23cc7",
     "fewshot_example_random": "e366e4f3a29dd628",
@@ -69,6 +73,8 @@ def test_every_template_loads_with_a_cited_header():
         assert t.body and not t.body.startswith("\n") and not t.body.endswith("\n")
         if t.designed:
             assert "designed" in t.source.lower()
+        elif t.status == "repository":  # taken from a released repository's code (CRIMSON): file and commit
+            assert "/" in t.source and re.search(r"commit [0-9a-f]{40}", t.source), tid
         else:
             assert "Appendix" in t.source
 
@@ -79,8 +85,10 @@ def test_declared_placeholders_are_exactly_those_in_the_body():
         found = loader.PLACEHOLDER_RE.findall(t.body)
         assert set(found) == set(t.placeholders), tid
         assert len(t.placeholders) == len(set(t.placeholders)), tid
-        # Nothing in a body looks like a placeholder except the declared ones.
-        assert set(re.findall(r"\{\{(.*?)\}\}", t.body)) == set(t.placeholders), tid
+        # Nothing in a body looks like a placeholder except the declared ones (CRIMSON's upstream text sends
+        # doubled braces literally, {{R1, P1}}: tests/prompts/test_crimson_prompt.py checks those).
+        if not tid.startswith("crimson"):
+            assert set(re.findall(r"\{\{(.*?)\}\}", t.body)) == set(t.placeholders), tid
 
 
 def test_judge_templates_have_both_reports():
