@@ -23,6 +23,7 @@ from core.ingest import importers
 from core.ingest.comparisons import import_preferences
 from core.store.db import Store, StoreError
 from core.taxonomy import CONTEXT_FIELDS
+from pages._import_radeval import draw_radeval_import
 from pages._shared import escape_md, show_table, switch_dataset_next_run
 
 # What the wizard can import -> label shown to the user.
@@ -488,6 +489,8 @@ def draw_import_wizard(store: Store, dataset_names: list[str], current: str | No
         "What to import", list(WHAT_LABELS), format_func=WHAT_LABELS.get, key="data_imp_what",
         horizontal=True,
     )
+    if what == "outputs":  # RadEval's per-sample JSON and its ids have their own uploaders (pages/_import_radeval.py)
+        draw_radeval_import(store, dataset_names, current)
     preset = None
     if what == "preset":
         presets = importers.PRESETS
