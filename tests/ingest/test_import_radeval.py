@@ -117,6 +117,8 @@ BAD_FILES = {
     "aggregate": (lambda d: d.update(bleu=0.36), "metric 'bleu' holds one number, not a list: RadEval's default"),
     "detailed": (lambda d: d.update(srrbert_label_scores={"No Finding": {"f1-score": 0.6}}),
                  "metric 'srrbert_label_scores' holds an object, not a list: RadEval's detailed breakdown"),
+    "first releases": (lambda d: d.update(rouge={"rouge1": {"mean_score": 0.4, "sample_scores": [0.4] * 20}}),
+                       "metric 'rouge' holds an object with sample_scores: the layout of RadEval's first releases"),
 }
 
 

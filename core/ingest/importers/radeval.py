@@ -163,6 +163,9 @@ def read_radeval_results(source, name: str | None = None) -> dict[str, list]:
         if not str(key).strip() or shown or len(str(key)) > 200:
             why = f"holds {shown}" if shown else "is empty" if not str(key).strip() else "is over 200 characters"
             problems.append(f"metric name {str(key)[:40]!r} {why}")
+        elif isinstance(value, dict) and _has_sample_scores(value):
+            problems.append(f"metric '{key}' holds an object with sample_scores: the layout of RadEval's first "
+                            "releases (do_details=True); run a current RadEval with per_sample=True")
         elif isinstance(value, dict):
             problems.append(f"metric '{key}' holds an object, not a list: RadEval's detailed breakdown, not "
                             "per-sample scores; run RadEval with per_sample=True (or remove this key)")
@@ -172,6 +175,11 @@ def read_radeval_results(source, name: str | None = None) -> dict[str, list]:
     if problems:
         raise ImportValidationError(limit_problems(problems))
     return {str(k): v for k, v in obj.items()}
+
+
+def _has_sample_scores(value: dict) -> bool:
+    """RadEval 0.x's ``do_details`` layout: {"mean_score", "sample_scores"}, possibly one level down (rouge)."""
+    return "sample_scores" in value or any(isinstance(v, dict) and "sample_scores" in v for v in value.values())
 
 
 def _kind(value) -> str:
