@@ -189,13 +189,35 @@ METRICS: dict[str, MetricSpec] = {
             "Absolute difference between the candidate's and the reference's word counts.",
             "Word-count baseline; core/judges/length.py",
         ),
+        MetricSpec(
+            "crimson", "CRIMSON", True, (-1.0, 1.0),
+            "Weighted correct findings (partial credit for attribute errors) minus weighted false findings, over "
+            "the weighted reference findings; 1 perfect, 0 no better than a normal template, below 0 more "
+            "weighted errors than correct findings (range (-1, 1]).",
+            "CRIMSON (Baharoon et al. 2026, arXiv:2603.06183); generate_score.py cb1f126, core/parse/crimson.py",
+        ),
+        *(MetricSpec(f"crimson_{kind}", f"CRIMSON {label}", False, (0.0, math.inf),
+                     f"Number of {label} errors the CRIMSON judge listed.", "CRIMSON error taxonomy; core/parse/crimson.py")
+          for kind, label in (("false", "false finding"), ("missing", "missing finding"),
+                              ("attribute", "attribute"), ("location", "location"), ("severity", "severity"),
+                              ("descriptor", "descriptor"), ("measurement", "measurement"),
+                              ("certainty", "certainty"), ("unspecific", "unspecific"),
+                              ("overinterpretation", "overinterpretation"), ("temporal", "temporal"))),
+        *(MetricSpec(f"crimson_e_{kind}", f"CRIMSON {label} (weighted)", False, (0.0, math.inf),
+                     f"Sum of the CRIMSON weights of the {label}: {weights}.",
+                     "CRIMSON weighted error counts; core/parse/crimson.py")
+          for kind, label, weights in (
+              ("false", "false findings", "urgent 1, actionable 0.5, not actionable 0.25, benign 0"),
+              ("miss", "missing findings", "urgent 1, actionable 0.5, not actionable 0.25, benign 0"),
+              ("attr", "attribute errors", "significant 0.5, negligible 0"))),
     )
 }
 
 #: The counts behind the scores (per category, and matched findings): stored with every GREEN-format
 #: answer for per-category analyses; in correlation tables only on request (``--all-metrics``).
 PER_CATEGORY_COUNTS: frozenset[str] = frozenset(
-    [f"sig_{c}" for c in CATEGORIES] + [f"insig_{c}" for c in CATEGORIES] + ["matched"])
+    [f"sig_{c}" for c in CATEGORIES] + [f"insig_{c}" for c in CATEGORIES] + ["matched"]
+    + [m for m in METRICS if m.startswith("crimson_")])  # CRIMSON's counts behind its score
 
 #: Appendix B.5 table: metric -> (alpha, beta_S, beta_I).
 UNIFIED_WEIGHTS: dict[str, tuple[float, float, float]] = {

@@ -48,12 +48,14 @@ from core.judges.runs import (
     RunSpec,
     answered_pair_ids,
     copy_cached_outputs,
+    crimson_map_param,
     ensure_run,
     finish_run,
     load_pairs,
     write_outputs,
 )
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource, build_shots
+from core.reads.context import context_dict
 from core.settings import apply_offline_defaults
 from core.settings import local_only as local_only_setting
 from core.store.db import Store, stable_hash
@@ -394,12 +396,14 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
                   max_retries: int = 4, backoff: float = 0.5, params: GenParams | None = None,
                   progress: Progress | None = None, cancel: threading.Event | None = None,
                   local_only: bool | None = None, flush_interval: float = 0.5,
-                  shots: ShotSource | None = None) -> RunSummary:
+                  shots: ShotSource | None = None, crimson_map: str | None = None) -> RunSummary:
     """Run an LLM judge over a dataset's pairs; see the module docstring.
 
     ``shots`` (few-shot prompts ``vert_random``, ``vert_rad_err``, ...; or
     ``vert`` with shots = D.5) says where examples are drawn from, with k and
-    the seed; the shots used are recorded in the run's params.
+    the seed; the shots used are recorded in the run's params. Each pair's patient
+    context goes to context-aware prompts (``core.prompts.CONTEXT_PROMPTS``);
+    ``crimson_map`` (CRIMSON prompts) overrides the ReXVal category map, recorded in the params.
     """
     from core.prompts import prompt_hash, render_messages
 
@@ -417,6 +421,8 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
         shot_list, record = build_shots(store, prompt_id, shots, pairs, dataset)
         run_params["shots"] = record
     p_hash = prompt_hash(prompt_id)  # unknown prompt ids fail here, before any work
+    if crimson_map_param(prompt_id, crimson_map):
+        run_params["crimson_map"] = crimson_map_param(prompt_id, crimson_map)
     if api_base:
         run_params["api_base"] = safe_api_base(api_base)
     # a name litellm cannot route fails here, before the run exists (after the reads above, which
@@ -430,7 +436,7 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
 
     work = []
     for row in pairs.itertuples(index=False):
-        messages = render_messages(prompt_id, row.reference, row.candidate, shot_list)
+        messages = render_messages(prompt_id, row.reference, row.candidate, shot_list, context_dict(row))
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
 
     summary.seconds = time.monotonic() - started  # rendering; execute_work adds the rest

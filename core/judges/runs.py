@@ -126,8 +126,47 @@ def _fineradscore(text: str):
 BASELINE_PARSERS = {"radfact": _radfact, "fineradscore": _fineradscore}
 
 
-def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None):
-    """(output row, metric rows, error rows) for one record."""
+def _read_crimson(text: str, options: dict):
+    from core.parse.crimson import parse_category_map, parse_crimson
+
+    return parse_crimson(text, parse_category_map(options.get("crimson_map")))
+
+
+def answer_reader(prompt_id: str | None):
+    """How a prompt's own answer format is read into a ParseResult (scores, categories a-f, error texts), as
+    ``reader(text, run_params)``; None for GREEN's format and the baselines. Every CRIMSON prompt id has one."""
+    from core.prompts import CRIMSON_PROMPTS
+
+    return _read_crimson if prompt_id in CRIMSON_PROMPTS else None
+
+
+def crimson_map_param(prompt_id: str | None, text: str | None) -> str | None:
+    """The run parameter recording a CRIMSON category map (``--crimson-map``): its full spec, or None for the
+    default map (so a default run keeps its id). ValueError for a bad map or a prompt that is not CRIMSON's."""
+    if not text or not text.strip():
+        return None
+    if answer_reader(prompt_id) is not _read_crimson:
+        raise ValueError(f"--crimson-map applies to the CRIMSON prompts only, not to {prompt_id!r}")
+    from core.parse.crimson import DEFAULT_MAP, parse_category_map
+
+    spec = parse_category_map(text).spec()
+    return None if spec == DEFAULT_MAP.spec() else spec
+
+
+_RUN_OPTIONS: dict[tuple[str, str], dict] = {}
+
+
+def run_parse_options(store: Store, run_id: str) -> dict:
+    """The params of a run, read once per process: a run id is a hash of its params, so they never change."""
+    key = (str(store.path), run_id)
+    if key not in _RUN_OPTIONS:
+        raw = store.query_one("SELECT params FROM judge_runs WHERE run_id = ?", [run_id])
+        _RUN_OPTIONS[key] = json.loads(raw) if raw else {}
+    return _RUN_OPTIONS[key]
+
+
+def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None, options: dict | None = None):
+    """(output row, metric rows, error rows) for one record (``options``: the run's params, for a reader)."""
     status = reason = None
     metrics: list[tuple] = []
     errors: list[tuple] = []
@@ -140,7 +179,8 @@ def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None):
     elif rec.error is None:
         from core.parse import parse_output
 
-        result = parse_output(rec.raw_text or "")
+        reader = answer_reader(prompt_id)
+        result = reader(rec.raw_text or "", options or {}) if reader else parse_output(rec.raw_text or "")
         status, reason = result.status, result.reason
         metrics = [(run_id, rec.pair_id, k, v) for k, v in parsed_metrics(result, prompt_id).items()]
         errors = [(run_id, rec.pair_id, e.significant, e.category, e.text) for e in result.errors]
@@ -230,7 +270,8 @@ def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt
     records = _dedupe(records)
     if not records:
         return finish_run(store, run_id, finish) if finish else None
-    parsed = {rec.pair_id: _parsed_rows(run_id, rec, prompt_id) for rec in records}  # outside the lock
+    options = run_parse_options(store, run_id) if answer_reader(prompt_id) else None
+    parsed = {rec.pair_id: _parsed_rows(run_id, rec, prompt_id, options) for rec in records}  # outside the lock
     with store.write() as conn:
         answered, failed = _reconcile(conn, run_id, list(parsed))
         rows = [v for k, v in parsed.items() if k not in answered]
@@ -265,13 +306,20 @@ def copy_cached_outputs(store: Store, run_id: str, prompt_id: str, hits: list[tu
     src_sql = ("SELECT DISTINCT ON (o.cache_key) o.cache_key, o.run_id AS src_run, o.pair_id AS src_pair, "
                "o.raw_text, o.parse_status, o.parse_reason FROM judge_outputs o JOIN judge_runs r USING (run_id) "
                "WHERE o.error IS NULL AND r.prompt_id = ? AND o.cache_key IN (SELECT cache_key FROM cc_hits) "
-               "ORDER BY o.cache_key, o.run_id, o.pair_id")
+               "{same_map}ORDER BY o.cache_key, o.run_id, o.pair_id")
+    # a CRIMSON answer's categories depend on the run's category map: copied only from runs with the same one
+    own_map = run_parse_options(store, run_id).get("crimson_map") if answer_reader(prompt_id) else None
     with store.write() as conn:
         answered, failed = _reconcile(conn, run_id, list(frame["pair_id"]))
         frame = frame[~frame["pair_id"].isin(answered)]
+        args: list = [prompt_id]
+        if answer_reader(prompt_id):
+            runs = conn.execute("SELECT run_id, params FROM judge_runs WHERE prompt_id = ?", [prompt_id]).fetchall()
+            args.append([r for r, p in runs if json.loads(p or "{}").get("crimson_map") == own_map])
+        src_sql = src_sql.format(same_map="AND o.run_id IN (SELECT unnest(?::VARCHAR[])) " if len(args) > 1 else "")
         conn.register("cc_hits", frame)
         conn.execute(f"CREATE TEMP TABLE cc_src AS SELECT h.pair_id, s.* FROM cc_hits h JOIN ({src_sql}) s "
-                     "USING (cache_key)", [prompt_id])
+                     "USING (cache_key)", args)
         conn.unregister("cc_hits")
         copied = set(conn.execute("SELECT pair_id FROM cc_src").df()["pair_id"])
         _delete_rows(conn, run_id, [p for p in failed if p in copied])

@@ -250,14 +250,19 @@ def test_metric_registry_names_and_orientation():
     baselines = {"radfact", "radfact_precision", "radfact_recall",
                  "fineradscore", "fineradscore_corrections", "fineradscore_max"}
     length = {"words_candidate", "words_reference", "words_diff"}
-    assert set(METRICS) == expected | baselines | length
+    crimson = {"crimson", *(f"crimson_{k}" for k in (
+        "false", "missing", "attribute", "location", "severity", "descriptor", "measurement", "certainty",
+        "unspecific", "overinterpretation", "temporal", "e_false", "e_miss", "e_attr"))}
+    assert set(METRICS) == expected | baselines | length | crimson
+    assert METRICS["crimson"].higher_is_better and METRICS["crimson"].range == (-1.0, 1.0)
+    assert not any(METRICS[m].higher_is_better for m in crimson - {"crimson"})
     for name in baselines:  # severity totals are lower-is-better, entailment shares higher
         assert METRICS[name].higher_is_better is name.startswith("radfact")
     for name, spec in METRICS.items():
         assert spec.name == name
         assert spec.description and spec.reference
         low, high = spec.range
-        assert low == 0.0
+        assert low == (-1.0 if name == "crimson" else 0.0)
     assert METRICS["ec_sig"].higher_is_better is False
     assert METRICS["ec_total"].higher_is_better is False
     assert math.isinf(METRICS["ec_sig"].range[1])
