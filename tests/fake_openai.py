@@ -31,6 +31,7 @@ import re
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -105,9 +106,12 @@ def task_answer(messages: list[dict]) -> str:
 class FakeOpenAI:
     def __init__(self, latency: float = 0.0, plan: dict[str, list[str]] | None = None,
                  slow_seconds: float = 5.0, retry_after: float = 1.0, port: int = 0,
-                 fault_rates: dict[str, float] | None = None, seed: int = 0):
+                 fault_rates: dict[str, float] | None = None, seed: int = 0,
+                 answer: Callable[[list[dict]], str | None] | None = None):
         import random
 
+        self.answer = answer  # a test's own answers (e.g. CRIMSON JSON); None from it: the default answer
+        self.seen_messages: list[list[dict]] = []  # every request's messages, as received
         self.latency = latency
         self.plan = plan or {}
         self.fault_rates = dict(fault_rates or {})
@@ -196,6 +200,7 @@ class FakeOpenAI:
                 payload = json.loads(self.rfile.read(length) or b"{}")
                 with fake._lock:
                     fake.seen_headers.append(dict(self.headers))
+                    fake.seen_messages.append(payload.get("messages", []))
                 text = json.dumps(payload.get("messages", []), ensure_ascii=False)
                 behaviour = fake._behaviour(text)
                 with fake._lock:
@@ -228,7 +233,8 @@ class FakeOpenAI:
                     return
                 if behaviour == "slow":
                     time.sleep(fake.slow_seconds)
-                answer = task_answer(payload.get("messages", []))
+                own = fake.answer(payload.get("messages", [])) if fake.answer else None
+                answer = own if own is not None else task_answer(payload.get("messages", []))
                 finish = "stop"
                 if behaviour == "truncate":
                     answer, finish = answer[: len(answer) // 2], "length"

@@ -70,12 +70,14 @@ def cmd_import_outputs(args) -> int:
     if args.format == "radeval":
         return _import_radeval(args)
     if args.format == "crimson":
-        raise ValueError("--format crimson is not available in this build yet")
+        return _import_crimson(args)
     from core.ingest.importers import ImportValidationError, import_outputs
 
     if args.ids:
         raise ImportValidationError(["--ids goes with --format radeval; a table of outputs names its id column "
                                      "(--id-col)"])
+    if args.crimson_map:
+        raise ImportValidationError(["--crimson-map goes with --format crimson"])
     missing = [flag for flag, value in (("--judge", args.judge), ("--id-col", args.id_col)) if not value]
     if missing:
         raise ImportValidationError([f"give {' and '.join(missing)}: --format green reads a table of outputs "
@@ -83,6 +85,28 @@ def cmd_import_outputs(args) -> int:
     report = import_outputs(open_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
                             id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
                             metric=args.metric, progress=Progress(True), higher_is_better=args.higher_is_better)
+    print_result(report.to_json(), args.json)
+    return 0
+
+
+def _import_crimson(args) -> int:
+    """import-outputs --format crimson: a table of CRIMSON JSON answers (--text-col), scored as CRIMSON runs are."""
+    from core.ingest.importers import ImportValidationError, import_crimson_outputs
+
+    wrong = [flag for flag, value in (("--ids", args.ids), ("--metric", args.metric),
+                                      ("--lower-is-better/--higher-is-better", args.higher_is_better))
+             if value is not None]
+    missing = [flag for flag, value in (("--judge", args.judge), ("--id-col", args.id_col),
+                                        ("--text-col", args.text_col)) if not value]
+    if wrong or missing:
+        raise ImportValidationError(([f"{', '.join(wrong)} do(es) not apply to --format crimson: its metrics and "
+                                      "their orientation are CRIMSON's"] if wrong else [])
+                                    + ([f"give {' and '.join(missing)}: --format crimson reads a table (or CRIMSON's "
+                                        "results JSON) with an id column and a column of JSON answers"]
+                                       if missing else []))
+    report = import_crimson_outputs(open_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
+                                    id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
+                                    crimson_map=args.crimson_map, progress=Progress(True))
     print_result(report.to_json(), args.json)
     return 0
 
@@ -154,6 +178,11 @@ def cmd_judge(args) -> int:
                    concurrency=args.concurrency, timeout=args.timeout, max_retries=args.max_retries,
                    api_base=safe_api_base(args.api_base), api_key_env=args.api_key_env,
                    local_only=True if args.local_only else None, shots_every_prompt=shots is not None)
+    if args.crimson_map:  # checked before the job exists (a bad map, or a prompt that is not CRIMSON's)
+        from core.judges.runs import crimson_map_param
+
+        crimson_map_param(args.prompt, args.crimson_map)
+        spec.extra["crimson_map"] = args.crimson_map
     if offline:  # an offline judge's run takes the prompt as given (e.g. a dataset kind's own judging)
         spec.tasks = [Task(args.judge, args.prompt if args.prompt != "green" else None)]
     store = open_store(args)
@@ -475,9 +504,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ids", metavar="FILE",
                    help="--format radeval: the pair ids in RadEval's order, one per line (or a CSV/TSV/JSONL "
                         "with --id-col)")
-    p.add_argument("--text-col", help="raw judge text (GREEN format is parsed)")
-    p.add_argument("--score-col", help="a numeric score per pair")
+    p.add_argument("--text-col", help="raw judge text (GREEN format is parsed; --format crimson: the JSON answers)")
+    p.add_argument("--score-col", help="a numeric score per pair (--format crimson: the file's own CRIMSON score, "
+                   "checked against the one recomputed from each answer)")
     p.add_argument("--metric", help="metric name for --score-col (default: the judge name)")
+    p.add_argument("--crimson-map", metavar="KIND=CAT,...", help=CRIMSON_MAP_HELP)
     add_flag_pair(p, "higher_is_better",
                   ("--lower-is-better", False, "the score falls as reports get better (e.g. an error count); "
                                                "recorded with the run, used by every sign check"),
@@ -494,7 +525,9 @@ def build_parser() -> argparse.ArgumentParser:
             epilog=_fewshot_epilog())
     p.add_argument("--dataset", required=True)
     p.add_argument("--judge", required=True, help="rules | lexical | length | distilled:NAME | a litellm model name")
-    p.add_argument("--prompt", default="green", help="prompt template id (green, vert, formula, rubric, ...)")
+    p.add_argument("--prompt", default="green", help="prompt template id (green, vert, formula, rubric, ..., "
+                   "crimson, crimson_nocontext, crimson_noguide, crimson_noguide_nocontext)")
+    p.add_argument("--crimson-map", metavar="KIND=CAT,...", help=CRIMSON_MAP_HELP)
     p.add_argument("--api-base", default=api_base_default(),
                    help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp); default $RADJUDGE_API_BASE")
     p.add_argument("--api-key-env", metavar="NAME", help=_KEY_HELP)
@@ -586,6 +619,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.epilog = command_listing(helps)
     return parser
+
+
+CRIMSON_MAP_HELP = ("CRIMSON prompts and answers: which ReXVal category each CRIMSON error kind counts in, over the "
+                    "default false=a,missing=b,location=c,severity=d,descriptor=d,measurement=d,certainty=d,"
+                    "unspecific=d,overinterpretation=d,temporal=e (CAT a-f or none), and "
+                    "significant=urgent+actionable_not_urgent (the finding levels counted significant); recorded "
+                    "with the run")
 
 
 def _fewshot_epilog() -> str:

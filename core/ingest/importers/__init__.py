@@ -27,7 +27,7 @@ from core.ingest.importers.common import (
     limit_problems,
     tick_progress,
 )
-from core.ingest.importers.outputs import import_outputs, imported_run_id
+from core.ingest.importers.outputs import import_crimson_outputs, import_outputs, imported_run_id
 from core.ingest.importers.pairs import (
     import_pairs,
     import_scored_pairs,
@@ -71,6 +71,7 @@ __all__ = [
     "check_scalar_cells",
     "column_ids",
     "import_annotations",
+    "import_crimson_outputs",
     "import_outputs",
     "import_pairs",
     "import_scored_pairs",

@@ -1,4 +1,5 @@
-"""Importing judge outputs produced elsewhere (raw text or one score per pair) as an ``imported`` run."""
+"""Importing judge outputs produced elsewhere as an ``imported`` run: GREEN-format text or one score per pair
+(:func:`import_outputs`), or CRIMSON's JSON answers (:func:`import_crimson_outputs`)."""
 
 from __future__ import annotations
 
@@ -88,6 +89,16 @@ def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
                 errors.append((run_id, pid, err.significant, err.category, err.text))
     if problems:
         raise ImportValidationError(limit_problems(problems))
+    params = {"source": name or validation.source_label(data), "mode": "score" if score_col else "text",
+              "metric": metric, "higher_is_better": higher_is_better}
+    return _store_imported(store, run_id, judge, dataset, params, outputs, metrics, errors, progress)
+
+
+def _store_imported(store: Store, run_id: str, judge: str, dataset: str, params: dict, outputs: list,
+                    metrics: list, errors: list, progress: Progress | None, warnings: list[str] | None = None,
+                    ) -> ImportReport:
+    """Write an imported run's rows in one transaction; pairs the run already holds are kept (skipped)."""
+    higher_is_better = params.get("higher_is_better")
     out_df = pd.DataFrame(outputs, columns=["run_id", "pair_id", "cache_key", "raw_text", "parse_status",
                                             "parse_reason"])
     met_df = pd.DataFrame(metrics, columns=["run_id", "pair_id", "metric", "value"])
@@ -95,17 +106,23 @@ def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
     tick_progress(progress, 2, 3, "writing")
     with store.write() as conn:
         run = conn.execute("SELECT judge_kind, params FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
+        held = json.loads(run[1] or "{}") if run is not None else {}
+        if run is not None and (held.get("mode") == "crimson") != (params["mode"] == "crimson"):
+            what = "CRIMSON answers" if held.get("mode") == "crimson" else "GREEN-format text or scores"
+            raise ImportValidationError([f"judge '{judge}' already holds imported {what} on dataset '{dataset}': "
+                                         "import these under another --judge name"])
+        if run is not None and held.get("crimson_map") != params.get("crimson_map"):
+            raise ImportValidationError([f"judge '{judge}' holds CRIMSON answers categorised with another "
+                                         f"--crimson-map ({held.get('crimson_map') or 'the default'}): import "
+                                         "these under another --judge name"])
         if run is not None and higher_is_better is not None:  # a later import may declare the orientation
-            params = json.loads(run[1] or "{}") | {"higher_is_better": higher_is_better}
-            conn.execute("UPDATE judge_runs SET params = ? WHERE run_id = ?", [json.dumps(params), run_id])
+            conn.execute("UPDATE judge_runs SET params = ? WHERE run_id = ?",
+                         [json.dumps(held | {"higher_is_better": higher_is_better}), run_id])
         if run is None:
             conn.execute(
                 "INSERT INTO judge_runs (run_id, judge_kind, judge_name, model, params, dataset, status, "
                 "finished_at) VALUES (?, 'imported', ?, ?, ?, ?, 'done', current_timestamp)",
-                [run_id, judge, judge, json.dumps({"source": name or validation.source_label(data),
-                                                   "mode": "score" if score_col else "text",
-                                                   "metric": metric, "higher_is_better": higher_is_better}),
-                 dataset],
+                [run_id, judge, judge, json.dumps(params), dataset],
             )
         conn.register("incoming_out", out_df)
         new = conn.execute(
@@ -132,4 +149,98 @@ def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
         conn.unregister("incoming_out")
     tick_progress(progress, 3, 3, "done")
     return ImportReport(dataset=dataset, rows=len(out_df), added=len(new_ids),
-                        skipped=len(out_df) - len(new_ids), run_id=run_id)
+                        skipped=len(out_df) - len(new_ids), run_id=run_id, warnings=list(warnings or []))
+
+
+def _crimson_table(data, name: str | None) -> tuple[pd.DataFrame, str | None]:
+    """The rows of a file of CRIMSON answers: any table read_table reads, or the JSON that CRIMSON's
+    evaluate_reports.py writes (``{"average": ..., "results": [{"id": ..., "raw_evaluation": {...}}, ...]}``)."""
+    raw = None
+    if isinstance(data, (str, bytes)) or hasattr(data, "__fspath__"):
+        if isinstance(data, bytes):
+            raw = data
+        elif str(name or data).lower().endswith(".json"):
+            try:
+                with open(data, "rb") as fh:
+                    raw = fh.read()
+            except OSError:
+                raw = None  # read_table says what is wrong with the path
+    if raw is not None and raw.lstrip()[:1] == b"{":
+        try:
+            obj = json.loads(raw)
+        except (ValueError, RecursionError):
+            obj = None
+        if isinstance(obj, dict) and isinstance(obj.get("results"), list):
+            label = name or validation.source_label(data)
+            return read_table(json.dumps(obj["results"]).encode("utf-8"), f"{label}.json"), label
+    return read_table(data, name), name
+
+
+def _answer_text(value: object) -> str:
+    """A cell of the answers column as the raw answer: text as given, a JSON object or list written back."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def import_crimson_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str, text_col: str,
+                           score_col: str | None = None, crimson_map: str | None = None, name: str | None = None,
+                           progress: Progress | None = None) -> ImportReport:
+    """Store CRIMSON answers produced elsewhere (e.g. by the CRIMSON package) as an ``imported`` run.
+
+    Each answer (a JSON string, or an object in a JSON file) is parsed and scored exactly as a CRIMSON run's
+    (:func:`core.parse.crimson.parse_crimson`): the score, the counts, the weighted counts, the ReXVal
+    categories under ``crimson_map`` and the error texts. An answer that cannot be read is stored as a failed
+    output with its reason, never as zeros, as GREEN text imports do. Ids that do not match the dataset,
+    repeated ids and unreadable cells refuse the whole file, every bad row named. With ``score_col`` (the
+    file's own CRIMSON score) every row whose score differs from the recomputed one is named in a warning.
+    """
+    from core.judges.runs import parsed_metrics
+    from core.parse.crimson import DEFAULT_MAP, parse_category_map, parse_crimson
+
+    dataset = validation.check_dataset_name(dataset)
+    judge = (judge or "").strip()
+    if not judge:
+        raise ImportValidationError(["give the judge's name (--judge)"])
+    if not text_col:
+        raise ImportValidationError(["give the column holding the CRIMSON answers (--text-col)"])
+    try:
+        mapping = parse_category_map(crimson_map)
+    except ValueError as exc:
+        raise ImportValidationError([str(exc)]) from None
+    tick_progress(progress, 0, 3, "reading")
+    validation.require_dataset(store, dataset)
+    df, label = _crimson_table(data, name)
+    require_columns(df, {"id": id_col, "answer": text_col, "score": score_col})
+    tick_progress(progress, 1, 3, "validating")
+    problems: list[str] = []
+    check_scalar_cells(df, [id_col, score_col], problems)
+    if problems:
+        raise ImportValidationError(limit_problems(problems))
+    ids = validation.column_ids(df, id_col, problems)
+    validation.check_duplicates(ids, "id", problems)
+    pair_ids = validation.match_ids(ids, validation.pair_lookup(store, dataset), dataset, problems)
+    if problems:
+        raise ImportValidationError(limit_problems(problems))
+    run_id = imported_run_id(dataset, judge)
+    outputs, metrics, errors, warnings = [], [], [], []
+    given = df[score_col].tolist() if score_col else [None] * len(df)
+    for i, (pid, cell, stated) in enumerate(zip(pair_ids, df[text_col].tolist(), given, strict=True), start=1):
+        text = _answer_text(cell)
+        result = parse_crimson(text, mapping)
+        outputs.append((run_id, pid, None, text, result.status, result.reason))
+        metrics.extend((run_id, pid, k, v) for k, v in parsed_metrics(result).items())
+        errors.extend((run_id, pid, e.significant, e.category, e.text) for e in result.errors)
+        number = validation.cell_number(stated) if stated is not None else None
+        if result.status == "failed":
+            warnings.append(f"row {i} (id {ids[i - 1]}): not scored: {result.reason}")
+        elif number is not None and not math.isnan(number) and abs(number - result.metrics["crimson"]) > 5e-5:
+            warnings.append(f"row {i} (id {ids[i - 1]}): the file's score {number:g} differs from the score "
+                            f"recomputed from its evaluation, {result.metrics['crimson']:g}")
+    spec = mapping.spec()
+    params = {"source": label or validation.source_label(data), "mode": "crimson", "metric": "crimson",
+              "higher_is_better": None, "crimson_map": None if spec == DEFAULT_MAP.spec() else spec}
+    return _store_imported(store, run_id, judge, dataset, params, outputs, metrics, errors, progress,
+                           limit_problems(warnings) if warnings else None)
