@@ -1,6 +1,6 @@
 """Machine-written candidates on IU references: the development set of issue 32, scored against its own labels.
 
-The set (``bench/machine_written/set.jsonl``, described in its README) holds, for 105 Open-i Indiana
+The set (``bench/machine_written/references.jsonl`` and ``candidates.jsonl``, described in its README) holds, for 105 Open-i Indiana
 University chest X-ray reports, a hand-checked list of the findings a radiologist would count and three
 candidates written in the styles of today's report generators, each with its errors recorded as it was
 written. The IU text itself is not committed: it is read at run time from the torchxrayvision wheel
@@ -26,7 +26,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import iu_edits  # noqa: E402  (after the path set-up)
 
-SET = ROOT / "bench" / "machine_written" / "set.jsonl"
+FOLDER = ROOT / "bench" / "machine_written"
+REFERENCES, CANDIDATES = FOLDER / "references.jsonl", FOLDER / "candidates.jsonl"
+CANDIDATE_EVIDENCE = "acde"  # the categories whose evidence is in the candidate; b and f quote the reference
 SEED = 32  # the issue's number: the draw of references and of the held-out split
 N_NORMAL, N_ABNORMAL = 35, 70
 MAX_XXXX = 2  # de-identification gaps ("XXXX") allowed in a reference: more leave too little to read
@@ -76,9 +78,23 @@ def choose_references(reports: dict[int, IUReport]) -> list[tuple[int, str, str]
     return out
 
 
-def load_set(path: Path = SET) -> list[dict]:
-    """The set's records, one per reference, in file order."""
+def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def load_references(path: Path = REFERENCES) -> list[dict]:
+    """One record per reference (IU id, group, split, hand-checked findings), in draw order."""
+    return _jsonl(path)
+
+
+def load_candidates(path: Path = CANDIDATES) -> list[dict]:
+    """One record per candidate (id, IU id, styles, text, findings, errors, not_a_report), by reference."""
+    return _jsonl(path)
+
+
+def is_benign(candidate: dict) -> bool:
+    """A report with no recorded error: any error a judge counts in it is a false alarm."""
+    return not candidate["not_a_report"] and not candidate["errors"]
 
 
 def words(text: str) -> str:
