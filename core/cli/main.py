@@ -93,17 +93,10 @@ def _import_crimson(args) -> int:
     """import-outputs --format crimson: a table of CRIMSON JSON answers (--text-col), scored as CRIMSON runs are."""
     from core.ingest.importers import ImportValidationError, import_crimson_outputs
 
-    wrong = [flag for flag, value in (("--ids", args.ids), ("--metric", args.metric),
-                                      ("--lower-is-better/--higher-is-better", args.higher_is_better))
-             if value is not None]
-    missing = [flag for flag, value in (("--judge", args.judge), ("--id-col", args.id_col),
-                                        ("--text-col", args.text_col)) if not value]
-    if wrong or missing:
-        raise ImportValidationError(([f"{', '.join(wrong)} do(es) not apply to --format crimson: its metrics and "
-                                      "their orientation are CRIMSON's"] if wrong else [])
-                                    + ([f"give {' and '.join(missing)}: --format crimson reads a table (or CRIMSON's "
-                                        "results JSON) with an id column and a column of JSON answers"]
-                                       if missing else []))
+    wrong = [f for f, v in (("--ids", args.ids), ("--metric", args.metric), ("--lower/--higher-is-better",
+                                                                              args.higher_is_better)) if v is not None]
+    if wrong:
+        raise ImportValidationError([f"{', '.join(wrong)} do(es) not apply to --format crimson"])
     report = import_crimson_outputs(open_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
                                     id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
                                     crimson_map=args.crimson_map, progress=Progress(True))
@@ -621,11 +614,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-CRIMSON_MAP_HELP = ("CRIMSON prompts and answers: which ReXVal category each CRIMSON error kind counts in, over the "
-                    "default false=a,missing=b,location=c,severity=d,descriptor=d,measurement=d,certainty=d,"
-                    "unspecific=d,overinterpretation=d,temporal=e (CAT a-f or none), and "
-                    "significant=urgent+actionable_not_urgent (the finding levels counted significant); recorded "
-                    "with the run")
+CRIMSON_MAP_HELP = "CRIMSON: the ReXVal category of each CRIMSON error kind, over the default map (README, 'CRIMSON'); recorded with the run"
 
 
 def _fewshot_epilog() -> str:

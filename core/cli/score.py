@@ -106,8 +106,8 @@ def cmd_score(args) -> int:
     try:
         reference, candidate = read_text(args.reference), read_text(args.candidate)
         if args.prompt not in LIVE_PROMPTS:
-            raise ValueError(f"--prompt {args.prompt}: live scoring uses a zero-shot GREEN-format prompt: "
-                             f"{', '.join(LIVE_PROMPTS)}")
+            raise ValueError(f"--prompt {args.prompt}: live scoring uses a zero-shot GREEN-format or CRIMSON "
+                             f"prompt: {', '.join(LIVE_PROMPTS)}")
         key = api_key(args)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -135,8 +135,8 @@ def add_commands(add) -> None:
     p.add_argument("--candidate", required=True, metavar="TEXT|@FILE", help=_TEXT_HELP)
     p.add_argument("--judge", required=True, metavar="rules|lexical|length|MODEL",
                    help="an offline judge, or a litellm model name (e.g. openai/NAME on a local server)")
-    p.add_argument("--prompt", default="green", help="a model judge's prompt (zero-shot, GREEN format; default "
-                   "green)")
+    p.add_argument("--prompt", default="green", help="a model judge's prompt (zero-shot: GREEN format, or crimson, "
+                   "crimson_noguide, ... with the context given below; default green)")
     p.add_argument("--api-base", default=api_base_default(), help="the model's endpoint (default: "
                    "$RADJUDGE_API_BASE)")
     p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key for --api-base")

@@ -7,7 +7,9 @@
 - :func:`score_baseline_live`: the lexical and length baselines (their
   language check too);
 - :func:`score_live`: one model call through the same gateway as runs
-  (``core.judges.llm``: retries, timeout, ``local_only``, key redaction);
+  (``core.judges.llm``: retries, timeout, ``local_only``, key redaction), with the
+  patient context for context-aware prompts (CRIMSON); :func:`metric_order` names
+  the scores to show for a prompt;
 - :func:`highlight_html`: a report as HTML with phrases marked, escaped first;
 - :func:`answer_json`: one judge's answer as the ``score`` command prints it.
 
@@ -22,18 +24,25 @@ import time
 from dataclasses import dataclass, field
 
 from core.judges.llm import Caller, GenParams, check_endpoint, check_model, run_on_gateway_loop
+from core.judges.runs import answer_reader
 from core.parse import ParseResult, parse_output
 from core.settings import local_only as local_only_setting
 
-__all__ = ["BASELINES", "LIVE_PROMPTS", "METRIC_ORDER", "MEANINGS", "BaselineLive", "LiveCallFailed", "Marked",
-           "RulesLive", "answer_json", "highlight_html", "score_baseline_live", "score_live", "score_rules_live"]
+__all__ = ["BASELINES", "CRIMSON_ORDER", "LIVE_PROMPTS", "METRIC_ORDER", "MEANINGS", "BaselineLive", "LiveCallFailed",
+           "Marked", "RulesLive", "answer_json", "highlight_html", "metric_order", "score_baseline_live", "score_live",
+           "score_rules_live"]
 
-# Prompts answered in GREEN's format (what parse_output reads), without shots.
-LIVE_PROMPTS = ("green", "green_original", "vert", "formula", "rubric")
+# Zero-shot prompts: GREEN's format (what parse_output reads), and CRIMSON's JSON (read into the same shape:
+# scores, counts per category a-f, error texts, matched findings; core.parse.crimson).
+LIVE_PROMPTS = ("green", "green_original", "vert", "formula", "rubric", "crimson", "crimson_nocontext",
+                "crimson_noguide", "crimson_noguide_nocontext")
 #: The offline baselines besides the rules judge (metrics computed, not parsed from text).
 BASELINES = ("lexical", "length")
 #: The scores of a GREEN-format answer, in the order shown.
 METRIC_ORDER = ("green", "green_f1", "formula", "ec_sig", "ec_total", "vert")
+#: The scores of a CRIMSON answer, in the order shown.
+CRIMSON_ORDER = ("crimson", "crimson_e_false", "crimson_e_miss", "crimson_e_attr", "crimson_false", "crimson_missing",
+                 "crimson_attribute")
 #: What each score means, in words (the formulas are core.analysis.scores.METRICS' descriptions).
 MEANINGS = {
     "green": "share of findings right: matched findings against matched plus significant errors (higher is better)",
@@ -42,7 +51,22 @@ MEANINGS = {
     "ec_sig": "number of clinically significant errors (lower is better)",
     "ec_total": "number of errors, significant or not (lower is better)",
     "vert": "overall accuracy the model judge gives, 0 to 1 (higher is better)",
+    "crimson": "weighted correct findings minus weighted false ones, over the weighted reference findings; 1 perfect, "
+               "0 no better than a normal template, below 0 more weighted errors than correct findings (higher is "
+               "better)",
+    "crimson_e_false": "false findings weighed by significance: urgent 1, actionable 0.5, not actionable 0.25, "
+                       "benign 0 (lower is better)",
+    "crimson_e_miss": "missing findings weighed the same way (lower is better)",
+    "crimson_e_attr": "attribute errors weighed 0.5 when significant, 0 when negligible (lower is better)",
+    "crimson_false": "number of false findings (lower is better)",
+    "crimson_missing": "number of missing findings (lower is better)",
+    "crimson_attribute": "number of attribute errors: location, severity, descriptor, ... (lower is better)",
 }
+
+
+def metric_order(prompt_id: str | None) -> tuple[str, ...]:
+    """The scores shown for an answer to ``prompt_id`` (CRIMSON's, or GREEN's format for any other)."""
+    return CRIMSON_ORDER if prompt_id and prompt_id.startswith("crimson") else METRIC_ORDER
 
 
 class LiveCallFailed(RuntimeError):
@@ -143,7 +167,7 @@ def answer_json(judge: str, *, parsed: ParseResult | None = None, raw: str | Non
     if errors is None:
         errors = [{"category": e.category, "significant": e.significant, "text": e.text} for e in parsed.errors]
     return out | {
-        "metrics": {m: parsed.metrics.get(m) for m in METRIC_ORDER},
+        "metrics": {m: parsed.metrics.get(m) for m in metric_order(prompt)},
         "sig": dict(parsed.sig), "insig": dict(parsed.insig), "matched": parsed.matched,
         "errors": errors, "matched_findings": parsed.matched_findings if matched is None else matched,
         "parse_status": parsed.status, "raw_text": raw,
@@ -166,7 +190,7 @@ def score_live(reference: str, candidate: str, model: str, prompt_id: str = "gre
     from core.prompts import render_messages
 
     if prompt_id not in LIVE_PROMPTS:
-        raise ValueError(f"live scoring uses a zero-shot GREEN-format prompt: {', '.join(LIVE_PROMPTS)}")
+        raise ValueError(f"live scoring uses a zero-shot GREEN-format or CRIMSON prompt: {', '.join(LIVE_PROMPTS)}")
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
     check_model(model, api_base)
     messages = render_messages(prompt_id, reference, candidate, context=context)
@@ -175,7 +199,8 @@ def score_live(reference: str, candidate: str, model: str, prompt_id: str = "gre
     if rec.error is not None:
         raise LiveCallFailed(rec.error)  # Caller already redacted it
     raw = rec.raw_text or ""
-    return raw, parse_output(raw), float(rec.latency_ms or 0.0), rec.cost_usd
+    reader = answer_reader(prompt_id)  # CRIMSON's JSON, under the default category map
+    return raw, reader(raw, {}) if reader else parse_output(raw), float(rec.latency_ms or 0.0), rec.cost_usd
 
 
 # -- highlighting -------------------------------------------------------------------

@@ -189,3 +189,29 @@ def test_a_category_map_is_its_own_run_and_cached_answers_are_read_again(crimson
     # each partial answer: its temporal error moves from (e) to (f), its severity error leaves (d)
     assert (a["sig_e"] - b["sig_e"], b["sig_f"] - a["sig_f"], a["sig_d"] - b["sig_d"]) == (n_partial,) * 3
     assert a["crimson"] == b["crimson"]  # the score does not depend on the map
+
+
+def test_score_command_passes_the_context_to_crimson_and_reads_its_answer(capsys):
+    """`python -m core score` (Live scoring's twin): the context reaches CRIMSON's prompt; the rules judge takes the
+    same flags and gives the same answer as without them."""
+    reference, candidate = "Left pneumothorax. Right effusion.", "Right pneumothorax. Atelectasis."
+    partial = SHAPES["partial"][0]
+    with FakeOpenAI(answer=lambda messages: partial) as server:
+        args = ["score", "--reference", reference, "--candidate", candidate, "--json", "--api-base", server.url]
+        assert main([*args, "--judge", MODEL, "--prompt", "crimson", "--age", "82", "--indication", "pre-op"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        user = server.seen_messages[-1][1]["content"]
+        assert main([*args, "--judge", MODEL, "--prompt", "crimson_nocontext", "--age", "82"]) == 0
+        capsys.readouterr()
+        assert "Patient Context" not in server.seen_messages[-1][1]["content"]
+    assert "Patient Context:\n    Age: 82\n    Indication: pre-op\n\n\nReference Findings (Ground Truth):\n" + reference in user
+    assert out["scored"] and out["parse_status"] == "ok" and out["prompt"] == "crimson"
+    assert list(out["metrics"])[0] == "crimson" and out["metrics"]["crimson"] == 0.6667  # the partial answer's
+    assert out["sig"] == {"a": 0, "b": 0, "c": 1, "d": 1, "e": 1, "f": 0}
+    rules = ["score", "--reference", reference, "--candidate", candidate, "--judge", "rules", "--json"]
+    assert main(rules) in (0, 1)
+    plain = json.loads(capsys.readouterr().out)
+    assert main([*rules, "--age", "82", "--sex", "F", "--history", "CT 2020"]) in (0, 1)
+    with_context = json.loads(capsys.readouterr().out)
+    plain.pop("latency_ms"), with_context.pop("latency_ms")
+    assert with_context == plain

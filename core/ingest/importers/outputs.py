@@ -202,10 +202,10 @@ def import_crimson_outputs(store: Store, data, *, dataset: str, judge: str, id_c
 
     dataset = validation.check_dataset_name(dataset)
     judge = (judge or "").strip()
-    if not judge:
-        raise ImportValidationError(["give the judge's name (--judge)"])
-    if not text_col:
-        raise ImportValidationError(["give the column holding the CRIMSON answers (--text-col)"])
+    missing = [flag for flag, v in (("--judge", judge), ("--id-col", id_col), ("--text-col", text_col)) if not v]
+    if missing:
+        raise ImportValidationError([f"give {', '.join(missing)}: CRIMSON answers are a table (or CRIMSON's results "
+                                     "JSON) with an id column and a column of JSON answers, under a judge's name"])
     try:
         mapping = parse_category_map(crimson_map)
     except ValueError as exc:
