@@ -32,7 +32,7 @@ class Progress:
 
 # The commands that may make a store of a missing path or an empty DuckDB file (core.cli.main's
 # CREATES_STORE, repeated here so that module can import this one).
-_MAKES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review"})
+_MAKES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review", "merge"})
 
 
 def open_store(args):

@@ -21,7 +21,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Report checks and leaderboards (README: Report checks)", ("checks", "leaderboard")),
     ("Distilled scorer (README: Distilled scorer and fine-tuning exports)", ("distill", "export-finetune")),
     ("Clinician annotation (README: Clinician annotation)", ("ratings", "rating-queue", "ratings-report")),
-    ("The store (README: Reliability, security and scale)", ("check-store", "export-store", "backup", "restore")),
+    ("The store (README: Reliability, security and scale)", ("check-store", "export-store", "backup", "restore", "merge")),
 )
 
 

@@ -179,6 +179,14 @@ def cmd_judge(args) -> int:
     if offline:  # an offline judge's run takes the prompt as given (e.g. a dataset kind's own judging)
         spec.tasks = [Task(args.judge, args.prompt if args.prompt != "green" else None)]
     store = open_store(args)
+    if args.shard:  # this machine's part of the pairs (core.jobs.shard): the run id stays the whole run's
+        from core.jobs.shard import shard_pair_ids
+
+        if shots is not None:
+            raise ValueError("--shard does not go with few-shot prompts: their shots leave out the judged pairs, so "
+                             "each shard would draw other shots (another run); run few-shot prompts whole")
+        spec.pair_ids, spec.selection = shard_pair_ids(store, args.dataset, args.shard, args.limit)
+        spec.limit, spec.shard = None, args.shard
     job_id = table.submit(store, spec, origin="cli", started_by=_user(getpass))
     override = None if offline else (args.api_base, api_key(args))
     outcome = run_job(store, job_id, override=override, on_progress=progress)
@@ -392,7 +400,7 @@ def cmd_parse(args) -> int:
 
 # Only these commands may make a new store (and say so); any other command on a store path
 # that does not exist is a typo until proven otherwise, and gets an error instead of an empty store.
-CREATES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review"})
+CREATES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review", "merge"})
 NO_STORE = frozenset({"parse", "simulate", "check-store", "score"})
 
 
@@ -407,6 +415,7 @@ COMMAND_MODULES = (
     "core.cli.checks",
     "core.cli.distill",
     "core.cli.jobs",
+    "core.cli.merge",
     "core.cli.ops",
     "core.cli.ratings",
     "core.cli.review",
@@ -529,6 +538,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "either way; by default exit 4); a run with no usable answer still exits 4")
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--limit", type=int, help="only the first N pairs (by id)")
+    p.add_argument("--shard", metavar="K/N",
+                   help="judge only part K of N of the pairs (split by a hash of each pair id); each part's run "
+                        "has the whole run's id, so `merge` joins the parts' stores into one run")
     add_call_flags(p)
     p.add_argument("--reasoning-effort", choices=["none", "low", "medium", "high"])
     p.add_argument("--local-only", action="store_true", help="refuse endpoints outside loopback/private networks")

@@ -71,6 +71,7 @@ class JobSpec:
     api_key_env: str | None = None  # the NAME of the variable holding the key for api_base
     local_only: bool | None = None  # None: the setting (RADJUDGE_LOCAL_ONLY)
     extra: dict = field(default_factory=dict)  # judge-specific keywords (e.g. a dataset kind's options)
+    shard: str | None = None  # "K/N" (judge --shard, core.jobs.shard): pair_ids hold that part; never in run params
 
     @property
     def offline(self) -> bool:
