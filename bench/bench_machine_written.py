@@ -100,3 +100,226 @@ def is_benign(candidate: dict) -> bool:
 def words(text: str) -> str:
     """The normalisation every label check uses: lower case, runs of whitespace as one space."""
     return re.sub(r"\s+", " ", text.lower()).strip()
+
+
+# -- judging -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Verdict:
+    """What the rules judge made of one candidate: a recorded failure (``refused``) or its counts."""
+
+    cid: str
+    refused: str | None
+    counts: dict[str, int]
+    significant: int
+    ref_found: list[str]  # the judge's positive findings in the reference, as "name | concept"
+    cand_found: list[str]  # ... and in the candidate
+
+
+def positives(text: str) -> list[str]:
+    """The findings the rules judge extracts as present (certain or not) from one report, each as its
+    name and concept (the words matched against a hand-checked list's terms)."""
+    from core.judges.rules import parse_report
+
+    return [f"{f.name} | {f.concept.replace('_', ' ')}".lower() for f in parse_report(text)
+            if f.kind == "finding" and f.present]
+
+
+def judge(candidates: list[dict], iu: dict[int, IUReport]) -> tuple[list[Verdict], float]:
+    """Every candidate through the runner's own entry (``core.judges.rules:score_pair``, the registry's
+    ``rules`` judge) and parser (``core.parse.result.parse_output``), caches cleared first; the pairs per
+    second of that cold pass."""
+    import time
+
+    from core.judges.rules import clear_caches, score_pair
+    from core.parse.result import parse_output
+
+    clear_caches()
+    t0 = time.perf_counter()
+    records = [score_pair(iu[c["iu_id"]].text, c["text"]) for c in candidates]
+    rate = len(candidates) / (time.perf_counter() - t0)
+    out = []
+    for c, rec in zip(candidates, records, strict=True):
+        counts, sig = dict.fromkeys("abcdef", 0), 0
+        if rec.error is None:
+            parsed = parse_output(rec.raw_text)
+            counts = {k: parsed.sig[k] + parsed.insig[k] for k in counts}
+            sig = sum(parsed.sig.values())
+        out.append(Verdict(c["cid"], rec.error, counts, sig, positives(iu[c["iu_id"]].text), positives(c["text"])))
+    return out, rate
+
+
+def best_matching(items: list[dict], found: list[str]) -> int:
+    """The largest number of one-to-one pairs (hand-checked item, extracted finding) in which one of the
+    item's own terms occurs in the extracted finding's name or concept (augmenting paths; lists are short)."""
+    fits = [[j for j, f in enumerate(found) if any(t in f for t in item["terms"])] for item in items]
+    owner: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in fits[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or augment(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    return sum(augment(i, set()) for i in range(len(items)))
+
+
+def extraction(pairs: list[tuple[list[dict], list[str]]]) -> dict:
+    """Recall (hand-checked findings matched) and precision (extracted findings matched), pooled."""
+    matched = sum(best_matching(items, found) for items, found in pairs)
+    listed = sum(len(items) for items, _ in pairs)
+    extracted = sum(len(found) for _, found in pairs)
+    return {"listed": listed, "extracted": extracted, "matched": matched,
+            "recall": matched / listed if listed else float("nan"),
+            "precision": matched / extracted if extracted else float("nan")}
+
+
+# -- scoring ---------------------------------------------------------------------------------------
+
+
+def summarise(refs: dict[int, dict], cands: list[dict], verdicts: dict[str, Verdict], iu: dict[int, IUReport]) -> dict:
+    """The figures for one split: count-level P/R/F1 per category and Kendall tau-b of totals
+    (``iu_edits.evaluate``), benign false alarms, non-reports recognised, baselines, extraction."""
+    import numpy as np
+
+    from core.analysis.stats import correlation
+
+    reports = [c for c in cands if not c["not_a_report"]]
+    scored = [c for c in reports if verdicts[c["cid"]].refused is None]
+    pairs = [iu_edits.Pair(iu[c["iu_id"]].text, c["text"],
+                           labels={k: sum(e["category"] == k for e in c["errors"]) for k in "abcdef"},
+                           benign=["no recorded error"] if is_benign(c) else []) for c in scored]
+    result = iu_edits.evaluate(pairs, [verdicts[c["cid"]].counts for c in scored])
+    truth_sig = np.array([sum(e["significant"] for e in c["errors"]) for c in scored], float)
+    benign = [c for c in reports if is_benign(c)]
+    non_reports = [c for c in cands if c["not_a_report"]]
+    seen = {c["iu_id"]: c for c in cands}
+    return {
+        "references": len({c["iu_id"] for c in cands}), "candidates": len(cands), "reports": len(reports),
+        "scored": len(scored), "refused_reports": [c["cid"] for c in reports if verdicts[c["cid"]].refused],
+        "errors": {k: sum(p.labels[k] for p in pairs) for k in "abcdef"},
+        "categories": result["categories"], "tau_total": result["tau_rules_total"],
+        "tau_significant": correlation(np.array([verdicts[c["cid"]].significant for c in scored], float),
+                                       truth_sig)["tau"],
+        "baselines": iu_edits.baselines_tau(pairs),
+        "benign": len(benign),
+        "benign_flagged": sum(1 for c in benign if verdicts[c["cid"]].refused or any(verdicts[c["cid"]].counts.values())),
+        "non_reports": len(non_reports),
+        "non_reports_recognised": sum(1 for c in non_reports
+                                      if (verdicts[c["cid"]].refused or "").startswith("not a report")),
+        "extraction_references": extraction([(refs[i]["findings"], verdicts[c["cid"]].ref_found)
+                                             for i, c in seen.items()]),
+        "extraction_candidates": extraction([(c["findings"], verdicts[c["cid"]].cand_found) for c in cands]),
+    }
+
+
+def iu_benchmark(pairs: int, seed: int) -> dict:
+    """bench/iu_edits.py's friendly and hard variants (its own pairs, judge and evaluation)."""
+    reports = iu_edits.iu_reports()
+    out = {}
+    for name, hard in (("IU friendly", False), ("IU hard", True)):
+        made = iu_edits.make_pairs(reports, pairs, seed, hard=hard)
+        result = iu_edits.evaluate(made, [iu_edits.rules_counts(p) for p in made])
+        out[name] = {"pairs": len(made), "errors": {k: sum(p.labels[k] for p in made) for k in "abcdef"},
+                     "categories": result["categories"], "tau_total": result["tau_rules_total"],
+                     "baselines": iu_edits.baselines_tau(made), "benign": result["benign_pairs"],
+                     "benign_flagged": result["benign_flagged"]}
+    return out
+
+
+# -- output ----------------------------------------------------------------------------------------
+
+
+def _f1(cat: dict) -> str:
+    if cat["n_edits"] == 0:
+        return "-"
+    return f"{cat['f1']:.2f} ({cat['precision']:.2f} / {cat['recall']:.2f})"
+
+
+def _share(k: int, n: int) -> str:
+    return f"{k} / {n} ({k / n:.0%})" if n else "-"
+
+
+def table(sets: dict[str, dict]) -> list[str]:
+    """The figures of every set side by side, as markdown lines."""
+    names = list(sets)
+    mw_only = [n for n in names if "extraction_references" in sets[n]]
+
+    def row(label: str, cell) -> str:
+        return f"| {label} | " + " | ".join(cell(sets[n]) if n in mw_only or not label.startswith("*")
+                                           else "" for n in names) + " |"
+
+    lines = ["| figure | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names),
+             row("pairs scored", lambda s: str(s.get("scored", s.get("pairs"))))]
+    for k in "abcdef":
+        lines.append(row(f"({k}) F1 (P / R), n", lambda s, k=k: f"{_f1(s['categories'][k])}, {s['errors'][k]}"))
+    lines += [row("benign-only flagged", lambda s: _share(s["benign_flagged"], s["benign"])),
+              row("*non-reports recognised", lambda s: _share(s["non_reports_recognised"], s["non_reports"])),
+              row("*reports refused as not a report", lambda s: str(len(s["refused_reports"]))),
+              row("abs tau, total errors", lambda s: f"{abs(s['tau_total']):.3f}"),
+              row("*abs tau, significant errors", lambda s: f"{abs(s['tau_significant']):.3f}"),
+              row("abs tau, BLEU-2", lambda s: f"{s['baselines']['bleu2']:.3f}"),
+              row("abs tau, ROUGE-L", lambda s: f"{s['baselines']['rouge_l']:.3f}"),
+              row("abs tau, word-count difference", lambda s: f"{s['baselines']['words_diff']:.3f}")]
+    for role in ("references", "candidates"):
+        lines.append(row(f"*extraction recall / precision, {role}", lambda s, r=role: (
+            f"{s[f'extraction_{r}']['recall']:.2f} / {s[f'extraction_{r}']['precision']:.2f} "
+            f"({s[f'extraction_{r}']['matched']} of {s[f'extraction_{r}']['listed']} listed, "
+            f"{s[f'extraction_{r}']['extracted']} extracted)")))
+    return [line.replace("| *", "| ") for line in lines]
+
+
+def main() -> int:
+    import argparse
+
+    from perfdoc import command, stamp, write_section
+
+    from core.judges.rules import RULES_VERSION
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON instead of markdown")
+    ap.add_argument("--skip-iu", action="store_true", help="leave out the IU friendly and hard benchmarks")
+    ap.add_argument("--iu-pairs", type=int, default=1000, help="pairs per IU variant (iu_edits.py's default)")
+    ap.add_argument("--seed", type=int, default=0, help="the IU variants' seed (iu_edits.py's default)")
+    ap.add_argument("--write", metavar="LABEL", help="replace the section '### LABEL' of machine_written/README.md")
+    args = ap.parse_args()
+
+    iu = iu_reports_by_id()
+    refs = {r["iu_id"]: r for r in load_references()}
+    cands = load_candidates()
+    verdicts, rate = judge(cands, iu)
+    by_cid = {v.cid: v for v in verdicts}
+    sets = {}
+    for split in ("dev", "heldout", "all"):
+        chosen = [c for c in cands if split == "all" or refs[c["iu_id"]]["split"] == split]
+        sets[f"machine-written {split}"] = summarise(refs, chosen, by_cid, iu)
+    if not args.skip_iu:
+        sets.update(iu_benchmark(args.iu_pairs, args.seed))
+    if args.json:
+        print(json.dumps({"rules_version": RULES_VERSION, "pairs_per_second": rate, "sets": sets}, indent=1,
+                         default=float))
+        return 0
+    lines = [f"### {args.write or 'Rules judge ' + RULES_VERSION}", "",
+             f"{stamp()}; rules judge {RULES_VERSION}. Command: `{command(__file__)}`", "",
+             *table(sets), "",
+             f"Machine-written set: {len(refs)} references, {len(cands)} candidates; the rules judge scored them "
+             f"cold at {rate:,.0f} pairs/s (runner entry and parser). Counts are compared at the count level "
+             "(TP = min, FP / FN the excess) over the reports the judge scored; a benign-only candidate is "
+             "flagged when the judge counts any error in it or refuses it. IU columns: bench/iu_edits.py, "
+             f"{args.iu_pairs} pairs per variant, seed {args.seed}."]
+    refused = sets["machine-written all"]["refused_reports"]
+    if refused:
+        lines.append(f"Reports the judge refused as not a report: {', '.join(refused)}.")
+    print("\n".join(lines))
+    if args.write:
+        write_section(lines[0], "\n".join(lines) + "\n", FOLDER / "README.md")
+        print(f"\nwritten to {FOLDER / 'README.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
