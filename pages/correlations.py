@@ -195,6 +195,23 @@ def _download(label: str, frame: pd.DataFrame, meta: dict, name: str, key: str) 
                        mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
 
 
+def _download_latex(point: pd.DataFrame, counts: dict, meta: dict, view: dict) -> None:
+    """The judge x metric table as LaTeX (booktabs, caption, label), as `correlate --format latex` writes it."""
+    from core.paper.correlations import CorrelationContext, correlation_table
+    from core.paper.latex import to_latex
+
+    shown = "; ".join(f"{f}: {', '.join(map(str, v))}" for f, v in view["filters"] if v)
+    ctx = CorrelationContext(dataset=meta["dataset"] + (f" ({shown})" if shown else ""), synthetic=meta["synthetic"],
+                             target=meta["target"], raters=meta["raters"], n_pairs=counts["pairs"],
+                             n_groups=counts["groups"], n_identical=counts["identical"],
+                             identical_removed=counts["identical_removed"])
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{'synthetic-' if meta['synthetic'] else ''}{meta['dataset']}-"
+                  f"judge-metric-{meta['target']}") + ".tex"
+    st.download_button("Table LaTeX", data=lambda: to_latex(correlation_table(point, ctx, stat=view["stat"])),
+                       file_name=name, mime="application/x-tex", key="corr_dl_latex", icon=":material/download:",
+                       on_click="ignore", help="booktabs table with its caption and label, for \\input in a paper")
+
+
 def _styled_table(shaped):
     """The papers' table: bold best, underlined second best (st.table renders the Styler's CSS).
 
@@ -377,7 +394,7 @@ def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
     if not targets:
         st.info("The annotations hold no overall score and no error counts, the targets this page uses.")
         return None
-    annotators, _ = expert_annotators_choice(store, dataset, "corr_experts")  # imported / clinician ratings
+    annotators, meta["raters"] = expert_annotators_choice(store, dataset, "corr_experts")  # imported / clinicians
     experts = None if annotators is None else tuple(annotators)
     facets = load_facets(store, dataset)
     _seed_view(dataset, facets, targets)
@@ -467,6 +484,8 @@ def main() -> None:
     dl = st.columns(4)
     with dl[0]:
         _download("Table CSV", wide, meta, f"judge-metric-{target}", "corr_dl_table")
+    with dl[1]:  # the same table for the paper: booktabs LaTeX with its caption (core/paper)
+        _download_latex(point, counts, meta, view)
 
     _ceiling(args, meta, stat)
     draw_preferences(store, dataset)  # only with comparisons

@@ -38,7 +38,8 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"store", "reads", "analysis", "parse", "prompts", "judges", "ingest", "review", "checks",
                "glossary", "settings", "taxonomy"},
     "cli": {"store", "reads", "analysis", "parse", "prompts", "judges", "ingest", "review", "checks",
-            "distill", "report", "models", "glossary", "access", "jobs", "settings", "taxonomy"},
+            "distill", "report", "models", "glossary", "access", "jobs", "settings", "taxonomy", "paper"},
+    "paper": {"store", "reads", "analysis", "parse", "prompts", "judges", "ingest", "settings", "taxonomy"},
     "__init__": {"settings"},
     "__main__": {"cli"},
 }

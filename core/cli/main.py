@@ -26,6 +26,7 @@ from core.cli.common import (
     print_frame,
     print_result,
 )
+from core.cli.paper import add_table_flags, print_correlate_table
 from core.store.db import StoreError, default_store_path
 
 
@@ -296,14 +297,8 @@ def cmd_correlate(args) -> int:
 
     table = apply_orientations(table, declared_orientations(store, args.dataset), args.target)
     table = table.assign(target=args.target, raters=raters.choice, drop_identical=args.drop_identical)
-    if args.table and not args.breakdown:
-        from core.analysis.stats import judge_metric_table
-
-        shaped = judge_metric_table(table)
-        print(f"Expert target: {args.target}, from {raters.label}\n")
-        print(shaped.to_markdown())
-        print(f"\n{shaped.legend} n and 95% CIs: --json.")
-        return 0
+    if (args.table or args.format) and not args.breakdown:  # the papers' shape: text, LaTeX, Markdown, CSV
+        return print_correlate_table(args, store, table, frame, raters)
     if args.json:
         print(table.to_json(orient="records", double_precision=15))
     else:
@@ -417,6 +412,7 @@ COMMAND_MODULES = (
     "core.cli.jobs",
     "core.cli.merge",
     "core.cli.ops",
+    "core.cli.paper",
     "core.cli.ratings",
     "core.cli.review",
     "core.cli.score",
@@ -583,6 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all-metrics", action="store_true", help="also the per-category counts (sig_a, ..., matched)")
     p.add_argument("--table", action="store_true",
                    help="the papers' Table 2/3 shape: judge x metric, |tau|, dagger p >= 0.01, best/second marked")
+    add_table_flags(p)  # --format latex|markdown|csv, --decimals, --with-ci, --with-n, --stat (core.cli.paper)
     p.add_argument("--breakdown", choices=["modality", "anatomy", "system", "split"],
                    help="one table per value of this facet, with n per cell")
     p.add_argument("--raters", help=RATERS_HELP)

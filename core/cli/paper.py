@@ -1,0 +1,150 @@
+"""The paper commands of ``python -m core``: ``tables``, ``methods``, ``figures``, ``bundle``, ``reproduce``,
+and ``correlate --table --format latex|markdown|csv``. The work is in :mod:`core.paper`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from core.cli.common import open_store
+
+STAT_CHOICES = ("tau", "rho", "r")
+
+
+def add_table_flags(p, *, stat: bool = True) -> None:
+    """How a table is printed: --format, --decimals, --with-ci, --with-n (and --stat)."""
+    from core.paper.formats import FORMATS
+
+    p.add_argument("--format", choices=FORMATS,
+                   help="the papers' table as LaTeX (booktabs, a table float to \\input), Markdown or CSV (one row "
+                        "per cell); implies --table")
+    p.add_argument("--decimals", type=int, default=3, help="decimals printed (default 3); best / second best are "
+                                                           "decided on the printed values")
+    p.add_argument("--with-ci", action="store_true", help="print each cell's CI: 0.632 [0.581, 0.680]")
+    p.add_argument("--with-n", action="store_true", help="print each cell's n")
+    if stat:
+        p.add_argument("--stat", choices=STAT_CHOICES, default="tau",
+                       help="the statistic of the table: Kendall tau-b (default), Spearman rho or Pearson r")
+
+
+def add_settings_flags(p) -> None:
+    """Every setting of core.paper.compute.PaperSettings that a command takes."""
+    from core.reads.raters import RATERS_HELP
+    from core.reads.targets import TARGET_HELP
+
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--target", help=TARGET_HELP)
+    p.add_argument("--raters", help=RATERS_HELP)
+    p.add_argument("--drop-identical", action="store_true",
+                   help="leave out pairs whose candidate equals the reference (ReXVal*-style check)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for every CI (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap and split seed (recorded)")
+    p.add_argument("--ci", choices=["auto", "bootstrap", "asymptotic"], default="auto",
+                   help="correlation CIs: auto (bootstrap up to 5,000 pairs, asymptotic above), bootstrap, asymptotic")
+    p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
+    p.add_argument("--no-clusters", action="store_true", help="resample pairs even when they share a reference")
+    add_table_flags(p)
+
+
+def settings_from(args):
+    from core.paper.compute import PaperSettings
+
+    return PaperSettings(target=args.target, raters=args.raters, stat=args.stat, drop_identical=args.drop_identical,
+                         n_boot=args.n_boot, seed=args.seed, ci=args.ci, min_n=args.min_n,
+                         clusters=not args.no_clusters, decimals=args.decimals, with_ci=args.with_ci,
+                         with_n=args.with_n)
+
+
+def _write_stdout(data: bytes) -> None:
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def print_correlate_table(args, store, table, frame, raters) -> int:
+    """``correlate --table``: the table ``correlate`` computed, in the papers' shape. Without --format (and
+    with the default statistic, decimals, no CI and no n): the text table with its legend, as before; with
+    --format: :mod:`core.paper`'s LaTeX, Markdown or CSV."""
+    plain = args.stat == "tau" and args.decimals == 3 and not args.with_ci and not args.with_n
+    if args.format is None and plain:
+        from core.analysis.stats import judge_metric_table
+
+        shaped = judge_metric_table(table)
+        print(f"Expert target: {args.target}, from {raters.label}\n")
+        print(shaped.to_markdown())
+        print(f"\n{shaped.legend} n and 95% CIs: --json.")
+        return 0
+    from core.paper.compute import context_of
+    from core.paper.correlations import correlation_table
+    from core.paper.formats import render
+
+    ctx = context_of(store, args.dataset, frame, args.target, raters.label, raters.annotators, args.drop_identical)
+    shaped = correlation_table(table, ctx, stat=args.stat, decimals=args.decimals, with_ci=args.with_ci,
+                               with_n=args.with_n)
+    _write_stdout(render(shaped, args.format or "markdown"))
+    return 0
+
+
+def cmd_tables(args) -> int:
+    from core.paper.assemble import TABLE_KINDS, all_tables, write_tables
+    from core.paper.compute import compute_all
+    from core.paper.formats import FORMATS, render
+
+    store = open_store(args)
+    results = compute_all(store, args.dataset, settings_from(args))
+    tables = all_tables(results)
+    if args.out:
+        files = write_tables(tables, Path(args.out), (args.format,) if args.format else FORMATS)
+        for path in files:
+            print(path)
+        for kind, reason in results.skipped.items():
+            print(f"note: no {kind} table: {reason}", file=sys.stderr)
+        return 0
+    kind = args.table or "correlations"
+    if kind not in tables:
+        raise ValueError(f"no {kind} table on '{args.dataset}': {results.skipped.get(kind, 'nothing to show')}; "
+                         f"tables here: {', '.join(k for k in TABLE_KINDS if k in tables)}")
+    _write_stdout(render(tables[kind], args.format or "markdown"))
+    return 0
+
+
+def cmd_methods(args) -> int:
+    from core.paper.compute import compute_all
+    from core.paper.methods import methods_bibtex, methods_paragraph
+    from core.reads.frames import judge_runs
+    from core.reads.runcost import run_costs
+
+    store = open_store(args)
+    results = compute_all(store, args.dataset, settings_from(args))
+    paragraph = methods_paragraph(results, judge_runs(store, args.dataset), run_costs(store, args.dataset))
+    form = "latex" if args.format == "latex" else "text"
+    bib = methods_bibtex(paragraph)
+    print(paragraph.render(form))
+    if args.bib:
+        from core.store.outfiles import check_out_file, write_atomic
+
+        path = check_out_file(args.bib, store=store.path, force=args.force, example="methods.bib")
+        write_atomic(path, [bib])
+        print(f"\n(BibTeX: {len(paragraph.keys)} entries in {path})", file=sys.stderr)
+    else:
+        print("\n" + bib, end="")
+    return 0
+
+
+def add_commands(add) -> None:
+    """Register the paper commands with the CLI's ``add(name, func, help)``."""
+    from core.paper.assemble import TABLE_KINDS
+
+    p = add("tables", cmd_tables, "the papers' tables (correlations, F1 per error type, calibration, ensembles, "
+                                  "preferences, leaderboard) as LaTeX, Markdown or CSV")
+    add_settings_flags(p)
+    p.add_argument("--table", choices=TABLE_KINDS, help="print this table (default correlations) to stdout")
+    p.add_argument("--out", help="write every table in every format (or --format) into this folder, plus "
+                                 "tables.tex, a document that compiles on its own")
+
+    p = add("methods", cmd_methods, "the methods paragraph (pairs, target, raters and agreement, statistic, CIs, "
+                                    "paired test, identical pairs, judges and cost) with the BibTeX of its citations")
+    add_settings_flags(p)
+    p.add_argument("--bib", metavar="FILE", help="write the BibTeX to FILE instead of after the paragraph")
+    p.add_argument("--force", action="store_true", help="replace --bib if it exists (never the store)")

@@ -1,0 +1,143 @@
+"""The judge x metric correlation table of the VERT / CREPE papers as a :class:`~core.paper.tables.PaperTable`.
+
+Built from a :func:`core.analysis.stats.correlate` table (the CLI's ``correlate --json`` rows, or the
+Correlations page's) through :func:`core.analysis.stats.judge_metric_table`, so the printed values, the
+daggers, the wrong-sign flags and the best / second marks are that function's:
+
+- the value is |statistic| (tau-b, rho or r) to ``decimals`` places;
+- a dagger where the statistic's own p >= 0.01;
+- best bold and second best underlined per column, only where two or more judges have the metric;
+  **ties are decided on the printed (rounded) values**: two values printed alike are marked alike, and
+  the second best is the next distinct printed value (dense ranking);
+- the CI (on request) is the interval of the printed quantity: when the estimate is negative the printed
+  value is -estimate and its interval [-high, -low] (negation is monotone, so this is exact).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from core.paper.tables import Cell, PaperTable, count_words, fmt, slug
+
+#: statistic -> (estimate, |estimate|, CI low, CI high) columns of a correlate table.
+STAT_COLUMNS = {"kendall": ("tau", "abs_tau", "ci_low", "ci_high"),
+                "spearman": ("rho", "abs_rho", "rho_ci_low", "rho_ci_high"),
+                "pearson": ("r", "abs_r", "r_ci_low", "r_ci_high")}
+STAT_ALIASES = {"tau": "kendall", "rho": "spearman", "r": "pearson", "kendall": "kendall", "spearman": "spearman",
+                "pearson": "pearson"}
+STAT_WORDS = {"kendall": "Kendall's tau-b", "spearman": "Spearman's rho", "pearson": "Pearson's r"}
+TARGET_WORDS = {"score": "the expert score (0-1, higher is better)",
+                "sig_errors": "the number of clinically significant errors per report",
+                "total_errors": "the number of errors per report (significant and insignificant)"}
+CI_WORDS = {"bootstrap": "percentile bootstrap resampling pairs",
+            "bootstrap-cluster": "percentile cluster bootstrap resampling reference groups",
+            "asymptotic": "asymptotic (influence values; Fisher z)",
+            "asymptotic-cluster": "asymptotic, cluster-robust (influence values summed within reference groups; "
+                                  "Fisher z with t(G-1))"}
+
+
+@dataclass(frozen=True)
+class CorrelationContext:
+    """What the caption states besides the numbers: the view the table was computed on."""
+
+    dataset: str
+    synthetic: bool
+    target: str
+    raters: str           # e.g. "experts (imported annotations)"
+    n_pairs: int          # pairs in view with the target and a judge value
+    n_groups: int         # reference groups among them
+    n_identical: int      # identical pairs (candidate = reference) among them, or removed
+    identical_removed: bool
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def target_words(target: str) -> str:
+    if target in TARGET_WORDS:
+        return TARGET_WORDS[target]
+    kind, _, cat = target.partition("_")
+    return f"the expert {'significant' if kind == 'sig' else 'total'} error count of category ({cat})"
+
+
+def ci_statement(corr: pd.DataFrame) -> str:
+    """How the intervals were made, from the rows themselves (method, resamples, seed)."""
+    methods = sorted({m for m in corr.get("ci_method", pd.Series(dtype=object)).dropna() if m != "none"})
+    if not methods:
+        return "No confidence intervals (no resampling)."
+    parts = []
+    for m in methods:
+        rows = corr[corr["ci_method"] == m]
+        text = CI_WORDS.get(m, m)
+        if m.startswith("bootstrap"):
+            text += (f", {int(rows['n_boot'].max()):,} resamples, seed {int(rows['seed'].iloc[0])}")
+        parts.append(text)
+    level = float(corr["level"].dropna().iloc[0]) if "level" in corr and corr["level"].notna().any() else 0.95
+    return f"{level:.0%} CIs: " + "; ".join(parts) + "."
+
+
+def _ci(row: pd.Series, est: str, lo: str, hi: str, decimals: int) -> tuple[tuple[str, str], tuple[float, float]] | None:
+    low, high = float(row.get(lo, math.nan)), float(row.get(hi, math.nan))
+    if math.isnan(low) or math.isnan(high):
+        return None
+    if float(row[est]) < 0:  # the printed value is -estimate: its interval is [-high, -low]
+        low, high = -high, -low
+    return (fmt(low, decimals), fmt(high, decimals)), (low, high)
+
+
+def correlation_table(corr: pd.DataFrame, ctx: CorrelationContext, *, stat: str = "kendall", decimals: int = 3,
+                      with_ci: bool = False, with_n: bool = False) -> PaperTable:
+    """The judge x metric table of ``corr`` (one row per judge and metric) in statistic ``stat``."""
+    from core.analysis.scores import METRICS
+    from core.analysis.stats import judge_metric_table
+
+    stat = STAT_ALIASES.get(stat, stat)
+    if stat not in STAT_COLUMNS:
+        raise ValueError(f"unknown statistic {stat!r}; valid: tau, rho, r")
+    if not 0 <= decimals <= 6:
+        raise ValueError(f"--decimals must be 0-6, not {decimals}")
+    est, value, lo, hi = STAT_COLUMNS[stat]
+    shaped = judge_metric_table(corr, value, decimals=decimals)
+    by_key = {(str(r["judge"]), str(r["metric"])): r for _, r in corr.iterrows()}
+    rows = []
+    for judge in shaped.values.index:
+        cells = []
+        for metric in shaped.values.columns:
+            v = float(shaped.values.at[judge, metric])
+            n = shaped.n.at[judge, metric]
+            n = None if pd.isna(n) else int(n)
+            if math.isnan(v):
+                cells.append(Cell(text=shaped.text.at[judge, metric] if n is not None else "–", n=n))
+                continue
+            ci = _ci(by_key[(str(judge), str(metric))], est, lo, hi, decimals)
+            cells.append(Cell(text=fmt(v, decimals), value=v, bold=bool(shaped.best.at[judge, metric]),
+                              underline=bool(shaped.second.at[judge, metric]),
+                              dagger=bool(shaped.dagger.at[judge, metric]),
+                              wrong_sign=bool(shaped.wrong_sign.at[judge, metric]),
+                              ci=ci[0] if ci else None, ci_value=ci[1] if ci else None, n=n))
+        rows.append((str(judge), tuple(cells)))
+    keys = tuple(str(m) for m in shaped.values.columns)
+    headers = tuple(METRICS[m].label if m in METRICS else m for m in keys)
+    ns = [c.n for _, cells in rows for c in cells if c.n is not None and not math.isnan(c.value)]
+
+    symbol = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}[stat]
+    n_text = count_words(ctx.n_pairs, "pair")
+    if ns and (min(ns) != ctx.n_pairs or max(ns) != ctx.n_pairs):
+        n_text += f" (each cell: n = {min(ns):,}" + (f" to {max(ns):,})" if min(ns) != max(ns) else ")")
+    ident = (f"{count_words(ctx.n_identical, 'identical pair')} (candidate = reference) "
+             + ("removed" if ctx.identical_removed else "kept"))
+    caption = (f"Agreement of judge metrics with the experts on {ctx.dataset}"
+               + (" (synthetic data)" if ctx.synthetic else "") + f": |{symbol}| ({STAT_WORDS[stat]}) between "
+               f"each metric and {target_words(ctx.target)}, averaged over {ctx.raters}; {n_text} in "
+               f"{count_words(ctx.n_groups, 'reference group')}; {ident}. ")
+    if with_ci:
+        caption += ci_statement(corr) + " "
+    caption += ("† p ≥ 0.01; ⚠ correlation against the metric's orientation; bold best and underlined second "
+                "best per column (on the printed values), only where two or more judges have the metric.")
+
+    return PaperTable(name=f"correlations-{slug(ctx.target)}-{stat}", corner="Judge", columns=headers,
+                      column_keys=keys, rows=tuple(rows), caption=caption,
+                      label=f"tab:{slug(ctx.dataset)}-{slug(ctx.target)}-{stat}", with_ci=with_ci, with_n=with_n)
