@@ -54,7 +54,8 @@ serve: setup
 	RADJUDGE_STORE=$(STORE) $(PY) serve.py --server.address $(ADDRESS) --server.port $(PORT)
 
 # Debian's chromium for the real-browser test (Playwright's own download cannot work here), and
-# Debian's nginx-light for the reverse-proxy test (deploy/nginx-radjudge.conf in front of a team server).
+# Debian's nginx-light for the reverse-proxy test (deploy/nginx-radjudge.conf in front of a team server),
+# Debian's pdflatex for compiling the paper tables (tests/paper; 20 s and about 144 MB here).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "installing Debian chromium for the browser test"; \
@@ -64,6 +65,11 @@ browser:
 	  echo "installing Debian nginx-light for the reverse-proxy test"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light) >/dev/null \
 	  || echo "warning: could not install nginx; the proxy test will be skipped"; }
+	@command -v pdflatex >/dev/null 2>&1 || { \
+	  echo "installing Debian texlive-latex-base/-recommended (pdflatex, booktabs) for the paper tables' compile test"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    texlive-latex-base texlive-latex-recommended) >/dev/null \
+	  || echo "warning: could not install pdflatex; the LaTeX compile tests will be skipped (structural checks run)"; }
 
 lint: setup-dev
 	$(VENV)/bin/ruff check .
