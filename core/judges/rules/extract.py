@@ -57,8 +57,10 @@ from core.judges.rules.patterns import (
     ABBREV_END,
     ABNORMAL,
     ADJ,
+    AND_OR_SEP,
     BARE_HEADER_RE,
     BLOCK_TAG_RE,
+    CLAUSE_WORD,
     CTRL_RE,
     CUE_SCANNER,
     DATE_RE,
@@ -91,6 +93,9 @@ from core.judges.rules.patterns import (
     TAG_RE,
     TIRADS_RE,
     WORD_RE,
+)
+from core.judges.rules.patterns import (
+    PLURAL_CUE as _PLURAL,
 )
 
 #: Longer inputs are cut (a report is a few KB; these bound the work per pair).
@@ -150,6 +155,8 @@ def _norm_site(cls: str, raw: str) -> str:
             return "interpolar region"
         return low.removesuffix("s")
     if cls == "lung zone":
+        if low.startswith("peri"):
+            return "perihilar"
         return "apex" if low.startswith("ap") else "mid lung" if low.startswith("mid") else "base"
     if cls == "hip region":
         return low.removesuffix(" region")
@@ -251,6 +258,9 @@ class _Mention:
     seg_start: int = 0
     seg_end: int = 0
     negated: bool = False
+    certainty: str = "definite"
+    unassessed: bool = False  # "pneumothorax cannot be assessed": neither present nor absent
+    history: bool = False  # "known lung cancer": the patient's history, not read on this image
 
 
 def _grade_of(concept: V.Concept, text: str) -> tuple[tuple[str, float] | None, str | None]:
@@ -385,7 +395,11 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         if last is not None:
             a.seg_end = a.end + last.start()
             b.seg_start = a.end + last.end()
-            seps_between.append(last.group(0))
+            # a list joins findings ("effusion, small pneumothorax or edema"), a clause does not
+            # ("COPD, the lungs are hyperinflated"): the separator counts only between list items
+            rest = gap[:last.start()] + " " + gap[last.end():]
+            listed = len(rest.split()) <= 3 and not CLAUSE_WORD.search(rest)
+            seps_between.append(last.group(0) if listed else "")
         else:
             a.seg_end = b.start
             b.seg_start = b.start
@@ -396,9 +410,12 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
     # negation > scope stop: "no significant change" is a comparison, not a negation
     temporal = False
     changes: list[tuple[int, int, str]] = []
-    hedges: list[tuple[int, int, str]] = []
+    hedges: list[tuple[int, int, tuple[str, str]]] = []
     pre: list[int] = []
-    post: list[int] = []
+    post: list[tuple[int, bool]] = []  # (where, plural: "are not seen" also covers a list joined by "and")
+    limit_pre: list[int] = []
+    limit_post: list[tuple[int, bool]] = []
+    history: list[int] = []
     stops: list[int] = []
     blanked: list[tuple[int, int]] = []
     for (kind, name), a, b in CUE_SCANNER.scan(masked):
@@ -406,6 +423,15 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
             changes.append((a, b, name))
         elif kind == "hedge":
             hedges.append((a, b, name))
+            blanked.append((a, b))
+        elif kind == "limit_post":
+            limit_post.append((a, True))  # "effusion and pneumothorax cannot be assessed": both
+            blanked.append((a, b))
+        elif kind == "limit_pre":
+            limit_pre.append(b)
+            blanked.append((a, b))
+        elif kind == "history":
+            history.append(b)
             blanked.append((a, b))
         elif kind == "prior":
             temporal = True
@@ -415,7 +441,7 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         elif kind == "pre":
             pre.append(b)
         elif kind == "post":
-            post.append(a)
+            post.append((a, _PLURAL.match(masked, a) is not None))
         else:
             stops.append(a)
     if not temporal:
@@ -432,23 +458,30 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
     else:
         neg_text = masked
 
-    # negation: pre-negation scopes forward over a list, post-negation backwards over "or"
+    # negation: pre-negation scopes forward over a list, post-negation backwards over "or" ("and" too after
+    # a plural verb: "effusion and pneumothorax are not seen"); limits and history cues scope the same way
     for p in pre:
-        end = next((st for st in stops if st >= p), len(sent))
-        for mn in mentions:
-            if p <= mn.start < end:
-                mn.negated = True
-    for p in post:
-        idx = None
-        for i, mn in enumerate(mentions):
-            if mn.end <= p and mn.seg_end >= p:
-                idx = i
-        if idx is None:
-            continue
-        mentions[idx].negated = True
-        while idx > 0 and OR_SEP.match(seps_between[idx - 1] or "x"):
-            idx -= 1
-            mentions[idx].negated = True
+        for mn in _forward(mentions, stops, p, len(sent)):
+            mn.negated = True
+    for p, plural in post:
+        for mn in _backward(mentions, seps_between, p, plural):
+            mn.negated = True
+    for p in limit_pre:
+        for mn in _forward(mentions, stops, p, len(sent)):
+            mn.unassessed = True
+    for p, plural in limit_post:
+        for mn in _backward(mentions, seps_between, p, plural):
+            mn.unassessed = True
+    for p in history:  # "known lung cancer and COPD", not "known COPD, the lungs are hyperinflated"
+        for mn in _next(mentions, seps_between, stops, p, joined=AND_OR_SEP):
+            mn.history = True
+    for hs, he, (certainty, direction) in hedges:
+        targets = _next(mentions, seps_between, stops, he) if direction != "back" else []
+        if direction != "fwd" or not targets:
+            targets += _backward(mentions, seps_between, hs, True)
+        for mn in targets:
+            if mn.certainty == "definite":
+                mn.certainty = certainty
 
     out: list[Finding] = []
     for mn in mentions:
@@ -459,14 +492,15 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
             if s0 <= cs < s1 or (mn is mentions[0] and cs < s0):
                 change, change_text = kind, " ".join(masked[cs:ce].split())
                 break
-        certainty = "definite"
-        for hs, _he, name in hedges:
-            if s0 <= hs < s1 or (mn is mentions[0] and hs < s0):
-                certainty = name
-                break
+        certainty = mn.certainty
         present = not mn.negated
         if change == "resolved":
             present = False
+        kind = "finding"
+        if mn.unassessed and not mn.negated:
+            kind, present, certainty = "limit", False, "not assessed"
+        elif mn.history and not mn.negated and change in (None, "resolved"):  # "history of pneumonia, resolved"
+            kind, present = "history", True
         low = seg.lower()
         sites, rest = _sites_of(seg)
         if mn.concept.family == "device":  # "tip in the right atrium" is where it ends, not its side
@@ -476,11 +510,48 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         grade, grade_text = _grade_of(mn.concept, rest)
         size, size_text = _size_of(rest) if ("m" in low and DIGIT.search(low)) else (None, None)
         out.append(Finding(
-            kind="finding", concept=mn.concept.key, name=mn.concept.name, present=present, section=section,
-            text=sent[s0:s1].strip(" ,;"), certainty=certainty if present else "definite", side=side,
+            kind=kind, concept=mn.concept.key, name=mn.concept.name, present=present, section=section,
+            text=sent[s0:s1].strip(" ,;"), certainty=certainty if present or kind == "limit" else "definite",
+            side=side,
             sites=sites, grade=grade, grade_text=grade_text, size_mm=size, size_text=size_text,
             change=change if present or change == "resolved" else None,
             change_text=change_text if present or change == "resolved" else None))
+    return out
+
+
+def _forward(mentions: list[_Mention], stops: list[int], p: int, end: int) -> list[_Mention]:
+    """The mentions a cue ending at ``p`` scopes over, forward to the next scope stop."""
+    end = next((st for st in stops if st >= p), end)
+    return [mn for mn in mentions if p <= mn.start < end]
+
+
+def _next(mentions: list[_Mention], seps_between: list[str], stops: list[int], p: int,
+          joined: re.Pattern = OR_SEP) -> list[_Mention]:
+    """The mention right after a cue ending at ``p`` (none past a scope stop), and those ``joined`` to it (by "or")."""
+    idx = next((i for i, mn in enumerate(mentions) if mn.start >= p), None)
+    if idx is None or any(p <= st < mentions[idx].start for st in stops):
+        return []
+    out = [mentions[idx]]
+    while idx + 1 < len(mentions) and joined.match(seps_between[idx] or "x"):
+        idx += 1
+        out.append(mentions[idx])
+    return out
+
+
+def _backward(mentions: list[_Mention], seps_between: list[str], p: int, plural: bool) -> list[_Mention]:
+    """The mentions a cue starting at ``p`` scopes over: the one it follows, and the ones joined to it by
+    "or" (or by "and", after a plural verb)."""
+    idx = None
+    for i, mn in enumerate(mentions):
+        if mn.end <= p and mn.seg_end >= p:
+            idx = i
+    if idx is None:
+        return []
+    out = [mentions[idx]]
+    joined = AND_OR_SEP if plural else OR_SEP
+    while idx > 0 and joined.match(seps_between[idx - 1] or "x"):
+        idx -= 1
+        out.append(mentions[idx])
     return out
 
 
@@ -527,17 +598,22 @@ def _merge(a: Finding, b: Finding) -> Finding:
         size_mm=a.size_mm if a.size_mm is not None else b.size_mm,
         size_text=a.size_text if a.size_mm is not None else b.size_text,
         change=a.change or b.change, change_text=a.change_text if a.change else b.change_text,
-        certainty=a.certainty if a.certainty != "definite" else b.certainty)
+        certainty="definite" if "definite" in (a.certainty, b.certainty) else a.certainty)
 
 
 def _dedupe(raw: list[Finding]) -> list[Finding]:
     positives: list[Finding] = []
     negatives: list[Finding] = []
     statements: list[Finding] = []
+    others: list[Finding] = []  # history and findings not assessed: kept, never matched or counted
     for f in raw:
         if f.kind == "statement":
             if not any(s.tokens == f.tokens for s in statements):
                 statements.append(f)
+            continue
+        if f.kind != "finding":
+            if not any(o.kind == f.kind and o.concept == f.concept for o in others):
+                others.append(f)
             continue
         if not f.present:
             if not any(n.concept == f.concept for n in negatives):
@@ -552,7 +628,7 @@ def _dedupe(raw: list[Finding]) -> list[Finding]:
         else:
             positives.append(f)
     negatives = [n for n in negatives if not any(concepts_related(p.concept, n.concept) for p in positives)]
-    return positives + negatives + statements
+    return positives + negatives + statements + others
 
 
 @lru_cache(maxsize=8192)

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from core.judges.rules import vocab as V
 from core.taxonomy import CATEGORIES
 
-RULES_VERSION = "rules-5"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
-# 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py)
+RULES_VERSION = "rules-6"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
+# 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py);
+# 6: descriptive chest wordings and surgical material (vocab_chest.py), findings not assessed and history
+# findings set apart, lists negated after a plural verb, evidence chains, "not a radiograph" text refused
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",
@@ -28,9 +30,12 @@ CATEGORY_LABELS: dict[str, str] = {
 class Finding:
     """One normalised statement of a report.
 
-    ``kind`` is ``"finding"`` (a known observation, present or absent) or
+    ``kind`` is ``"finding"`` (a known observation, present or absent),
     ``"statement"`` (a sentence with no known observation; ``tokens`` holds
-    its content words).  ``sites`` maps a site class ("lung lobe", "spine
+    its content words), ``"limit"`` (an observation the text says it could not
+    assess: "pneumothorax cannot be assessed") or ``"history"`` (one of the
+    patient's history: "known lung cancer"); the last two are never matched
+    or counted as errors.  ``sites`` maps a site class ("lung lobe", "spine
     level", ...) to its normalised values.  ``grade`` is ``(scale, level)``.
     """
 
@@ -75,6 +80,10 @@ class Finding:
         text = " ".join(bits)
         if device and self.size_mm is not None:
             text += f", {self.size_text}"
+        if self.kind == "limit":
+            return f"{text} (not assessed)"
+        if self.kind == "history":
+            return f"history of {text}"
         if not self.present:
             return f"no {text}"
         if self.certainty != "definite":

@@ -134,18 +134,21 @@ NORMAL_RES = [(re.compile(r"\b(?:" + anat + r")\s+" + r"(?:" + V.NORMAL_PREDICAT
                for anat, keys in V.NORMAL_ANATOMY]
 NORMAL_PREFIX_RES = [(re.compile(V.NORMAL_PREFIX + r"(?:" + anat + r")\b", _I), keys)
                       for anat, keys in V.NORMAL_ANATOMY]
-NORMAL_HINT = re.compile(r"\b(?:normal|unremarkable|intact|clear|not\s+(?:enlarged|dilated))\b", _I)
+NORMAL_HINT = re.compile(r"\b(?:normal|unremarkable|intact|clear|sharp|not\s+(?:enlarged|dilated))\b", _I)
 ABNORMAL = re.compile(r"\babnormal", _I)
 # Cue phrases, earlier kinds winning at a position (see _analyse_sentence).
 CUE_SCANNER = Scanner(
     [(("change", name), (f"(?:{p})",)) for name, p in V.CHANGES]
-    + [(("hedge", name), (f"(?:{p})",)) for name, p in V.HEDGES]
+    + [(("hedge", (name, direction)), (f"(?:{p})",)) for name, direction, p in V.HEDGES]
+    + [(("limit_post", ""), (f"(?:{V.LIMIT_POST})",)), (("limit_pre", ""), (f"(?:{V.LIMIT_PRE})",)),
+       (("history", ""), (f"(?:{V.HISTORY})",))]
     + [(("prior", ""), (f"(?:{V.PRIOR_OBJECT})",)), (("post", ""), (f"(?:{V.POST_NEGATION})",)),
        (("pre", ""), (f"(?:{V.PRE_NEGATION})",)), (("stop", ""), (f"(?:{V.NEGATION_STOP})",)),
        (("temporal", ""), (f"(?:{V.TEMPORAL})",))])
 SIDE_RE = re.compile(
     r"\b(?:(?P<para>(?:left|right)\s+paracentral)|(?P<central>paracentral|central)"
-    r"|(?P<bi>bilateral(?:ly)?|both\s+sides|bibasilar|bilaterally)|(?P<lr>left|right)(?:-sided)?)\b", _I)
+    r"|(?P<bi>bilateral(?:ly)?|both\s+(?:sides|lungs?|(?:lung\s+)?bases|apices|hila|hemithoraces|(?:peri)?hilar|lower|"
+    r"upper|mid|costophrenic)|bibasilar|bilaterally)|(?P<lr>left|right)(?:-sided)?)\b", _I)
 SIDE_HINT = re.compile(r"left|right|bilat|central|both|bibasilar")
 DIGIT = re.compile(r"\d")
 SIDE_WORD = re.compile(r"\b(?:left|right|bilateral(?:ly)?)\b", _I)
@@ -196,9 +199,16 @@ SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|\s*;\s+|\n\s*(?=(?:\d{1,2}[.)]\s|[-*�
 INLINE_LIST = re.compile(r"(?:^|(?<=\n)|(?<=[.:]\s)|(?<=[.:]))[ \t]*\d{1,2}[.)]\s+(?=[A-Za-z0-9])")
 LIST_MARK = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•·])\s+")
 ABBREV_END = re.compile(r"\b(?:dr|vs|approx|e\.g|i\.e|cf|mr|mrs|ms|fig|st|resp|incl|pt|pts|hx|sq|ca|etc)\.$", _I)
+# evidence chains ("volume loss, evidenced by elevation of the right hemidiaphragm") separate findings too
 SEP_RE = re.compile(r"\s*(?:,\s*(?:and|or|with|but)?|;)\s*|\s+(?:and|or|nor|with|as\s+well\s+as|but|while|"
-                     r"whereas|plus|along\s+with)\s+", _I)
+                     r"whereas|plus|along\s+with|(?:as\s+)?(?:evidenced|demonstrated|manifested|characterized|"
+                     r"indicated)\s+by|in\s+keeping\s+with|consistent\s+with|due\s+to|secondary\s+to|related\s+to|"
+                     r"reflecting|representing)\s+", _I)
 OR_SEP = re.compile(r"^\s*(?:,\s*(?:or|nor)?|(?:or|nor))\s*$", _I)
+CLAUSE_WORD = re.compile(r"\b(?:is|are|was|were|be|been|has|have|shows?|demonstrates?|noted|seen|there)\b", _I)
+AND_OR_SEP = re.compile(r"^\s*(?:,\s*(?:or|nor|and)?|(?:or|nor|and))\s*$", _I)
+#: A post-position cue with a plural verb ("are not seen", "were absent", "cannot be assessed" is not plural)
+PLURAL_CUE = re.compile(r"(?:are|were|have)\b", _I)
 WORD_RE = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOP = frozenset("""a an the is are was were be been of in on at to for with and or no not there this that these
 those it its as by from seen noted identified present evidence which has have had also again""".split())

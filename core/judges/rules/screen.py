@@ -13,6 +13,13 @@ record instead (no score), in this order, for the reference then the candidate:
    diagnosis", "I'm sorry", "unable to interpret", "consult a radiologist")
    in a text in which the judge finds no finding at all. A real report that
    says "I cannot exclude a small pneumothorax" has a finding and is scored.
+4. **not a report: not a radiograph report** -- a text that says the image is
+   not a radiograph (:data:`NOT_A_RADIOGRAPH`: "this image does not appear to
+   be a chest radiograph", "this is not an X-ray", "the image appears to be a
+   photograph") and states no finding as present. Findings it names as not
+   assessable ("pneumonia, pneumothorax, effusion or fractures cannot be
+   assessed") are neither present nor absent (:mod:`.extract`), so such a
+   text is refused, not read as four findings.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import re
 from core.judges.language import unsupported
 from core.judges.rules.extract import parse_report
 
-__all__ = ["REFUSAL", "not_a_report", "screen_pair"]
+__all__ = ["NOT_A_RADIOGRAPH", "REFUSAL", "not_a_report", "screen_pair"]
 
 REFUSAL = re.compile(
     r"\b(?:I|we)\s*(?:cannot|can\s*not|can't|can’t|am\s+unable|are\s+unable|am\s+not\s+able|'m\s+unable|"
@@ -36,14 +43,30 @@ REFUSAL = re.compile(
     re.IGNORECASE)
 
 
+_IMAGE = r"(?:image|images|picture|study|film|radiograph|x-?ray|scan)"
+_RADIOGRAPH = r"(?:\w+\s+){0,2}(?:radiograph|x-?ray|film|radiologic(?:al)?\s+(?:image|study)|medical\s+image)"
+NOT_A_RADIOGRAPH = re.compile(
+    r"\b(?:does|do)\s*(?:not|n't|n’t)\s+(?:appear|seem|look)\s+(?:to\s+be|like)\s+(?:an?\s+)?" + _RADIOGRAPH
+    + r"|\b(?:is|are)\s*(?:not|n't|n’t)\s+(?:an?\s+)?" + _RADIOGRAPH + r"\b"
+    r"|\b(?:this|the)\s+(?:provided\s+|uploaded\s+|attached\s+)?" + _IMAGE + r"\s+(?:appears|seems)\s+to\s+be\s+"
+    r"(?:an?\s+)?(?:\w+\s+){0,3}(?:photograph|photo|picture|diagram|drawing|illustration|screenshot|document|"
+    r"CT|MRI|ultrasound|sonogram)\b"
+    r"|\b" + _IMAGE + r"\s+(?:is|are)\s+(?:blank|corrupted|uninterpretable|unreadable|not\s+interpretable)\b",
+    re.IGNORECASE)
+
+
 def not_a_report(text: str) -> str | None:
-    """Why ``text`` is not a report (``"empty"`` or ``"a refusal: ..."``), else None."""
+    """Why ``text`` is not a report (``"empty"``, ``"a refusal ..."``, ``"not a radiograph report ..."``), else
+    None."""
     text = str(text or "")
     if not any(ch.isalpha() for ch in text):
         return "empty" if not text.strip() else f"no words ({text.strip()[:40]!r})"
     hit = REFUSAL.search(text)
     if hit and not any(f.kind == "finding" for f in parse_report(text)):
         return f"a refusal, with no finding ({hit.group(0)!r})"
+    hit = NOT_A_RADIOGRAPH.search(text)
+    if hit and not any(f.kind == "finding" and f.present for f in parse_report(text)):
+        return f"not a radiograph report, with no finding present ({' '.join(hit.group(0).split())!r})"
     return None
 
 

@@ -24,57 +24,12 @@ finding is clinically significant (see the module documentation of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from core.judges.rules.concept import Concept
+from core.judges.rules.vocab_chest import CHEST_CONCEPTS
 
 # --------------------------------------------------------------------------- #
 # Observations                                                                 #
 # --------------------------------------------------------------------------- #
-
-
-@dataclass(frozen=True)
-class Concept:
-    """One kind of observation.
-
-    Attributes
-    ----------
-    key : str
-        Stable identifier.
-    name : str
-        Display name used in explanations ("pleural effusion").
-    terms : tuple of str
-        Regex fragments naming it (synonyms, plurals).
-    sig : str
-        ``"always"``, ``"never"`` or ``"graded"`` (see module doc).
-    level : float or None
-        For ``"graded"``: significant when the severity level, on the first of
-        ``scales``, is at least this.
-    alt_level : float or None
-        The same threshold on the other scales (default: ``level``).
-    size_mm : float or None
-        For ``"graded"``: significant when the size is at least this.
-    scales : tuple of str
-        Severity scales (keys of :data:`SCALES`) the finding is graded on, in
-        order of preference.
-    d_ratio : float
-        Size ratio from which a measurement discrepancy is significant.
-    family : str or None
-        Broader kind ("effusion", "mass", ...): a generic mention ("the
-        effusion") can stand for a specific one in the other report.
-    generic : bool
-        A catch-all of its family (matched last).
-    """
-
-    key: str
-    name: str
-    terms: tuple[str, ...]
-    sig: str = "never"
-    level: float | None = None
-    alt_level: float | None = None
-    size_mm: float | None = None
-    scales: tuple[str, ...] = ("sev",)
-    d_ratio: float = 1.5
-    family: str | None = None
-    generic: bool = False
 
 
 C = Concept
@@ -83,27 +38,41 @@ _MASS = r"mass(?:es)?"
 _LESION = r"lesions?"
 _NODE = r"lymph\s+nodes?"
 # "the heart is mildly enlarged": the organ names the finding, the rest is read as usual
-_IS_ENLARGED = r"(?=\s+(?:is|are|appears?|remains?)\s+(?:\w+ly\s+)?(?:enlarged|dilated|prominent))"
+_IS_ENLARGED = r"(?=\s+(?:is|are|appears?|remains?)\s+(?:again\s+|still\s+)?(?:\w+ly\s+)?(?:enlarged|dilated|prominent|large))"
+# "blunting of the left costophrenic angle" (IU reports write "costophrenic XXXX" where a word was removed)
+_CP = r"costophrenic\s+(?:angles?|recess(?:es)?|sulc(?:us|i)|xxxx)"
 
 CONCEPTS: tuple[Concept, ...] = (
     # ---- chest ---------------------------------------------------------------
     C("pneumothorax", "pneumothorax", (r"hydropneumothora(?:x|ces)", r"pneumothora(?:x|ces)", r"PTX"), "always"),
     C("pleural_effusion", "pleural effusion",
       (r"pleural\s+fluid\s+collections?", r"pleural\s+effusions?", r"pleural\s+fluid",
-       r"fluid\s+in\s+the\s+(?:(?:left|right|bilateral)\s+)?pleural\s+spaces?", r"hydrothora(?:x|ces)"),
+       r"fluid\s+in\s+the\s+(?:(?:left|right|bilateral)\s+)?pleural\s+spaces?", r"hydrothora(?:x|ces)",
+       r"blunt(?:ing|ed)\s+(?:of\s+)?(?:the\s+)?(?:(?:right|left|bilateral|both)\s+)?(?:(?:lateral|posterior)\s+)?" + _CP,
+       r"costophrenic\s+(?:(?:angle|recess|sulcus|xxxx)\s+)?blunting", _CP + r"(?=\s+(?:is|are|remains?)\s+"
+       r"(?:\w+ly\s+)?blunted)"),
       "graded", level=2, family="effusion"),
     C("consolidation", "consolidation",
       (r"air[-\s]?space\s+(?:opacit(?:y|ies)|opacifications?)", r"air[-\s]?space\s+disease", r"consolidations?",
-       r"consolidative\s+opacit(?:y|ies)", r"pneumonias?", r"infiltrates?"), "always", family="opacity"),
+       r"consolidative\s+opacit(?:y|ies)", r"pneumonias?", r"infiltrates?", r"air\s+bronchograms?",
+       r"air[-\s]?space\s+densit(?:y|ies)"), "always", family="opacity"),
     C("pulmonary_edema", "pulmonary edema",
       (r"pulmonary\s+(?:interstitial\s+)?edema", r"interstitial\s+edema", r"alveolar\s+edema",
-       r"fluid\s+overload"), "graded", level=2, family="edema"),
+       r"fluid\s+overload", r"kerley\s+(?:b\s+)?lines", r"(?:congestive\s+)?heart\s+failure", r"CHF"),
+      "graded", level=2, family="edema"),
     C("vascular_congestion", "pulmonary vascular congestion",
-      (r"(?:pulmonary\s+)?(?:vascular|venous)\s+(?:congestion|engorgement)", r"cephalization"), "graded", level=2),
+      (r"(?:pulmonary\s+)?(?:vascular|venous)\s+(?:congestion|engorgement|prominence|redistribution)",
+       r"cephalization", r"(?:prominent|engorged|congested|indistinct)\s+(?:pulmonary\s+)?(?:vasculature|vessels)",
+       r"(?:pulmonary\s+)?vascularity" + r"(?=\s+(?:is|are|appears?)\s+(?:\w+ly\s+)?(?:increased|accentuated|"
+       r"prominent|engorged))"), "graded", level=2),
     C("cardiomegaly", "cardiomegaly",
       (r"enlargement\s+of\s+the\s+cardiac\s+silhouette", r"enlarged\s+cardiac\s+silhouette",
        r"cardiac\s+enlargement", r"enlarged\s+heart", r"cardiomegaly",
-       r"(?:heart|cardiac\s+silhouette)(?:\s+size)?" + _IS_ENLARGED), "graded", level=3),
+       r"enlarged\s+(?:cardiomediastinal|cardiac)\s+(?:silhouette|contours?|shadow)",
+       r"enlargement\s+of\s+the\s+(?:heart|cardiomediastinal\s+silhouette)",
+       r"borderline\s+(?:enlarged\s+)?(?:heart\s+size|cardiac\s+size|heart|cardiac\s+silhouette)",
+       r"(?:heart|cardiac\s+silhouette|cardiomediastinal\s+silhouette)(?:\s+size)?" + _IS_ENLARGED),
+      "graded", level=3),
     C("atelectasis", "atelectasis", (r"atelectas[ie]s", r"atelectatic\s+changes?", r"subsegmental\s+collapse",
                                    r"volume\s+loss")),  # bare "volume loss": the lung's (cerebral is qualified)
     C("lung_nodule", "pulmonary nodule",
@@ -113,10 +82,14 @@ CONCEPTS: tuple[Concept, ...] = (
     C("rib_fracture", "rib fracture", (r"rib\s+fractures?", r"fractures?\s+of\s+the\s+\w+\s+ribs?"), "always",
       scales=("disp",), family="fracture"),
     C("granuloma", "calcified granuloma", (r"calcified\s+granulomas?", r"granulomas?", r"calcified\s+nodules?",
-                                           r"(?:prior\s+|old\s+|healed\s+)?granulomatous\s+(?:disease|infection)")),
+                                           r"(?:prior\s+|old\s+|healed\s+)?granulomatous\s+(?:disease|infection|"
+                                           r"sequela[e]?|changes?|calcifications?)",
+                                           r"calcified\s+(?:(?:right|left|mediastinal|hilar|paratracheal|"
+                                           r"subcarinal)\s+){0,3}(?:lymph\s+(?:nodes?|xxxx)|nodes)")),
     C("hiatal_hernia", "hiatal hernia", (r"hiatal\s+hernias?", r"hiatus\s+hernias?")),
     C("emphysema", "emphysema", (r"(?:centrilobular|paraseptal|panlobular|bullous)\s+emphysema", r"emphysema",
-                                 r"emphysematous\s+(?:changes?|disease|lungs?)", r"COPD"),
+                                 r"emphysematous\s+(?:changes?|disease|lungs?)", r"COPD", r"bullae", r"bulla",
+                                 r"blebs?", r"bullous\s+(?:changes?|disease)"),
       "graded", level=3),
     C("lymphadenopathy", "lymphadenopathy",
       (r"(?:enlarged|abnormal|suspicious|pathologic(?:ally\s+enlarged)?|prominent)\s+(?:(?:mediastinal|hilar|"
@@ -197,7 +170,11 @@ CONCEPTS: tuple[Concept, ...] = (
       alt_level=1, scales=("sev", "pct"), family="stenosis"),
     C("aortic_atherosclerosis", "aortic atherosclerosis",
       (r"atherosclerotic\s+calcification\s+of\s+the\s+aorta", r"aortic\s+atherosclerosis",
-       r"atherosclerosis\s+of\s+the\s+aorta", r"aortic\s+(?:atherosclerotic\s+)?calcifications?")),
+       r"atherosclerosis\s+of\s+the\s+aort(?:a|ic\s+(?:arch|knob|xxxx))", r"aortic\s+(?:atherosclerotic\s+)?calcifications?",
+       r"atherosclerotic\s+(?:changes?|disease|calcifications?|plaques?)\s+(?:of|in|within)\s+the\s+(?:\w+\s+)?"
+       r"aort(?:a|ic\s+(?:arch|knob|xxxx))", r"(?:atherosclerotic|calcified|calcific)\s+(?:thoracic\s+)?aorta",
+       r"calcified\s+aortic\s+(?:arch|knob|xxxx)", r"aortic\s+(?:arch|knob)\s+calcifications?",
+       r"(?:thoracic\s+)?aorta(?=\s+(?:is|appears?)\s+(?:\w+ly\s+)?(?:calcified|atherosclerotic))")),
     C("carotid_stenosis", "internal carotid artery stenosis",
       (r"(?:internal\s+carotid\s+artery|internal\s+carotid|ICA|carotid\s+artery|carotid)\s+stenosis",
        r"stenosis\s+of\s+the\s+(?:left\s+|right\s+)?(?:internal\s+carotid\s+artery|ICA)"),
@@ -325,7 +302,8 @@ CONCEPTS: tuple[Concept, ...] = (
     C("bursitis", "bursitis",
       (r"(?:subacromial[-\s]subdeltoid\s+|subacromial\s+|subdeltoid\s+|trochanteric\s+|prepatellar\s+)?bursitis",)),
     C("dislocation", "dislocation",
-      (r"(?:glenohumeral|shoulder|hip|elbow|joint)\s+dislocations?", r"dislocations?", r"dislocated"), "always"),
+      (r"(?:glenohumeral|shoulder|hip|elbow|joint)\s+(?:dislocations?|subluxations?)", r"dislocations?", r"dislocated",
+       r"subluxations?"), "always"),
     C("humeral_fracture", "proximal humeral fracture",
       (r"(?:proximal\s+)?humer(?:al|us)\s+(?:neck\s+)?fractures?", r"fractures?\s+of\s+the\s+(?:proximal\s+)?humerus"),
       "always", scales=("disp",), family="fracture"),
@@ -360,7 +338,8 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"heterogeneous\s+(?:thyroid\s+)?(?:parenchymal\s+)?echotexture", r"thyroiditis")),
     # ---- other common observations --------------------------------------------
     C("pneumoperitoneum", "pneumoperitoneum",
-      (r"pneumoperitoneum", r"free\s+(?:intraperitoneal\s+)?air", r"extraluminal\s+(?:free\s+)?air"), "always"),
+      (r"pneumoperitoneum", r"free\s+(?:intraperitoneal\s+|subdiaphragmatic\s+)?air",
+       r"extraluminal\s+(?:free\s+)?air", r"subdiaphragmatic\s+(?:free\s+)?air"), "always"),
     C("pneumomediastinum", "pneumomediastinum", (r"pneumomediastinum",), "always"),
     C("subcutaneous_emphysema", "subcutaneous emphysema",
       (r"subcutaneous\s+(?:emphysema|gas|air)", r"soft\s+tissue\s+(?:emphysema|gas)"), "always"),
@@ -375,19 +354,27 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"(?:uncal|tonsillar|transtentorial|downward)\s+herniation",), "always"),
     C("hemoperitoneum", "hemoperitoneum", (r"hemoperitoneum", r"hemothorax"), "always"),
     C("interstitial_lung_disease", "interstitial lung disease",
-      (r"interstitial\s+lung\s+disease", r"pulmonary\s+fibrosis", r"honeycombing", r"usual\s+interstitial\s+pneumonia"),
+      (r"interstitial\s+lung\s+disease", r"(?:pulmonary|interstitial)\s+fibrosis", r"honeycombing",
+       r"usual\s+interstitial\s+pneumonia"),
       "always"),
     C("scarring", "scarring", (r"(?:apical\s+|pleural-?parenchymal\s+)?scarring", r"fibrotic\s+changes?",
                                r"linear\s+(?:atelectasis|opacit(?:y|ies))")),
     C("bronchiectasis", "bronchiectasis", (r"bronchiectasis",)),
     C("pleural_thickening", "pleural thickening", (r"pleural\s+thickening", r"pleural\s+plaques?")),
     C("hyperinflation", "hyperinflation", (r"hyperinflat(?:ion|ed)(?:\s+lungs)?", r"hyperexpan(?:ded|sion)(?:\s+lungs)?",
-                                           r"hyperaerat(?:ed|ion)")),
-    C("low_lung_volumes", "low lung volumes", (r"low\s+lung\s+volumes?", r"hypoinflation", r"hypoventilation")),
+                                           r"hyperaerat(?:ed|ion)",
+                                           r"flatten(?:ed|ing\s+of\s+the)\s+(?:(?:right|left|bilateral)\s+)?"
+                                           r"(?:hemi-?)?diaphragms?")),
+    C("low_lung_volumes", "low lung volumes",
+      (r"(?:low|decreased|diminished|reduced)\s+(?:lung\s+)?volumes?", r"hypoinflat(?:ion|ed)",
+       r"hypoventilat(?:ion|ed)", r"bronchovascular\s+crowding",
+       r"lung\s+volumes(?=\s+(?:are|remain)\s+(?:\w+ly\s+)?(?:low|decreased|diminished|reduced))")),
     C("colitis", "colitis", (r"colitis", r"enteritis", r"bowel\s+wall\s+thickening"), "always"),
     C("osteopenia", "osteopenia", (r"osteopenia", r"osteoporosis", r"demineralization")),
     C("degenerative_changes", "degenerative changes",
-      (r"degenerative\s+changes?", r"osteophytes?", r"osteophytosis", r"spondylotic\s+changes?")),
+      (r"degenerative\s+(?:endplate\s+)?changes?", r"osteophytes?", r"osteophytosis", r"spondylotic\s+changes?",
+       r"(?:degenerative\s+)?endplate\s+(?:changes?|sclerosis|spurring)", r"arthritic\s+changes?", r"spurring",
+       r"degenerative\s+(?:thoracic\s+|lumbar\s+|cervical\s+)?spine")),
     C("hernia", "hernia", (r"hernias?",)),
     # support devices: their presence is not an error of clinical weight; their position is read as a size
     C("endotracheal_tube", "endotracheal tube", (r"endotracheal\s+tube", r"ET\s+tube", r"ETT"), family="device"),
@@ -400,7 +387,8 @@ CONCEPTS: tuple[Concept, ...] = (
       family="device"),
     C("cardiac_device", "cardiac device",
       (r"(?:dual-?chamber\s+)?pacemaker", r"(?:pacer|pacing|ICD)\s+(?:leads?|wires?|device)", r"AICD",
-       r"defibrillator", r"loop\s+recorder"), family="device"),
+       r"defibrillator", r"loop\s+recorder", r"(?:transvenous|pacemaker|epicardial)\s+(?:pacing\s+)?(?:leads?|wires?)",
+       r"(?:atrial\s+)?septal\s+(?:defect\s+)?(?:occluder|closure\s+device)"), family="device"),
     C("sternotomy", "median sternotomy", (r"(?:median\s+)?sternotomy(?:\s+wires)?", r"sternal\s+wires",
                                           r"CABG"), family="device"),
     # ---- generic catch-alls (matched only when nothing specific is) ------------
@@ -422,11 +410,17 @@ CONCEPTS: tuple[Concept, ...] = (
     C("any_stenosis", "stenosis",
       (r"(?:hemodynamically\s+significant|flow[-\s]limiting|significant)\s+stenos[ie]s", r"stenos[ie]s"),
       "graded", level=2, alt_level=1, scales=("sev", "pct"), family="stenosis", generic=True),
-    C("any_opacity", "opacity", (r"opacit(?:y|ies)", r"opacifications?"), "always", family="opacity", generic=True),
+    C("any_opacity", "opacity",
+      (r"opacit(?:y|ies)", r"opacifications?", r"haziness", r"ground[-\s]glass(?:\s+(?:attenuation|densit(?:y|ies)))?",
+       r"(?:increased|hazy|patchy|ill-defined|focal|confluent|streaky|retrocardiac|perihilar|basilar|bibasilar|"
+       r"parenchymal|airspace|round|vague|soft\s+tissue)\s+(?:area\s+of\s+)?densit(?:y|ies)",
+       r"(?:area|areas|region)\s+of\s+(?:increased\s+)?densit(?:y|ies)"),
+      "always", family="opacity", generic=True),
     C("any_calcification", "calcification", (r"calcifications?",), family="calcification", generic=True),
     C("any_edema", "edema", (r"edema",), family="edema", generic=True),
 )
 
+CONCEPTS += CHEST_CONCEPTS  # descriptive chest X-ray wordings, surgical material (vocab_chest.py)
 CONCEPT_BY_KEY: dict[str, Concept] = {c.key: c for c in CONCEPTS}
 
 # --------------------------------------------------------------------------- #
@@ -454,11 +448,16 @@ NORMAL_ANATOMY: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"gallbladder", ("cholecystitis",)),
     (r"(?:abdominal\s+)?aorta", ("aortic_aneurysm",)),
     (r"collecting\s+systems?", ("hydronephrosis",)),
+    (r"costophrenic\s+(?:angles?|recess(?:es)?|sulc(?:us|i))", ("pleural_effusion",)),
+    (r"mediastinum|mediastinal\s+(?:contours?|silhouette|width)", ("mediastinal_widening",)),
+    (r"hila|hilar\s+(?:contours?|structures|regions?)", ("hilar_enlargement",)),
+    (r"(?:hemi-?)?diaphragms", ("hemidiaphragm_elevation",)),
+    (r"(?:visualized\s+)?(?:osseous|bony|skeletal)\s+(?:structures|thorax)|bones|ribs", ("any_fracture",)),
 )
 
 #: Predicates of a normal-anatomy statement.
 NORMAL_PREDICATE = (
-    r"(?:(?:is|are|appears?|remains?)\s+)?(?:normal|unremarkable|intact|clear|within\s+normal\s+limits"
+    r"(?:(?:is|are|appears?|remains?)\s+)?(?:normal|unremarkable|intact|clear|sharp|within\s+normal\s+limits"
     r"|not\s+(?:enlarged|dilated)|of\s+normal\s+(?:size|caliber)|normal\s+in\s+(?:size|caliber|signal|appearance))"
     r"|(?:size|caliber)\s+is\s+(?:normal|within\s+normal\s+limits)"
 )
@@ -474,7 +473,7 @@ NORMAL_PREFIX = r"\bnormal(?:\s+(?:sized?|caliber))?\s+(?:-?\s*)"
 SCALES: dict[str, tuple[tuple[str, float], ...]] = {
     # general severity / amount
     "sev": (
-        (r"trace|tiny|minimal|minimally|trivial|subtle", 0),
+        (r"trace|tiny|minimal|minimally|trivial|subtle|borderline", 0),
         (r"small(?:-sized)?|mild|mildly|slight|slightly", 1),
         (r"moderate(?:-sized)?|moderately|medium", 2),
         (r"large(?:-sized)?|severe|severely|marked|markedly|extensive|massive", 3),
@@ -545,7 +544,7 @@ SITE_CLASSES: tuple[tuple[str, str], ...] = (
     ("device tip", r"superior\s+vena\s+cava|SVC|cavo-?atrial\s+junction|right\s+atrium|right\s+ventricle|"
                    r"(?:right|left)\s+main-?\s?stem(?:\s+bronchus)?|carina|stomach|esophagus|duodenum|"
                    r"(?:brachiocephalic|subclavian|(?:internal\s+)?jugular|azygos)\s+vein"),
-    ("lung zone", r"apical|apex|apices|basilar|bases?|bibasilar|mid\s*-?lung|midlung"),
+    ("lung zone", r"perihilar|apical|apex|apices|basilar|bases?|bibasilar|mid\s*-?lung|midlung"),
     ("medial/lateral", r"medial|lateral"),
     ("position", r"anteroinferior|posterosuperior|superior|inferior|anterior|posterior"),
 )
@@ -573,13 +572,40 @@ POST_NEGATION = (r"(?:is|are|was|were)\s+(?:not\s+(?:seen|identified|visualized|
 NEGATION_STOP = (r"but|however|although|though|except|aside\s+from|apart\s+from|other\s+than|whereas|while|"
                  r"yet|which|that|there\s+is|there\s+are")
 
-HEDGES: tuple[tuple[str, str], ...] = (
-    ("possible", r"cannot\s+be\s+(?:excluded|ruled\s+out)|can\s+not\s+be\s+(?:excluded|ruled\s+out)|"
-                 r"cannot\s+exclude|not\s+(?:be\s+)?excluded|not\s+ruled\s+out|questionable|possible|possibly|"
-                 r"may\s+represent|might\s+represent|could\s+represent|equivocal|indeterminate|vs\.?|versus"),
-    ("probable", r"probable|probably|likely|suspicious\s+for|concerning\s+for|worrisome\s+for|suggestive\s+of|"
-                 r"suggests?|presumed|presumably|compatible\s+with|favou?r(?:ed|s)?"),
+#: (certainty, direction, cue): "back" hedges the finding before the cue (and those joined to it by "or" /
+#: "and": "pneumonia or atelectasis cannot be excluded"), "fwd" the finding after it (and those joined to it by
+#: "or": "may represent atelectasis or pneumonia"; with none after it, the one before: "pneumonia is likely"),
+#: "both" each side ("atelectasis versus pneumonia").
+HEDGES: tuple[tuple[str, str, str], ...] = (
+    # "not well seen": the text still says the finding is there ("an aneurysm, not well seen on this film")
+    ("possible", "back", r"not\s+well\s+(?:seen|visualized|demonstrated|delineated)|poorly\s+(?:seen|visualized)|"
+                         r"(?:partially|incompletely)\s+(?:seen|visualized|imaged)|"
+                         r"(?:cannot|can\s+not)\s+be\s+(?:entirely\s+|completely\s+)?(?:excluded|ruled\s+out)|"
+                         r"not\s+(?:be\s+)?excluded|not\s+ruled\s+out|(?:is|are)\s+(?:also\s+)?possible"),
+    ("possible", "both", r"vs\.?|versus"),
+    ("possible", "fwd", r"(?:cannot|can\s*not)\s+(?:exclude|rule\s+out)|questionable|possible|possibly|"
+                        r"(?:may|might|could)\s+(?:represent|reflect|indicate)|(?:there\s+)?may\s+be|equivocal|"
+                        r"indeterminate"),
+    ("probable", "fwd", r"probable|probably|(?:most\s+)?likely|suspicious\s+for|concerning\s+for|worrisome\s+for|"
+                        r"suggestive\s+of|suggests?|suggesting|presumed|presumably|compatible\s+with|"
+                        r"favou?r(?:ed|s|ing)?"),
 )
+
+#: A finding the text says it could not judge ("pneumothorax cannot be assessed", "limited evaluation for
+#: pneumothorax"): neither present nor absent.  After the finding, scoping back over a list like a post-negation:
+LIMIT_POST = (r"(?:cannot|can\s*not|could\s+not)\s+be\s+(?:reliably\s+|adequately\s+|fully\s+|accurately\s+)?"
+              r"(?:assessed|evaluated|determined|characterized|commented\s+(?:up)?on)|"
+              r"(?:is|are)\s+not\s+(?:assessable|evaluable|(?:well\s+|adequately\s+)?(?:assessed|evaluated))|"
+              r"not\s+(?:assessable|evaluable|well\s+(?:assessed|evaluated))|(?:is|are)\s+(?:limited|suboptimal)(?!\s+to)")
+#: ... and before it, scoping forward over a list like a pre-negation.
+LIMIT_PRE = (r"(?:cannot|can\s*not|could\s+not|unable\s+to|not\s+possible\s+to|impossible\s+to|difficult\s+to)\s+"
+             r"(?:reliably\s+|adequately\s+|fully\s+)?(?:assess|evaluate|determine|comment\s+on)(?:\s+for)?|"
+             r"(?:limited|suboptimal|nondiagnostic)\s+(?:evaluation|assessment|visualization)\s+(?:of|for)")
+#: A finding of the patient's history, not one read on this image ("known lung cancer", "history of
+#: pneumonia"); scopes forward like a pre-negation.  A finding stated with a comparison ("known nodule,
+#: unchanged") is on the image.
+HISTORY = (r"(?:(?:a|known|prior|past|clinical|reported)\s+)?history\s+of|h/o|hx\s+of|known|"
+           r"with\s+a\s+diagnosis\s+of|previously\s+(?:diagnosed|treated)|in\s+(?:a|this)\s+patient\s+with")
 
 #: Comparison-with-prior cues by kind of change.  Checked in this order.
 CHANGES: tuple[tuple[str, str], ...] = (

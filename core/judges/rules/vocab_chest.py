@@ -1,0 +1,149 @@
+"""Chest X-ray wordings of the rules judge beyond the named diseases: descriptive findings, post-surgical changes.
+
+Plain data, read by :mod:`.vocab` (which appends :data:`CHEST_CONCEPTS` to its
+observations). Radiologists and report generators often describe what they see
+rather than name a disease: "thickening of the interstitial markings",
+"elevation of the right hemidiaphragm", "obscuration of the left heart border",
+"tortuous aorta", "post-surgical changes of a shoulder arthroplasty",
+"vertebroplasty cement at T11". Each is a finding a radiologist counts.
+
+A descriptive wording is only an observation with its abnormal word ("increased
+interstitial markings", "the aorta is tortuous"): "the interstitial markings are
+normal" names no finding. Clinical weight as in :mod:`.vocab`: a shifted
+mediastinum, a widened mediastinum, a cavity or a malignancy always matter;
+interstitial and hilar changes from a moderate degree (an ungraded one is
+taken to matter); anatomy variants, chronic changes and surgical material
+never do. Family ``"postsurgical"`` groups surgical material: a generic
+"post-surgical changes" or "surgical clips" stands for a specific one
+("cholecystectomy", "arthroplasty") in the other report.
+"""
+
+from __future__ import annotations
+
+from core.judges.rules.concept import Concept as C
+
+__all__ = ["CHEST_CONCEPTS"]
+
+_SIDE = r"(?:(?:right|left|bilateral)\s+)?"
+# "the aorta is mildly tortuous", "the left hemidiaphragm remains elevated"
+_IS = r"(?=\s+(?:is|are|appears?|remains?)\s+(?:again\s+|still\s+)?(?:\w+ly\s+)?(?:\w+\s+and\s+)?"
+_MARKINGS = r"(?:interstitial|bronchovascular|lung|pulmonary|reticular)\s+markings"
+_ABNORMAL_MARKINGS = r"(?:increased|prominent|coarse(?:ned)?|accentuated|thickened|prominence)"
+
+CHEST_CONCEPTS: tuple[C, ...] = (
+    # ---- lungs, described --------------------------------------------------------
+    C("interstitial_opacity", "interstitial opacities",
+      (r"(?:increased|prominent|coarse(?:ned)?|accentuated|thickened)\s+"
+       r"(?:(?:bilateral|diffuse|bibasilar|basilar|pulmonary|lung)\s+){0,2}" + _MARKINGS,
+       r"(?:thickening|prominence|accentuation|coarsening|increase)\s+(?:in\s+|of\s+)(?:the\s+)?" + _MARKINGS,
+       _MARKINGS + _IS + _ABNORMAL_MARKINGS + r")",
+       r"interstitial\s+(?:opacit(?:y|ies)|prominence|thickening|changes?|pattern|infiltrates?|process|"
+       r"abnormalit(?:y|ies)|densit(?:y|ies)|disease)",
+       r"reticul(?:ar|onodular)\s+(?:opacit(?:y|ies)|changes?|pattern|densit(?:y|ies)|interstitial\s+\w+)",
+       r"reticulonodular", r"reticulation", r"septal\s+(?:lines|thickening)"),
+      "graded", level=2, family="opacity"),
+    C("bronchial_wall_thickening", "bronchial wall thickening",
+      (r"peribronchial\s+(?:cuffing|thickening|opacit(?:y|ies)|markings|infiltrates?)",
+       r"bronchial\s+wall\s+thickening", r"thicken(?:ed|ing\s+of\s+the)\s+bronchial\s+walls?",
+       r"bronchial\s+cuffing", r"bronchitic\s+changes", r"airway\s+(?:wall\s+)?thickening"), "never"),
+    C("border_obscuration", "opacity obscuring a border",
+      (r"(?:obscur(?:ation|ing)|silhouetting|effacement|loss)\s+of\s+the\s+" + _SIDE
+       + r"(?:heart|cardiac)\s+borders?",
+       r"(?:obscur(?:ation|ing)|silhouetting|effacement)\s+of\s+the\s+" + _SIDE + r"(?:hemi-?)?diaphragms?",
+       _SIDE + r"(?:heart|cardiac)\s+borders?" + _IS + r"(?:obscured|silhouetted|indistinct|effaced))"),
+      "always", family="opacity"),
+    C("cavity", "cavitary lesion",
+      (r"cavitary\s+(?:lesions?|masses|mass|nodules?|opacit(?:y|ies)|consolidation|pneumonia)", r"cavitation",
+       r"cavitating\s+(?:lesions?|masses|mass|nodules?)"), "always"),
+    C("malignancy", "malignancy",
+      (r"(?:lung|bronchogenic|breast|esophageal|thyroid)\s+(?:cancer|carcinoma|malignancy)",
+       r"malignan(?:cy|cies)", r"malignant\s+(?:lesions?|neoplasms?|tumou?rs?|process)", r"neoplasms?",
+       r"neoplastic\s+(?:disease|process)", r"carcinomas?", r"cancers?", r"lymphomas?",
+       r"metastatic\s+(?:disease|lesions?|nodules?|deposits?)", r"metastas[ie]s", r"tumou?rs?"),
+      "always", family="mass"),
+    C("bone_lesion", "osseous lesion",
+      (r"(?:lytic|sclerotic|blastic|osteolytic|osteoblastic|destructive|expansile)\s+"
+       r"(?:osseous\s+|bone\s+|bony\s+)?(?:lesions?|metastas[ie]s|foci|focus)",
+       r"(?:osseous|bone|bony|skeletal)\s+(?:metastas[ie]s|metastatic\s+disease|lesions?)"), "always",
+      family="lesion"),
+    C("foreign_body", "foreign body", (r"(?:radiopaque\s+|metallic\s+|retained\s+)?foreign\s+bod(?:y|ies)",)),
+    # ---- heart, vessels, mediastinum, hila ----------------------------------------
+    C("aortic_tortuosity", "tortuous aorta",
+      (r"(?:tortuous|ectatic|unfolded)\s+(?:and\s+\w+\s+)?(?:(?:thoracic|descending|ascending)\s+){0,2}aorta",
+       r"(?:tortuosity|unfolding|ectasia)\s+of\s+the\s+(?:\w+\s+){0,2}aorta",
+       r"aortic\s+(?:tortuosity|ectasia|unfolding)",
+       r"(?:(?:thoracic|descending|ascending)\s+){0,2}aorta" + _IS + r"(?:tortuous|ectatic|unfolded))"),
+      "never"),
+    C("mediastinal_shift", "mediastinal shift",
+      (r"(?:(?:right|left)ward\s+|(?:right|left)-to-(?:right|left)\s+)?(?:cardio)?mediastinal\s+shift",
+       r"shift\s+of\s+the\s+(?:cardio)?mediastinum", r"(?:tracheal|mediastinal)\s+deviation",
+       r"deviation\s+of\s+the\s+trachea"), "always"),
+    C("mediastinal_widening", "widened mediastinum",
+      (r"widen(?:ed|ing)\s+(?:of\s+)?(?:the\s+)?(?:superior\s+)?mediastin(?:um|al\s+(?:silhouette|contours?))",
+       r"mediastinal\s+(?:widening|enlargement|masses|mass)",
+       r"(?:superior\s+)?mediastinum" + _IS + r"widened)"), "always"),
+    C("hilar_enlargement", "hilar enlargement",
+      (r"(?:peri)?hilar\s+(?:prominence|enlargement|fullness|masses|mass)",
+       r"(?:prominent|enlarged|bulky|full)\s+" + _SIDE + r"(?:hila|hilum|hilar\s+(?:regions?|shadows?|contours?))",
+       r"prominence\s+of\s+the\s+" + _SIDE + r"(?:hila|hilum)",
+       _SIDE + r"(?:hila|hilum)" + _IS + r"(?:enlarged|prominent|full|bulky))"),
+      "graded", level=2),
+    C("pulmonary_artery_enlargement", "enlarged pulmonary arteries",
+      (r"(?:enlarged|dilated|prominent)\s+(?:(?:main|central|right|left)\s+)?pulmonary\s+arter(?:y|ies)",
+       r"(?:pulmonary\s+arter(?:y|ial)|PA)\s+(?:enlargement|dilat(?:ation|ion)|prominence)",
+       r"pulmonary\s+(?:arterial\s+)?hypertension",
+       r"(?:(?:main|central)\s+)?pulmonary\s+arter(?:y|ies)" + _IS + r"(?:enlarged|dilated|prominent))"),
+      "graded", level=2),
+    # ---- diaphragm, chest wall, spine ------------------------------------------------
+    C("hemidiaphragm_elevation", "elevated hemidiaphragm",
+      (r"elevat(?:ed|ion\s+of\s+the)\s+" + _SIDE + r"(?:hemi-?)?diaphragms?",
+       r"eventration(?:\s+of\s+the\s+" + _SIDE + r"hemi-?diaphragm)?",
+       r"(?:(?:right|left)\s+)?hemi-?diaphragm(?:atic)?\s+(?:elevation|eventration)",
+       r"(?:(?:right|left)\s+)?hemi-?diaphragms?" + _IS + r"elevated)"), "never"),
+    C("kyphosis", "kyphosis",
+      (r"(?:exaggerated\s+|increased\s+|accentuated\s+)?(?:thoracic\s+)?kyphos[ie]s",
+       r"kyphotic\s+(?:curvature|deformity|angulation)"), "never"),
+    C("pectus", "pectus deformity", (r"pectus\s+(?:excavatum|carinatum)",), "never"),
+    C("nipple_shadow", "nipple shadow", (r"nipple\s+(?:shadows?|markers?)",), "never"),
+    C("azygos_fissure", "azygos fissure", (r"azygo?s\s+(?:lobe|fissure)",), "never"),
+    # ---- surgery and material ---------------------------------------------------------
+    C("postsurgical_changes", "post-surgical changes",
+      (r"post-?\s?(?:surgical|operative)\s+(?:changes?|appearance|state)", r"surgical\s+(?:changes?|hardware|"
+       r"material)", r"(?:orthopedic|fixation|spinal|surgical|postsurgical)\s+hardware", r"hardware",
+       r"(?:surgical\s+)?suture\s+(?:material|lines?)", r"(?:surgical\s+)?sutures", r"staple\s+lines?",
+       r"surgical\s+staples"), family="postsurgical", generic=True),
+    C("surgical_clips", "surgical clips",
+      (r"(?:surgical|vascular|metallic|axillary|embolization)\s+clips?", r"clips"),
+      family="postsurgical", generic=True),
+    C("cholecystectomy", "cholecystectomy", (r"cholecystectomy(?:\s+clips)?",), family="postsurgical"),
+    C("arthroplasty", "arthroplasty",
+      (r"(?:reverse\s+|total\s+)?(?:(?:shoulder|hip|knee|glenohumeral)\s+)?(?:hemi)?arthroplast(?:y|ies)",
+       r"(?:total\s+)?(?:shoulder|hip|knee)\s+(?:replacement|prosthesis)", r"humeral\s+(?:head\s+)?prosthesis"),
+      family="postsurgical"),
+    C("spinal_fusion", "spinal fusion or vertebral augmentation",
+      (r"(?:anterior\s+|posterior\s+)?(?:cervical\s+|thoracic\s+|lumbar\s+|spinal\s+)?fusion(?:\s+hardware)?",
+       r"vertebroplast(?:y|ies)(?:\s+cement)?", r"kyphoplast(?:y|ies)(?:\s+cement)?", r"(?:bone\s+)?cement",
+       r"pedicle\s+screws?", r"(?:spinal|harrington|fusion)\s+rods?"), family="postsurgical"),
+    C("orthopedic_fixation", "orthopedic fixation",
+      (r"plates?\s+and\s+screws?", r"screws?\s+and\s+plates?", r"fixation\s+(?:plates?|screws?|hardware)",
+       r"(?:open\s+reduction\s+and\s+)?internal\s+fixation", r"ORIF", r"intramedullary\s+(?:nail|rod)s?",
+       r"(?:orthopedic\s+)?screws"), family="postsurgical"),
+    C("lung_resection", "lung resection",
+      (r"(?:(?:right|left)\s+(?:upper|middle|lower)\s+)?lobectom(?:y|ies)", r"pneumonectomy",
+       r"wedge\s+resections?", r"segmentectomy", r"(?:lung|pulmonary)\s+resection"), family="postsurgical"),
+    C("mastectomy", "mastectomy", (r"mastectom(?:y|ies)",), family="postsurgical"),
+    C("valve_replacement", "cardiac valve replacement",
+      (r"(?:prosthetic|mechanical|bioprosthetic|replaced)\s+(?:(?:aortic|mitral|tricuspid|cardiac|heart)\s+)?"
+       r"valves?", r"(?:aortic|mitral|tricuspid|cardiac)\s+valve\s+(?:replacement|prosthesis|repair)",
+       r"valve\s+(?:replacement|prosthesis)", r"annuloplasty(?:\s+ring)?", r"TAVR", r"TAVI"),
+      family="postsurgical"),
+    C("stent", "stent",
+      (r"(?:coronary\s+(?:artery\s+)?|vascular\s+|biliary\s+|tracheal\s+|airway\s+|esophageal\s+|endovascular\s+)?"
+       r"stents?(?:[-\s]grafts?)?", r"endografts?"), family="postsurgical"),
+    # tubes and devices whose tip or position is read like the others (family "device")
+    C("tracheostomy", "tracheostomy tube", (r"tracheostomy(?:\s+tube)?", r"trach\s+tube"), family="device"),
+    C("ivc_filter", "IVC filter", (r"(?:IVC|inferior\s+vena\s+cava(?:l)?|caval)\s+filter",), family="device"),
+    C("stimulator", "stimulator",
+      (r"(?:(?:spinal\s+cord|vagal|vagus\s+nerve|neuro|nerve)\s*)?stimulator(?:\s+(?:leads?|wires?|device))?",),
+      family="device"),
+)
