@@ -6,7 +6,7 @@ candidates written in the styles of today's report generators, each with its err
 written. The IU text itself is not committed: it is read at run time from the torchxrayvision wheel
 exactly as ``bench/iu_edits.py`` reads it (:func:`iu_edits.fetch_archive`).
 
-    .venv/bin/python bench/bench_machine_written.py [--json] [--skip-iu] [--write]
+    .venv/bin/python bench/bench_machine_written.py [--json] [--skip-iu] [--readme LABEL] [--write]
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ SEED = 32  # the issue's number: the draw of references and of the held-out spli
 N_NORMAL, N_ABNORMAL = 35, 70
 MAX_XXXX = 2  # de-identification gaps ("XXXX") allowed in a reference: more leave too little to read
 HELDOUT_SLOTS = {7, 8, 9}  # draw positions (mod 10) held out within each group: 30%
+SECTION = "### Rules judge on machine-written candidates (bench_machine_written.py)"
 
 
 @dataclass(frozen=True)
@@ -234,6 +235,17 @@ def iu_benchmark(pairs: int, seed: int) -> dict:
 # -- output ----------------------------------------------------------------------------------------
 
 
+def _plain(value):
+    """``value`` with every NaN as None, so that the JSON is standard."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
 def _f1(cat: dict) -> str:
     if cat["n_edits"] == 0:
         return "-"
@@ -285,7 +297,8 @@ def main() -> int:
     ap.add_argument("--skip-iu", action="store_true", help="leave out the IU friendly and hard benchmarks")
     ap.add_argument("--iu-pairs", type=int, default=1000, help="pairs per IU variant (iu_edits.py's default)")
     ap.add_argument("--seed", type=int, default=0, help="the IU variants' seed (iu_edits.py's default)")
-    ap.add_argument("--write", metavar="LABEL", help="replace the section '### LABEL' of machine_written/README.md")
+    ap.add_argument("--write", action="store_true", help="replace this benchmark's section of docs/PERFORMANCE.md")
+    ap.add_argument("--readme", metavar="LABEL", help="replace the section '### LABEL' of machine_written/README.md")
     args = ap.parse_args()
 
     iu = iu_reports_by_id()
@@ -300,10 +313,14 @@ def main() -> int:
     if not args.skip_iu:
         sets.update(iu_benchmark(args.iu_pairs, args.seed))
     if args.json:
-        print(json.dumps({"rules_version": RULES_VERSION, "pairs_per_second": rate, "sets": sets}, indent=1,
-                         default=float))
+        per_pair = [{"cid": v.cid, "split": refs[int(v.cid.split("-")[0])]["split"], "refused": v.refused,
+                     "judge": v.counts, "labels": {k: sum(e["category"] == k for e in c["errors"]) for k in "abcdef"},
+                     "reference_extracted": v.ref_found, "candidate_extracted": v.cand_found}
+                    for v, c in zip(verdicts, cands, strict=True)]
+        print(json.dumps(_plain({"rules_version": RULES_VERSION, "pairs_per_second": rate, "sets": sets,
+                                 "pairs": per_pair}), indent=1))
         return 0
-    lines = [f"### {args.write or 'Rules judge ' + RULES_VERSION}", "",
+    lines = [f"### {args.readme}" if args.readme else SECTION, "",
              f"{stamp()}; rules judge {RULES_VERSION}. Command: `{command(__file__)}`", "",
              *table(sets), "",
              f"Machine-written set: {len(refs)} references, {len(cands)} candidates; the rules judge scored them "
@@ -315,9 +332,12 @@ def main() -> int:
     if refused:
         lines.append(f"Reports the judge refused as not a report: {', '.join(refused)}.")
     print("\n".join(lines))
-    if args.write:
+    if args.readme:
         write_section(lines[0], "\n".join(lines) + "\n", FOLDER / "README.md")
         print(f"\nwritten to {FOLDER / 'README.md'}")
+    if args.write:
+        write_section(SECTION, "\n".join(lines) + "\n")
+        print("\nwritten to docs/PERFORMANCE.md")
     return 0
 
 

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCHES = ["bench_runner.py", "bench_cached.py", "bench_rules.py", "bench_stats.py", "bench_import.py",
            "bench_page.py", "bench_memory.py", "bench_distill.py", "bench_cli_run.py", "bench_live_start.py",
            "bench_kernels.py", "bench_correlate.py", "bench_coverage.py", "bench_ensembles_page.py",
-           "iu_edits.py"]
+           "iu_edits.py", "bench_machine_written.py"]
 
 if __name__ == "__main__":
     failed = []

@@ -176,3 +176,35 @@ def test_a_comparison_error_names_a_comparison(candidates):
         for e in c["errors"]:
             if e["category"] in "ef":
                 assert words.search(e["evidence"]), (c["cid"], e["evidence"])
+
+
+# -- the bench's own arithmetic ----------------------------------------------------------------------
+
+
+def test_finding_matching_is_one_to_one_and_finds_the_largest_matching():
+    items = [{"terms": ["effusion", "fluid"]}, {"terms": ["effusion"]}]
+    found = ["pleural effusion | pleural effusion", "pleural fluid | fluid"]
+    assert mw.best_matching(items, found) == 2  # the first item must give up the effusion to the second
+    assert mw.best_matching(items, found[:1]) == 1  # one extracted finding serves one listed finding
+    assert mw.best_matching(items, []) == 0 and mw.best_matching([], found) == 0
+    result = mw.extraction([(items, found[:1]), ([], ["pneumothorax | pneumothorax"])])
+    assert (result["listed"], result["extracted"], result["matched"]) == (2, 2, 1)
+    assert result["recall"] == 0.5 and result["precision"] == 0.5
+
+
+def test_the_bench_scores_the_whole_set_through_the_runner_entry(iu, references, candidates):
+    verdicts, rate = mw.judge(candidates, iu)
+    assert rate > 0 and len(verdicts) == len(candidates)
+    figures = mw.summarise(references, candidates, {v.cid: v for v in verdicts}, iu)
+    reports = [c for c in candidates if not c["not_a_report"]]
+    assert figures["candidates"] == len(candidates) and figures["reports"] == len(reports)
+    assert figures["scored"] + len(figures["refused_reports"]) == len(reports)
+    assert figures["non_reports"] == sum(c["not_a_report"] for c in candidates)
+    assert figures["benign"] == sum(mw.is_benign(c) for c in candidates)
+    assert figures["extraction_references"]["listed"] == sum(len(r["findings"]) for r in references.values())
+    assert figures["extraction_candidates"]["listed"] == sum(len(c["findings"]) for c in candidates)
+    scored = {c["cid"] for c in reports} - set(figures["refused_reports"])
+    for k in "abcdef":
+        assert figures["errors"][k] == sum(e["category"] == k for c in candidates if c["cid"] in scored
+                                           for e in c["errors"])
+    assert set(mw.table({"machine-written all": figures})[2].split("|")[2].split()) == {str(figures["scored"])}
