@@ -28,8 +28,9 @@ def add_table_flags(p, *, stat: bool = True) -> None:
                        help="the statistic of the table: Kendall tau-b (default), Spearman rho or Pearson r")
 
 
-def add_settings_flags(p) -> None:
-    """Every setting of core.paper.compute.PaperSettings that a command takes."""
+def add_settings_flags(p, *, table_flags: bool = True) -> None:
+    """Every setting of core.paper.compute.PaperSettings that a command takes (``table_flags=False``: not
+    the table's printing, only its statistic)."""
     from core.reads.raters import RATERS_HELP
     from core.reads.targets import TARGET_HELP
 
@@ -44,7 +45,11 @@ def add_settings_flags(p) -> None:
                    help="correlation CIs: auto (bootstrap up to 5,000 pairs, asymptotic above), bootstrap, asymptotic")
     p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
     p.add_argument("--no-clusters", action="store_true", help="resample pairs even when they share a reference")
-    add_table_flags(p)
+    if table_flags:
+        add_table_flags(p)
+    else:
+        p.add_argument("--stat", choices=STAT_CHOICES, default="tau", help="the statistic of the scatter's title "
+                                                                           "and the heatmap (default tau)")
 
 
 def settings_from(args):
@@ -52,8 +57,8 @@ def settings_from(args):
 
     return PaperSettings(target=args.target, raters=args.raters, stat=args.stat, drop_identical=args.drop_identical,
                          n_boot=args.n_boot, seed=args.seed, ci=args.ci, min_n=args.min_n,
-                         clusters=not args.no_clusters, decimals=args.decimals, with_ci=args.with_ci,
-                         with_n=args.with_n)
+                         clusters=not args.no_clusters, decimals=getattr(args, "decimals", 3),
+                         with_ci=getattr(args, "with_ci", False), with_n=getattr(args, "with_n", False))
 
 
 def _write_stdout(data: bytes) -> None:
@@ -132,6 +137,29 @@ def cmd_methods(args) -> int:
     return 0
 
 
+def cmd_figures(args) -> int:
+    import time
+
+    from core.paper.compute import compute_all
+    from core.paper.figures import FIGURE_PARTS, all_figures, write_figures
+
+    started = time.perf_counter()
+    results = compute_all(open_store(args), args.dataset, settings_from(args), parts=FIGURE_PARTS)
+    figures = all_figures(results)
+    if not figures:
+        raise ValueError(f"no figure to draw on '{args.dataset}': run a judge and import annotations first")
+    computed = time.perf_counter() - started
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; give a folder")
+    written = write_figures(figures, out, tuple(args.figure_format))
+    for row in written:
+        print(f"{out / row['file']}  {row['bytes']:,} bytes" + (f"  {row['seconds']:.2f} s" if row["seconds"] else ""))
+    rendering = sum(r["seconds"] for r in written)
+    print(f"{len(figures)} figures: numbers {computed:.1f} s, rendering {rendering:.1f} s (no browser)", file=sys.stderr)
+    return 0
+
+
 def add_commands(add) -> None:
     """Register the paper commands with the CLI's ``add(name, func, help)``."""
     from core.paper.assemble import TABLE_KINDS
@@ -148,3 +176,10 @@ def add_commands(add) -> None:
     add_settings_flags(p)
     p.add_argument("--bib", metavar="FILE", help="write the BibTeX to FILE instead of after the paragraph")
     p.add_argument("--force", action="store_true", help="replace --bib if it exists (never the store)")
+
+    p = add("figures", cmd_figures, "every chart as SVG and PDF at a fixed size (no browser), with the numbers "
+                                    "behind each as CSV: calibration, F1 per error type, scatter, preferences, heatmap")
+    add_settings_flags(p, table_flags=False)
+    p.add_argument("--out", required=True, help="the folder to write NAME.svg, NAME.pdf and NAME.csv into")
+    p.add_argument("--figure-format", nargs="+", choices=["svg", "pdf"], default=["svg", "pdf"],
+                   help="which vector formats (default both)")

@@ -213,14 +213,19 @@ class Results:
     preference: tuple[pd.DataFrame, dict] | None = None
     leaderboard: pd.DataFrame | None = None
     agreement: dict | None = None
+    declared: dict = field(default_factory=dict)  # import-outputs --lower/--higher-is-better, per (judge, metric)
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def compute_all(store: Store, dataset: str, s: PaperSettings) -> Results:
-    """Every analysis the paper outputs need, each as its command computes it."""
+def compute_all(store: Store, dataset: str, s: PaperSettings, parts: tuple[str, ...] | None = None) -> Results:
+    """Every analysis the paper outputs need (or only ``parts`` of them besides the correlations: f1,
+    calibration, ensemble, preference, leaderboard, agreement), each as its command computes it."""
     info = dataset_info(store, dataset)
     corr, ctx, frame = correlation_results(store, dataset, s)
-    out = Results(dataset=dataset, info=info, settings=s, corr=corr, context=ctx, frame=frame)
+    from core.reads.frames import declared_orientations
+
+    out = Results(dataset=dataset, info=info, settings=s, corr=corr, context=ctx, frame=frame,
+                  declared=declared_orientations(store, dataset))
     steps = {"f1": (errortype_results, "no judge reported per-category error counts, or no expert counts"),
              "calibration": (calibration_results, "no per-category error counts on both sides"),
              "ensemble": (ensemble_results, "fewer than two judge metrics"),
@@ -228,6 +233,8 @@ def compute_all(store: Store, dataset: str, s: PaperSettings) -> Results:
              "leaderboard": (leaderboard_results, "no judge to rank"),
              "agreement": (agreement_results, "fewer than two annotators")}
     for name, (func, reason) in steps.items():
+        if parts is not None and name not in parts:
+            continue
         value = func(store, dataset, s)
         setattr(out, name, value)
         if value is None:

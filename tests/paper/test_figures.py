@@ -1,0 +1,99 @@
+"""Every chart exports to SVG and PDF without a browser, at a fixed size, and its CSV holds the analysis'
+numbers (checked against the commands' --json)."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+import pytest
+
+from tests.paper.conftest import THREE, cli
+
+
+@pytest.fixture(scope="module")
+def figures_three(three_rater, tmp_path_factory):
+    out = tmp_path_factory.mktemp("figures")
+    run = cli(three_rater, "figures", "--dataset", THREE, "--out", str(out))
+    assert "no browser" in run.stderr
+    return out
+
+
+def read_csv(path) -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(path.read_text(encoding="utf-8")))
+
+
+def test_every_figure_is_an_svg_and_a_pdf_of_a_fixed_size(figures_three):
+    from core.paper.figures import HEIGHT, WIDTH
+
+    stems = sorted({p.stem for p in figures_three.iterdir()})
+    assert {"calibration-counts", "f1-per-category", "heatmap-modality"} <= set(stems)
+    assert any(s.startswith("scatter-") for s in stems)
+    for stem in stems:
+        svg, pdf, csv = (figures_three / f"{stem}.{ext}" for ext in ("svg", "pdf", "csv"))
+        root = ET.fromstring(svg.read_bytes())  # well-formed XML
+        assert root.tag.endswith("svg")
+        width, height = float(root.get("width")), float(root.get("height"))
+        assert WIDTH <= width <= WIDTH + 400 and HEIGHT <= height <= HEIGHT + 200, (stem, width, height)
+        assert len(root.findall(".//{http://www.w3.org/2000/svg}text")) >= 5  # titles, ticks: readable text
+        data = pdf.read_bytes()
+        assert data.startswith(b"%PDF-") and b"/Type /Page" in data and len(data) > 8_000, stem
+        assert b"/FontFile" in data  # fonts embedded
+        assert svg.stat().st_size > 5_000 and csv.stat().st_size > 50
+
+
+def test_figure_csvs_hold_the_commands_numbers(three_rater, figures_three):
+    # calibrate and errortypes print JSON with 10 significant digits, correlate with 15
+    cal = pd.DataFrame(json.loads(cli(three_rater, "calibrate", "--dataset", THREE, "--json").stdout)["counts"])
+    cal = cal[cal["n"] > 0].reset_index(drop=True)
+    shown = read_csv(figures_three / "calibration-counts.csv")
+    assert list(shown["x"]) == list(cal["x"]) and list(shown["n"]) == list(cal["n"])
+    assert shown["y"].to_numpy() == pytest.approx(cal["y"].to_numpy(), rel=1e-9)
+    assert shown["ci_low"].to_numpy() == pytest.approx(cal["ci_low"].to_numpy(), rel=1e-9, nan_ok=True)
+
+    f1 = pd.DataFrame(json.loads(cli(three_rater, "errortypes", "--dataset", THREE, "--json").stdout)["f1"])
+    shown = read_csv(figures_three / "f1-per-category.csv")
+    assert list(shown["category"]) == list(f1["category"])
+    assert shown["f1"].to_numpy() == pytest.approx(f1["f1"].to_numpy(), rel=1e-9, nan_ok=True)
+    assert shown["tp"].to_numpy() == pytest.approx(f1["tp"].to_numpy(), rel=1e-9)
+    assert shown["fn"].to_numpy() == pytest.approx(f1["fn"].to_numpy(), rel=1e-9)
+
+    rows = json.loads(cli(three_rater, "correlate", "--dataset", THREE, "--json").stdout)
+    scatter = read_csv(next(figures_three.glob("scatter-*.csv")))
+    judge, metric = scatter["judge"].iloc[0], scatter["metric"].iloc[0]
+    row = next(r for r in rows if r["judge"] == judge and r["metric"] == metric)
+    best = max((r for r in rows if r["tau_oriented"] is not None and r["tau_oriented"] > 0),
+               key=lambda r: r["tau_oriented"])
+    assert (judge, metric) == (best["judge"], best["metric"]) and len(scatter) == row["n"]
+    from scipy.stats import kendalltau
+
+    assert kendalltau(scatter["value"], scatter["target"]).statistic == pytest.approx(row["tau"], abs=1e-12)
+
+    cells = pd.DataFrame(json.loads(cli(three_rater, "correlate", "--dataset", THREE, "--breakdown", "modality",
+                                        "--n-boot", "0", "--json").stdout))
+    heat = read_csv(figures_three / "heatmap-modality.csv")
+    merged = heat.merge(cells, left_on=["judge", "metric", "facet"], right_on=["judge", "metric", "modality"],
+                        suffixes=("", "_cli"))
+    assert len(merged) == len(heat) > 10
+    assert merged["tau"].to_numpy() == pytest.approx(merged["tau_cli"].to_numpy(), abs=1e-12, nan_ok=True)
+    assert list(merged["n"]) == list(merged["n_cli"])
+
+
+def test_the_preference_figure_plots_preference_accuracy(paper_demo, tmp_path):
+    import shutil
+
+    store = tmp_path / "prefs.duckdb"
+    shutil.copyfile(paper_demo, store)
+    cli(store, "import-preferences", "--dataset", "demo", "--from-annotations")
+    out = tmp_path / "figs"
+    cli(store, "figures", "--dataset", "demo", "--out", str(out), "--figure-format", "svg")
+    assert not list(out.glob("*.pdf"))  # only what was asked
+    shown = read_csv(out / "preference-by-confidence.csv")
+    table = json.loads(cli(store, "preference", "--dataset", "demo", "--json").stdout)["rows"]
+    levels = {(r["judge"], r["metric"], r["confidence"]): r for r in table if r["scope"] == "level"}
+    for _, r in shown.iterrows():
+        expected = levels[(r["judge"], r["metric"], r["confidence"])]
+        assert r["accuracy"] == pytest.approx(expected["accuracy"], rel=1e-12) and r["n"] == expected["n"]
+    assert shown["series"].nunique() <= 6
