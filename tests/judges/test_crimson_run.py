@@ -215,3 +215,23 @@ def test_score_command_passes_the_context_to_crimson_and_reads_its_answer(capsys
     with_context = json.loads(capsys.readouterr().out)
     plain.pop("latency_ms"), with_context.pop("latency_ms")
     assert with_context == plain
+
+
+def test_error_types_and_calibration_pages_show_a_crimson_run(crimson_demo, app_test, capsys):
+    from core.analysis.errortypes import f1_per_category
+    from tests.apptest_helpers import open_page, tables
+
+    store, pairs, shape_of = crimson_demo
+    with FakeOpenAI(answer=_answer(shape_of)) as server:
+        assert main(["--store", str(store.path), "judge", "--dataset", "demo", "--judge", MODEL, "--prompt", "crimson",
+                     "--limit", str(N), "--api-base", server.url, "--json", "--allow-failures"]) == 0
+    capsys.readouterr()
+    label = f"{MODEL} · crimson"
+    at = open_page(app_test, store, "pages/errortypes.py", {"n_boot": "0"}, via_home=True)
+    table = next(t for t in tables(at, "judge", "category", "f1")).set_index(["judge", "category"])
+    want = f1_per_category(judge_counts(store, "demo"), expert_counts(store, "demo"), significant=True)
+    want = want.set_index(["judge", "category"])
+    assert table.loc[(label, "b"), "f1"] == pytest.approx(want.loc[(label, "b"), "f1"], nan_ok=True)
+    at = open_page(app_test, store, "pages/calibration.py", {"n_boot": "0", "errors": "both", "range": "0-12"},
+                   via_home=True)
+    assert any(label in str(v) for t in tables(at, "judge") for v in t["judge"])
