@@ -27,7 +27,7 @@ from functools import lru_cache
 from core.judges import OFFLINE_JUDGES
 from core.judges.llm import GenParams, cache_key, environment_key_allowed, is_private_endpoint, safe_api_base
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
-from core.settings import API_BASE_VAR, LOCAL_ONLY_VAR, MODELS_VAR, apply_offline_defaults, merged
+from core.settings import API_BASE_VAR, LOCAL_ONLY_VAR, MODELS_VAR, apply_offline_defaults, environ, merged
 from core.store.db import Store
 
 __all__ = ["MODELS_VAR", "API_BASE_VAR", "LOCAL_ONLY_VAR", "PROVIDER_KEYS", "ModelConfig", "RunPlan",
@@ -69,10 +69,16 @@ class ModelConfig:
     local: bool  # the endpoint is loopback or private: report text stays on this machine/network
     needs_key: bool
     key_present: bool
+    replicas: tuple[str, ...] = ()  # several RADJUDGE_API_BASE URLs: replicas of the model (core.judges.replicas)
 
     @property
     def usable(self) -> bool:
         return self.key_present or not self.needs_key
+
+    @property
+    def endpoint(self) -> str | list[str] | None:
+        """What a run of this model is given: every replica when there are several, else its one endpoint."""
+        return list(self.replicas) if self.replicas else self.api_base
 
 
 def provider_of(model: str) -> str:
@@ -121,15 +127,22 @@ def configured_models(env: Mapping[str, str] | None = None, secrets: Mapping | N
     ``env`` defaults to the process environment (core.settings); ``secrets`` is a plain dict (e.g. of
     ``st.secrets``). Key values are read only to test their presence.
     """
+    from core.judges.replicas import endpoints
+
     settings = merged(env, secrets)
-    default_base = settings.get(API_BASE_VAR, "").strip() or None
+    listed = (secrets or {}).get(API_BASE_VAR)  # a TOML list in the secrets: several replicas
+    if isinstance(listed, list | tuple) and API_BASE_VAR not in (environ() if env is None else env):
+        settings[API_BASE_VAR] = " ".join(str(u) for u in listed)
+    bases = endpoints(settings.get(API_BASE_VAR, ""))  # several URLs: replicas of one model
+    default_base = bases[0] if bases else None
     models = []
     for name, url in _parse_entries(settings.get(MODELS_VAR, "")):
         provider = provider_of(name)
         api_base = url or (default_base if provider in OPENAI_COMPATIBLE else None)
         if api_base is None and provider in LOCAL_PROVIDERS:
             api_base = LOCAL_PROVIDERS[provider]
-        local = _is_local(api_base) if api_base else False
+        replicas = tuple(safe_api_base(u) for u in bases) if len(bases) > 1 and api_base == default_base else ()
+        local = all(_is_local(u) for u in (replicas or [api_base])) if api_base else False
         key_names = PROVIDER_KEYS.get(provider, ())
         own = environment_key_allowed(provider, api_base)  # the provider's own API: its key may go there
         key_present = (any(settings.get(k, "").strip() for k in key_names) if own else
@@ -140,7 +153,7 @@ def configured_models(env: Mapping[str, str] | None = None, secrets: Mapping | N
         if provider == "unknown":
             needs_key = False  # litellm will say what it wants; nothing to check here
         models.append(ModelConfig(name=name, api_base=safe_api_base(api_base), provider=provider, local=local,
-                                  needs_key=needs_key, key_present=key_present))
+                                  needs_key=needs_key, key_present=key_present, replicas=replicas))
     return models
 
 

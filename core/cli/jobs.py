@@ -21,8 +21,13 @@ def _cost(value) -> str:
 
 def cmd_jobs(args) -> int:
     from core.jobs.table import list_jobs
+    from core.judges.batchstore import job_batch_texts
 
-    df = list_jobs(open_store(args), dataset=args.dataset, limit=None if args.all else 20)
+    store = open_store(args)
+    df = list_jobs(store, dataset=args.dataset, limit=None if args.all else 20)
+    batches = job_batch_texts(store, df["job_id"].tolist()) if len(df) else {}  # judge --batch: provider state
+    if len(df):
+        df["batches"] = df["job_id"].map(batches).fillna("")
     if args.json:
         keep = [c for c in df.columns if c not in ("spec", "unexpired", "fresh")]
         print(df[keep].to_json(orient="records", date_format="iso"))
@@ -31,7 +36,7 @@ def cmd_jobs(args) -> int:
         df = df.assign(progress=[f"{d:,}/{t:,}" for d, t in zip(df["n_done"], df["n_total"], strict=True)],
                        ok=df["n_ok"], failed=df["n_failed"], cost=df["cost_usd"].map(_cost),
                        pid=df["pid"].astype("Int64"))
-        df = df[SHOWN]
+        df = df[SHOWN + (["batches"] if batches else [])]
     print_frame(df, "no jobs yet; `python -m core judge ...` or the dashboard's Run page starts one")
     interrupted = df[df["state"] == "interrupted"]["job_id"].tolist() if len(df) else []
     for job_id in interrupted[:5]:

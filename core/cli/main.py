@@ -26,6 +26,7 @@ from core.cli.common import (
     print_frame,
     print_result,
 )
+from core.cli.judgescale import add_scale_flags
 from core.cli.paper import add_table_flags, print_correlate_table
 from core.store.db import StoreError, default_store_path
 
@@ -141,12 +142,14 @@ def cmd_judge(args) -> int:
     # the store work it could overlap takes ~0.2 s and the import holds the GIL (docs/PERFORMANCE.md).
     import getpass
 
+    from core.cli import judgescale
     from core.jobs import table
     from core.jobs.spec import JobSpec, Task, is_offline
     from core.jobs.worker import run_job
-    from core.judges.llm import safe_api_base
 
     offline = is_offline(args.judge)
+    store = open_store(args)
+    args.api_base, batch = judgescale.resolve(args, store, offline)  # one URL, replicas, and --batch's options
     state = {"last": 0.0}
 
     def progress(done: int, total: int, stats: dict) -> None:
@@ -170,8 +173,9 @@ def cmd_judge(args) -> int:
         task = Task(args.judge, args.prompt, args.temperature, args.max_tokens, args.reasoning_effort)
     spec = JobSpec(dataset=args.dataset, tasks=[task], limit=args.limit, shots=shots,
                    concurrency=args.concurrency, timeout=args.timeout, max_retries=args.max_retries,
-                   api_base=safe_api_base(args.api_base), api_key_env=args.api_key_env,
-                   local_only=True if args.local_only else None, shots_every_prompt=shots is not None)
+                   api_base=judgescale.safe(args.api_base), api_key_env=args.api_key_env,
+                   local_only=True if args.local_only else None, shots_every_prompt=shots is not None,
+                   extra={"batch": batch} if batch else {})
     if args.crimson_map:  # checked before the job exists (a bad map, or a prompt that is not CRIMSON's)
         from core.judges.runs import crimson_map_param
 
@@ -179,7 +183,6 @@ def cmd_judge(args) -> int:
         spec.extra["crimson_map"] = args.crimson_map
     if offline:  # an offline judge's run takes the prompt as given (e.g. a dataset kind's own judging)
         spec.tasks = [Task(args.judge, args.prompt if args.prompt != "green" else None)]
-    store = open_store(args)
     if args.shard:  # this machine's part of the pairs (core.jobs.shard): the run id stays the whole run's
         from core.jobs.shard import shard_pair_ids
 
@@ -205,6 +208,7 @@ def cmd_judge(args) -> int:
             print(f"{k}: {out[k]}")
         for f in out["failures"][:10]:
             print(f"failed {f['ext_id']}: {f['error']}")
+        judgescale.print_scale(out, store, job_id)
     if summary.status == "failed":
         print(f"error: {summary.message or outcome.message}", file=sys.stderr)
         return 1
@@ -526,8 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prompt", default="green", help="prompt template id (green, vert, formula, rubric, ..., "
                    "crimson, crimson_nocontext, crimson_noguide, crimson_noguide_nocontext)")
     p.add_argument("--crimson-map", metavar="KIND=CAT,...", help=CRIMSON_MAP_HELP)
-    p.add_argument("--api-base", default=api_base_default(),
-                   help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp); default $RADJUDGE_API_BASE")
+    add_scale_flags(p)  # --api-base (repeatable: replicas) and --batch
     p.add_argument("--api-key-env", metavar="NAME", help=_KEY_HELP)
     p.add_argument("--allow-failures", action="store_true",
                    help="exit 0 even when pairs failed or answers could not be parsed (they are recorded "

@@ -56,7 +56,7 @@ def _endpoint(spec: JobSpec, task: Task, override: tuple[str | None, str | None]
 
     configured = {m.name: m for m in configured_models()}
     m = configured.get(task.judge)
-    return (m.api_base if m else None), _job_keys().get(task.judge)
+    return (m.endpoint if m else None), _job_keys().get(task.judge)  # endpoint: a list for several replicas
 
 
 def _row(task: Task, summary=None, error: str | None = None, status: str | None = None) -> dict:
@@ -72,6 +72,9 @@ def _row(task: Task, summary=None, error: str | None = None, status: str | None 
                cost_usd=d["cost_usd"], run_cost=cost_text(d["cost_total"], d["cost_total"] is not None),
                seconds=d["seconds"], run_id=d["run_id"], replayed=d.get("replayed", 0),
                causes=causes_line(f["error"] for f in summary.failures), error=d.get("message") or "")
+    if d.get("replicas"):  # several endpoints: each replica's share and latency (core.judges.replicas)
+        row["replicas"] = "; ".join(f"{r['api_base']}: {r['ok']}/{r['calls']} calls answered, median "
+                                    f"{r['latency_ms_median']} ms" for r in d["replicas"])
     return row
 
 

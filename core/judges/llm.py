@@ -37,7 +37,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
-from functools import partial
 from urllib.parse import urlsplit, urlunsplit
 
 from core import settings
@@ -105,6 +104,7 @@ class RunSummary:
     journaled: int = 0  # answers of this invocation written to the journal
     lost: int = 0  # answers received that neither the journal nor the store could keep
     message: str = ""  # after a failed write: what was kept and how to resume
+    replicas: list[dict] = field(default_factory=list)  # several endpoints: per replica calls, ok, latency
     failures: list[dict] = field(default_factory=list)
 
     def close(self, status: str, started: float) -> RunSummary:
@@ -328,6 +328,7 @@ class Caller:
         self.backoff = backoff
         self._price_unknown = False
         self.halted: Callable[[], bool] = lambda: False  # set by the runner: no new attempt once True
+        self.complete = litellm.acompletion  # one attempt (core.judges.replicas routes it over replicas)
 
     def _cost(self, resp) -> float | None:
         """litellm's price for the call; None (unknown) when the model is not in its price table."""
@@ -358,7 +359,7 @@ class Caller:
                 return OutputRecord(pair_id="", error=NOT_SENT)
             t0 = time.monotonic()
             try:
-                resp = await self.litellm.acompletion(**kwargs)
+                resp = await self.complete(**kwargs)
             except Exception as exc:  # provider errors come in many classes; classify below
                 if attempt >= self.max_retries or not _retryable(exc):
                     return OutputRecord(pair_id="", error=_short_error(exc, self.api_key),
@@ -395,7 +396,7 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
                   api_key: str | None = None, concurrency: int = 8, timeout: float = 120.0,
                   max_retries: int = 4, backoff: float = 0.5, params: GenParams | None = None,
                   progress: Progress | None = None, cancel: threading.Event | None = None,
-                  local_only: bool | None = None, flush_interval: float = 0.5,
+                  local_only: bool | None = None, flush_interval: float = 0.5, batch: dict | None = None,
                   shots: ShotSource | None = None, crimson_map: str | None = None) -> RunSummary:
     """Run an LLM judge over a dataset's pairs; see the module docstring.
 
@@ -405,12 +406,15 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     context goes to context-aware prompts (``core.prompts.CONTEXT_PROMPTS``);
     ``crimson_map`` (CRIMSON prompts) overrides the ReXVal category map, recorded in the params.
     """
+    from core.judges import batch as batches
+    from core.judges import replicas as replica_mod
     from core.prompts import prompt_hash, render_messages
 
     params = params or GenParams()
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
+    local_only = local_only_setting() if local_only is None else local_only
+    api_base, replicas = replica_mod.split_endpoints(model, api_base, local_only)  # several: core.judges.replicas
     pairs = load_pairs(store, dataset, pair_ids, limit)
     shot_list, run_params = None, params.as_dict()
     if prompt_id in FEWSHOT_PROMPTS or shots is not None:
@@ -440,14 +444,16 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
 
     summary.seconds = time.monotonic() - started  # rendering; execute_work adds the rest
-    caller = partial(Caller, model, params, api_base, api_key, timeout, max_retries, backoff)
+    caller = replica_mod.caller_for(model, params, api_base, replicas, api_key, timeout, max_retries, backoff,
+                                    summary)
+    send = None if batch is None else batches.batch_sender(batch, model, api_base, direct=_send_all)
     return execute_work(store, run_id, prompt_id, work, summary, caller, concurrency=concurrency,
-                        progress=progress, cancel=cancel, flush_interval=flush_interval)
+                        progress=progress, cancel=cancel, flush_interval=flush_interval, send=send)
 
 
 def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], summary: RunSummary,
                  make_caller: Callable[[], Caller], *, concurrency: int, progress: Progress | None = None,
-                 cancel: threading.Event | None = None, flush_interval: float = 0.5) -> RunSummary:
+                 cancel: threading.Event | None = None, flush_interval: float = 0.5, send=None) -> RunSummary:
     """The part every LLM-backed run shares, once its run exists and its work is rendered.
 
     ``work`` holds ``(pair_id, ext_id, messages, cache_key)`` per pair. Answers
@@ -457,7 +463,7 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     pairs whose key is answered in any run reuse that answer (no call); the
     rest are sent through the caller ``make_caller()`` builds (only then: it
     imports litellm, seconds of start-up). Recorded failures are replaced when
-    answered. Closes the run and fills ``summary`` (status, counts, seconds);
+    answered (by ``send`` if given, e.g. core.judges.batch). Closes the run and fills ``summary``;
     after a failed store write the status is ``failed`` and ``summary.message``
     says what was kept.
     """
@@ -472,7 +478,7 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     try:
         return _execute_leased(store, run_id, prompt_id, work, todo, summary, make_caller, started,
                                concurrency=concurrency, progress=progress, cancel=cancel,
-                               flush_interval=flush_interval)
+                               flush_interval=flush_interval, send=send)
     finally:
         try:  # after a failed write, a short try: the leases die with this process anyway
             leases.release(store if summary.status != "failed" else impatient(store), keys)
@@ -481,7 +487,7 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
 
 
 def _execute_leased(store, run_id, prompt_id, work, todo, summary: RunSummary, make_caller, started, *,
-                    concurrency, progress, cancel, flush_interval) -> RunSummary:
+                    concurrency, progress, cancel, flush_interval, send=None) -> RunSummary:
     hits: dict[str, str] = {}
     if todo:
         cached = store.query_df(
@@ -506,9 +512,9 @@ def _execute_leased(store, run_id, prompt_id, work, todo, summary: RunSummary, m
     if to_send:
         ext_of = {w[0]: w[1] for w in to_send}
         journal = journal_mod.Journal(store, run_id)
-        status, final = run_on_gateway_loop(_send_all(store, run_id, prompt_id, make_caller(), to_send,
-                                                       concurrency, summary, total, progress, cancel,
-                                                       flush_interval, ext_of, journal))
+        status, final = run_on_gateway_loop((send or _send_all)(
+            store, run_id, prompt_id, make_caller(), to_send, concurrency, summary, total, progress, cancel,
+            flush_interval, ext_of, journal))
         journal.close(committed=final is not None)
         if status == "failed":  # a write failed: the answers wait in the journal for the resume
             summary.message = _kept_message(store, summary, journal)

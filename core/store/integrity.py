@@ -76,11 +76,13 @@ TABLES: dict[str, tuple[str, ...] | None] = {
     "preferences": ("dataset", "comparison_id"),  # migration 006: pairwise expert preferences
     "jobs": ("job_id",),  # migration 007: durable judge jobs (core/jobs)
     "job_leases": ("cache_key",),
+    "job_batches": ("input_file_id",),  # migration 010: provider batches of judge --batch (core/judges/batch.py)
 }
 
 # Tables a later migration creates: a store of an older schema lacks them (and says so by its version).
 INTRODUCED_IN: dict[str, int] = {"rating_queues": 3, "rating_queue_pairs": 3, "ratings": 3, "adjudications": 3,
-                                 "preferences": 6, "jobs": 7, "job_leases": 7}
+                                 "preferences": 6, "jobs": 7, "job_leases": 7,
+                                 "job_batches": 10}
 
 # (what, SQL counting the offending rows). Fixed text only: nothing here is built from data.
 _ORPHANS: tuple[tuple[str, str], ...] = (

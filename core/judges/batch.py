@@ -1,0 +1,389 @@
+"""``judge --batch``: a run's prompts sent through a provider's batch API instead of one call each.
+
+The run is the direct run's in every other respect (:func:`core.judges.llm.execute_work`: the journal
+is replayed, answered pairs skipped, cache keys leased, cached answers copied); only the pairs left
+to send go here. Their prompts are written as JSONL request lines (:mod:`.batchfiles`, custom_id =
+cache key), cut into files at the provider's limits, uploaded (``litellm.create_file``) and made into
+batches (``litellm.create_batch``), each recorded in ``job_batches`` (:mod:`.batchstore`) before it is
+polled. Then every ``poll_seconds`` each open batch is read (``litellm.retrieve_batch``) and its state
+and counts recorded (what ``jobs`` and the Run page show); a finished batch's output and error files
+are streamed (``litellm.file_content``) and its answers journaled and stored as they come, each as a
+direct call's answer would be (same cache key, same row, parsed the same way), priced at the batch
+price. Failed lines worth sending again (5xx, 429, lines an expired or cancelled batch never reached)
+go in a new batch (``retry="batch"``, up to ``max_rounds`` rounds) or as direct calls
+(``retry="direct"``); other failures are recorded on their pairs. A restarted process (``resume``,
+or the same command again) finds the run's open batches in the store and polls them instead of
+sending their prompts again. A cancel cancels the open batches at the provider and stores what they
+had answered.
+
+Only OpenAI-compatible batch endpoints are driven: models of provider ``openai`` (OpenAI's API) or any
+model at an ``--api-base`` that serves ``/v1/files`` and ``/v1/batches`` (vLLM's batch server, a
+gateway). Nothing was run against a real provider's batch API here (docs/SCALE.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, fields
+
+from core import settings
+from core.judges import batchstore, leases
+from core.judges.batchfiles import (
+    ENDPOINT,
+    OPENAI_MAX_BYTES,
+    OPENAI_MAX_REQUESTS,
+    RETRYABLE_STATUS,
+    BatchPrice,
+    iter_lines,
+    read_result,
+    request_line,
+    split_files,
+)
+from core.judges.llm import CANCEL_GRACE, NO_KEY, check_model, safe_api_base
+from core.judges.runs import OutputRecord, write_outputs
+
+RETRY_MODES = ("batch", "direct")
+BATCH_PROVIDERS = ("openai",)  # providers whose own API serves OpenAI's batch endpoints
+WRITE_EVERY = 500  # answers stored per transaction while a result file streams in
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """How a batch run cuts its files, polls, and sends failed lines again."""
+
+    max_requests: int = OPENAI_MAX_REQUESTS
+    max_bytes: int = OPENAI_MAX_BYTES
+    poll_seconds: float = 30.0
+    retry: str = "batch"  # "batch": failed lines in a new batch; "direct": as direct calls
+    max_rounds: int = 3  # batch rounds per invocation, the first included
+    completion_window: str = "24h"
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> BatchOptions:
+        known = {f.name for f in fields(cls)}
+        opts = cls(**{k: v for k, v in (d or {}).items() if k in known})
+        if opts.retry not in RETRY_MODES:
+            raise ValueError(f"batch retry must be one of {', '.join(RETRY_MODES)}, not {opts.retry!r}")
+        if opts.max_rounds < 1 or opts.poll_seconds <= 0 or opts.max_requests < 1 or opts.max_bytes < 1:
+            raise ValueError("batch options: max_rounds, max_requests and max_bytes at least 1, poll_seconds above 0")
+        return opts
+
+
+def batch_problem(model: str, api_base: str | None) -> str | None:
+    """Why ``model`` at ``api_base`` cannot run as a batch (one line), or None when it can."""
+    if api_base:
+        return None  # an OpenAI-compatible server: its /v1/files and /v1/batches are used
+    provider = check_model(model, None)
+    if provider not in BATCH_PROVIDERS:
+        return (f"--batch drives OpenAI-compatible batch endpoints: model '{model}' is served by {provider}; "
+                f"use a model of provider {' or '.join(BATCH_PROVIDERS)}, or --api-base of a server that offers "
+                "/v1/files and /v1/batches")
+    return None
+
+
+def batch_sender(options: dict | None, model: str, api_base: str | None, *, direct):
+    """The ``send`` of :func:`core.judges.llm.execute_work` for a batch run (``direct``: how leftovers go
+    as direct calls when ``retry="direct"``)."""
+    opts = BatchOptions.from_dict(options)
+    problem = batch_problem(model, api_base)
+    if problem:
+        raise ValueError(problem)
+    job = leases.current_job()  # read here, in the run's thread: the batches are recorded with this job
+
+    async def send(store, run_id, prompt_id, caller, to_send, concurrency, summary, total, progress, cancel,
+                   flush_interval, ext_of, journal):
+        run = BatchRun(store, run_id, prompt_id, caller, opts, summary, total, progress, cancel, ext_of, journal,
+                       job)
+        status, leftovers = await asyncio.to_thread(run.rounds, to_send)
+        if leftovers:  # retry="direct": what the batches did not answer goes as direct calls
+            work = [w for w in to_send if w[3] in leftovers]
+            return await direct(store, run_id, prompt_id, caller, work, concurrency, summary, total, progress,
+                                cancel, flush_interval, ext_of, journal)
+        return status, await asyncio.to_thread(run.finish, status)
+
+    return send
+
+
+class BatchRun:
+    """One invocation's batches of one run (runs in a worker thread: every call here blocks)."""
+
+    def __init__(self, store, run_id, prompt_id, caller, opts: BatchOptions, summary, total, progress,
+                 cancel: threading.Event | None, ext_of: dict, journal, job: str):
+        self.store, self.run_id, self.prompt_id, self.caller, self.opts = store, run_id, prompt_id, caller, opts
+        self.summary, self.total, self.progress, self.ext_of, self.journal = summary, total, progress, ext_of, journal
+        self.cancel = cancel or threading.Event()
+        self.litellm = caller.litellm
+        self.model_name = self.litellm.get_llm_provider(caller.model, api_base=caller.api_base)[0]
+        self.provider = {"custom_llm_provider": "openai"}
+        if caller.api_base:
+            self.provider["api_base"] = caller.api_base
+        if caller.api_key:
+            self.provider["api_key"] = caller.api_key
+        self.endpoint = safe_api_base(caller.api_base)
+        self.price = BatchPrice(self.litellm, caller.model)
+        self.job = job
+        self.pairs_of: dict[str, list[str]] = {}
+        self.messages: dict[str, list[dict]] = {}
+        self.open: dict[str, dict] = {}  # input_file_id -> its job_batches row
+        self.last_error: dict[str, str] = {}
+        self.failed_write = False
+        self.renewed = [time.monotonic()]
+
+    # -- the rounds --------------------------------------------------------------------
+
+    def rounds(self, to_send) -> tuple[str, set[str]]:
+        """Submit, poll and collect until every key is answered or given up; (status, keys left for direct)."""
+        for pair_id, _ext, messages, key in to_send:
+            self.pairs_of.setdefault(key, []).append(pair_id)
+            self.messages[key] = messages
+        rows = batchstore.open_batches(self.store, self.run_id)
+        elsewhere = sorted({r["endpoint"] or "the provider's default" for r in rows if r["endpoint"] != self.endpoint})
+        if elsewhere:
+            raise ValueError(f"run {self.run_id} has batches open at {', '.join(elsewhere)}; run it again with "
+                             "that --api-base to collect them (nothing was sent)")
+        batchstore.adopt(self.store, [r["input_file_id"] for r in rows], self.job)
+        self.open = {r["input_file_id"]: r for r in rows}
+        covered = {k for r in rows for k in r["keys"]}
+        pending = [k for k in self.pairs_of if k not in covered]
+        round_no = 0
+        try:
+            while not self._stopped():
+                if pending and round_no >= self.opts.max_rounds:  # out of rounds: recorded on their pairs
+                    self._store([self._failure(k, self.last_error.get(k, "not answered")) for k in pending])
+                    pending = []
+                if pending:
+                    self._submit(pending, round_no)
+                    round_no += 1
+                    pending = []
+                if not self.open:
+                    break
+                pending = self._poll()
+                if pending and self.opts.retry == "direct" and not self._stopped():
+                    return "done", set(pending)
+        except BatchWriteFailed:
+            pass
+        if self.failed_write:
+            return "failed", set()
+        return ("cancelled" if self.cancel.is_set() else "done"), set()
+
+    def finish(self, status: str) -> dict | None:
+        """Close the run with ``status``; its totals (None after a failed write: the journal keeps the answers)."""
+        if status == "failed":
+            return None
+        return write_outputs(self.store, self.run_id, [], self.prompt_id, finish=status)
+
+    def _stopped(self) -> bool:
+        return self.failed_write or self.cancel.is_set()
+
+    # -- provider calls ------------------------------------------------------------------
+
+    def _call(self, function, **kwargs):
+        """A provider call with the caller's retries and backoff on transient errors (then it raises)."""
+        attempt = 0
+        while True:
+            try:
+                return getattr(self.litellm, function)(**kwargs, **self.provider)
+            except Exception as exc:
+                status = getattr(exc, "status_code", None)
+                transient = status is None or str(status).isdigit() and int(status) in RETRYABLE_STATUS
+                if attempt >= self.caller.max_retries or not transient or self.cancel.is_set():
+                    raise
+                time.sleep(min(60.0, self.caller.backoff * 2 ** attempt))
+                attempt += 1
+
+    def _submit(self, keys: list[str], round_no: int) -> None:
+        lines = [(k, request_line(k, self.model_name, self.messages[k], self.caller.params)) for k in keys]
+        files, too_big = split_files(lines, self.opts.max_requests, self.opts.max_bytes)
+        self._store([self._failure(k, f"the prompt is longer than a batch file may be ({self.opts.max_bytes:,} "
+                                      "bytes)") for k in too_big])
+        for chunk in files:
+            if self._stopped():
+                return
+            data = b"".join(line for _, line in chunk)
+            chunk_keys = [k for k, _ in chunk]
+            try:
+                upload = self._call("create_file", file=("radjudge-batch.jsonl", data, "application/jsonl"),
+                                    purpose="batch")
+            except Exception as exc:
+                self._store([self._failure(k, self._error("upload", exc)) for k in chunk_keys])
+                continue
+            batchstore.record_upload(self.store, file_id=upload.id, run_id=self.run_id, job_id=self.job,
+                                     endpoint=self.endpoint, round_no=round_no, keys=chunk_keys, n_bytes=len(data))
+            row = {"input_file_id": upload.id, "batch_id": None, "keys": chunk_keys}
+            self.open[upload.id] = row
+            self.summary.sent += len(chunk_keys)
+            self._create(row)
+        self._report()
+
+    def _create(self, row: dict) -> None:
+        """Make (or, after a restart, find) the batch of an uploaded file and record its id."""
+        try:
+            found = None
+            if row.get("state") == "creating":  # a process died between upload and create: look first
+                listed = self._call("list_batches", limit=100)
+                found = next((b for b in getattr(listed, "data", []) if b.input_file_id == row["input_file_id"]),
+                             None)
+            batch = found or self._call("create_batch", completion_window=self.opts.completion_window,
+                                        endpoint=ENDPOINT, input_file_id=row["input_file_id"],
+                                        metadata={"radjudge_run": self.run_id})
+        except Exception as exc:
+            error = self._error("create the batch", exc)
+            self._store([self._failure(k, error) for k in row["keys"]])
+            batchstore.record_collected(self.store, row["input_file_id"], 0, error, state="failed")
+            self.open.pop(row["input_file_id"], None)
+            return
+        batchstore.record_state(self.store, row["input_file_id"], batch)
+        row["batch_id"], row["state"] = batch.id, batch.status
+
+    def _poll(self) -> list[str]:
+        """Poll until no batch is open (or a cancel's grace ends); the keys to send again."""
+        again: list[str] = []
+        cancelled_at = None
+        while self.open:
+            for file_id, row in list(self.open.items()):
+                if row["batch_id"] is None:
+                    self._create(row)
+                    continue
+                try:
+                    batch = self._call("retrieve_batch", batch_id=row["batch_id"])
+                except Exception as exc:  # the provider is unreachable now: keep the batch, try next time
+                    row["message"] = self._error("read the batch", exc)
+                    continue
+                batchstore.record_state(self.store, file_id, batch)
+                if batch.status in batchstore.TERMINAL:
+                    again += self._collect(row, batch)
+                    del self.open[file_id]
+            self._report()
+            leases.renew_quietly(self.store, self.renewed)
+            if self.failed_write or not self.open:
+                break
+            if self.cancel.is_set():
+                if cancelled_at is None:
+                    cancelled_at = time.monotonic()
+                    self._cancel_open()
+                elif time.monotonic() - cancelled_at > CANCEL_GRACE:
+                    break  # still open at the provider: recorded, a resume collects them
+                time.sleep(min(self.opts.poll_seconds, 1.0))
+            else:
+                self.cancel.wait(self.opts.poll_seconds)
+        return [k for k in dict.fromkeys(again) if k in self.pairs_of]
+
+    def _cancel_open(self) -> None:
+        for row in self.open.values():
+            if row["batch_id"]:
+                try:
+                    self._call("cancel_batch", batch_id=row["batch_id"])
+                except Exception:  # already finished, or unreachable: the next poll tells
+                    pass
+
+    # -- results --------------------------------------------------------------------------
+
+    def _collect(self, row: dict, batch) -> list[str]:
+        """Store a finished batch's answers and final failures as they stream in; the keys to send again."""
+        file_id, keys = row["input_file_id"], row["keys"]
+        latency = batchstore.age_seconds(self.store, file_id) * 1000  # upload to results: the line's wait
+        if batch.status == "failed":  # the whole batch was refused (e.g. validation): say why on every pair
+            errors = getattr(getattr(batch, "errors", None), "data", None) or []
+            why = "; ".join(str(getattr(e, "message", e)) for e in errors[:3]) or "no reason given"
+            self._store([self._failure(k, f"the batch failed at the provider: {why}") for k in keys])
+            batchstore.record_collected(self.store, file_id, 0, why)
+            return []
+        seen: set[str] = set()
+        again: list[str] = []
+        stored = 0
+        for result_file in (batch.output_file_id, batch.error_file_id):
+            if not result_file:
+                continue
+            pending: list[OutputRecord] = []
+            stream = self._call("file_content", file_id=result_file, stream=True)
+            for obj in iter_lines(stream.stream_iterator):
+                r = read_result(obj)
+                if r.key in seen or r.key not in keys:
+                    continue
+                seen.add(r.key)
+                if r.text is not None:
+                    pending += self._answers(r, latency)
+                    stored += 1
+                elif r.retry:
+                    again.append(r.key)
+                    self.last_error[r.key] = r.error
+                else:
+                    pending += self._failure(r.key, r.error)
+                if len(pending) >= WRITE_EVERY:
+                    self._store(pending)
+                    pending = []
+            self._store(pending)
+        missing = [k for k in keys if k not in seen]  # in neither file: the provider never answered them
+        for k in missing:
+            self.last_error[k] = f"not in the {batch.status} batch's result files"
+        batchstore.record_collected(self.store, file_id, stored)
+        return again + missing
+
+    def _answers(self, r, latency: float) -> list[OutputRecord]:
+        text = r.text
+        own = [self.caller.api_key] if self.caller.api_key and self.caller.api_key != NO_KEY else []
+        for secret in sorted({*settings.secret_values(), *[s for s in own if len(s) >= 6]}, key=len, reverse=True):
+            text = text.replace(secret, "[redacted]")  # as Caller.call: a key repeated in an answer is cut out
+        cost = self.price.cost(r.tokens_in, r.tokens_out)
+        return [OutputRecord(pair_id=p, cache_key=r.key, raw_text=text, latency_ms=latency, tokens_in=r.tokens_in,
+                             tokens_out=r.tokens_out, cost_usd=cost) for p in self.pairs_of.get(r.key, [])]
+
+    def _failure(self, key: str, error: str) -> list[OutputRecord]:
+        return [OutputRecord(pair_id=p, cache_key=key, error=error) for p in self.pairs_of.get(key, [])]
+
+    def _store(self, records) -> None:
+        """Journal the answers (one fsync), then store answers and failures in one transaction."""
+        records = [r for group in records for r in (group if isinstance(group, list) else [group])]
+        if not records:
+            return
+        answers = [r for r in records if r.error is None]
+        try:
+            self.journal.append_many(answers)
+            self.summary.journaled += len(answers)
+        except OSError as exc:
+            self.summary.lost += len(answers)
+            self._fail(f"could not write the journal {self.journal.path}", exc)
+        try:
+            write_outputs(self.store, self.run_id, records, self.prompt_id)
+            self.summary.stored += len(answers)
+        except Exception as exc:
+            self._fail("could not write the store", exc)
+        s = self.summary
+        for rec in records:
+            if rec.error is None:
+                s.ok += 1
+                if rec.cost_usd is None:
+                    s.cost_known = False
+                else:
+                    s.cost_usd = (s.cost_usd or 0.0) + rec.cost_usd
+            else:
+                s.failed += 1
+                s.failures.append({"ext_id": self.ext_of.get(rec.pair_id, rec.pair_id), "error": rec.error})
+        self._report()
+        if self.failed_write:
+            raise BatchWriteFailed
+
+    def _fail(self, what: str, exc: BaseException) -> None:
+        if not self.failed_write:
+            self.summary.message = f"{what}: {' '.join(str(exc).split())[:800]}"
+        self.failed_write = True
+
+    def _error(self, what: str, exc: Exception) -> str:
+        from core.judges.llm import redact
+
+        status = getattr(exc, "status_code", None)
+        text = f"could not {what} at the provider: {type(exc).__name__}" + (f" ({status})" if status else "")
+        return redact(f"{text}: {' '.join(str(exc).split())}", [self.caller.api_key or ""])[:500]
+
+    def _report(self) -> None:
+        if self.progress:
+            s = self.summary
+            self.progress(s.ok + s.failed, self.total, {"ok": s.ok, "failed": s.failed, "sent": s.sent,
+                                                        "cached": s.cached + s.skipped,
+                                                        "cost_usd": s.cost_usd if s.cost_known else None})
+
+
+class BatchWriteFailed(RuntimeError):
+    """A store or journal write failed: stop; the provider keeps the results, a resume collects them."""
