@@ -194,6 +194,34 @@ def draw_report(store, dataset: str, synthetic: bool) -> None:
     st.code(shlex.join(cli), language="bash")
 
 
+def draw_bundle(store, dataset: str, synthetic: bool) -> None:
+    """The reproducibility bundle (core/paper/bundle.py): the same zip as ``python -m core bundle``."""
+    from core.paper.bundle import build_bundle, settings_flags
+    from core.paper.compute import PaperSettings
+
+    st.markdown("#### Reproducibility bundle")
+    st.markdown("One zip for a paper's reviewers: this dataset's pairs, annotations, judge outputs and metric "
+                "values, the prompts with their hashes, package versions, the settings and commands behind every "
+                "table and figure, the papers' tables (LaTeX, Markdown, CSV), the methods paragraph with BibTeX, "
+                "and `reproduce.sh`. `python -m core reproduce FILE.zip` rebuilds a store from it and checks that "
+                "every table comes out byte-identical.")
+    text = st.checkbox("Include report text and judge answers", value=synthetic, key="share_bundle_text",
+                       help="off by default for imported datasets: the bundle then holds pair ids and content "
+                            "hashes, not the reports")
+    if text and not synthetic:
+        st.warning("The bundle will contain this imported dataset's report text: share it like the reports.",
+                   icon=":material/warning:")
+    settings = PaperSettings(n_boot=int(st.session_state.get("share_n_boot", 1000)),
+                             seed=int(st.session_state.get("share_seed", 0)), with_ci=True)
+    st.download_button("Download bundle (.zip)", data=lambda: build_bundle(store, dataset, settings, with_text=text),
+                       file_name=f"radjudge-{dataset}{'-synthetic' if synthetic else ''}-bundle.zip",
+                       mime="application/zip", key="share_bundle", icon=":material/download:", on_click="ignore")
+    flags = settings_flags(settings) + ["--with-ci"] + (["--with-text"] if text and not synthetic else
+                                                         ["--no-text"] if synthetic and not text else [])
+    st.code(shlex.join(["python", "-m", "core", "bundle", "--dataset", dataset, "--out", f"{dataset}-bundle.zip",
+                        *flags]), language="bash")
+
+
 def _table_with_csv(frame: pd.DataFrame, name: str, key: str) -> None:
     show_table(frame, hide_index=True, key=f"share_{key}")
     st.download_button("Download CSV", to_safe_csv(frame), file_name=f"radjudge-{name}.csv", mime="text/csv",
@@ -230,5 +258,6 @@ if dataset is None:
             "**Data** page.", icon=":material/inbox:")
 else:
     draw_report(store, dataset, synthetic)
+    draw_bundle(store, dataset, synthetic)
 st.divider()
 draw_provenance(store, dataset)

@@ -400,7 +400,7 @@ def cmd_parse(args) -> int:
 # Only these commands may make a new store (and say so); any other command on a store path
 # that does not exist is a typo until proven otherwise, and gets an error instead of an empty store.
 CREATES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review", "merge"})
-NO_STORE = frozenset({"parse", "simulate", "check-store", "score"})
+NO_STORE = frozenset({"parse", "simulate", "check-store", "score", "reproduce"})
 
 
 def _missing_store(args) -> Path | None:

@@ -4,6 +4,7 @@ and ``correlate --table --format latex|markdown|csv``. The work is in :mod:`core
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -160,6 +161,39 @@ def cmd_figures(args) -> int:
     return 0
 
 
+def cmd_bundle(args) -> int:
+    from core.paper.bundle import build_bundle
+    from core.store.outfiles import check_out_file, write_atomic
+
+    store = open_store(args)
+    out = check_out_file(args.out, store=store.path, force=args.force, example="bundle.zip")
+    text = True if args.with_text else False if args.no_text else None
+    data = build_bundle(store, args.dataset, settings_from(args), with_text=text, with_figures=args.with_figures)
+    write_atomic(out, [data])
+    print(f"{out}  {len(data):,} bytes")
+    return 0
+
+
+def cmd_reproduce(args) -> int:
+    from core.paper.reproduce import reproduce
+
+    source = Path(args.bundle)
+    out = Path(args.out) if args.out else source.with_name(source.name.removesuffix(".zip") + "-reproduced")
+    result = reproduce(source, out)
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        restored = ", ".join(f"{n:,} {t}" for t, n in result.rows.items() if n)
+        print(f"store rebuilt at {result.store}: {restored}")
+        print(f"tables of '{result.dataset}' regenerated in {out / 'tables'}: {len(result.identical)} of "
+              f"{len(result.identical) + len(result.different) + len(result.missing)} byte-identical")
+        for name in result.different:
+            print(f"  differs: {name}")
+        for name in result.missing:
+            print(f"  not regenerated: {name}")
+    return 0 if result.ok else 3
+
+
 def add_commands(add) -> None:
     """Register the paper commands with the CLI's ``add(name, func, help)``."""
     from core.paper.assemble import TABLE_KINDS
@@ -183,3 +217,18 @@ def add_commands(add) -> None:
     p.add_argument("--out", required=True, help="the folder to write NAME.svg, NAME.pdf and NAME.csv into")
     p.add_argument("--figure-format", nargs="+", choices=["svg", "pdf"], default=["svg", "pdf"],
                    help="which vector formats (default both)")
+
+    p = add("bundle", cmd_bundle, "a reproducibility bundle (zip): the dataset's rows, prompts with hashes, package "
+                                  "versions, settings and commands, the tables, the methods and a reproduce script")
+    add_settings_flags(p)
+    p.add_argument("--out", required=True, help="the .zip to write")
+    p.add_argument("--with-text", action="store_true", help="include report text and judge answers (default: only "
+                                                             "for synthetic datasets; otherwise ids and hashes)")
+    p.add_argument("--no-text", action="store_true", help="leave report text out even for a synthetic dataset")
+    p.add_argument("--with-figures", action="store_true", help="also the figures (SVG, PDF, CSV)")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists (never the store)")
+
+    p = add("reproduce", cmd_reproduce, "rebuild a store from a bundle and regenerate its tables; exit 3 unless "
+                                        "every table is byte-identical")
+    p.add_argument("bundle", help="the bundle .zip, or the folder it was extracted to")
+    p.add_argument("--out", help="a new folder for the store and tables (default: BUNDLE-reproduced beside it)")
