@@ -3,6 +3,9 @@ backup and check-store carry it like the rest of a pair."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import duckdb
 import pandas as pd
 
@@ -97,3 +100,14 @@ def test_check_store_notes_context_written_outside_the_importer(demo_store: Stor
     assert report.ok  # a note, not damage
     assert report.notes == ["3 pair(s) whose patient context is empty text or starts or ends with whitespace "
                             "(written outside RadJudge's importer): shown as stored"]
+
+
+def test_the_readme_counts_the_default_demos_context(tmp_path):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    stated = re.search(r"and the (\d+) of (\d+) pairs whose reference compares with a prior", readme)
+    assert stated, "the README's sentence on the demo's context"
+    store = Store(tmp_path / "demo.duckdb")
+    build_demo(store)  # the README's defaults: 400 pairs, seed 7
+    counts = store.query_one("SELECT count(history), count(*), count(age), count(sex), count(indication) "
+                             "FROM pairs WHERE dataset = 'demo'")
+    assert counts == (int(stated.group(1)), int(stated.group(2)), 400, 400, 400)
