@@ -60,7 +60,10 @@ def judge_statuses() -> list[tuple[str, str, str, str]]:
             a = sent.index(words)
             b = a + len(words)
             keys = [c.key for c, s, e in mentions if s < b and a < e]
-            cands = [f for f in found if any(concepts_related(k, f.concept) for k in keys)]
+            # a finding read from these words: of a related concept (or offering it as an alternative), or a
+            # density merged into its reading, whose text holds the words
+            cands = [f for f in found if any(concepts_related(k, c) for k in keys for c in (f.concept, *f.alternatives))
+                     or words in f.text]
             cands.sort(key=lambda f, w=words: w not in f.text)  # the finding read from these words first
             out.append((sent, words, want, _judge_status(cands[0]) if cands else "missed"))
     return out

@@ -41,6 +41,9 @@ class Concept:
         effusion") can stand for a specific one in the other report.
     generic : bool
         A catch-all of its family (matched last).
+    also : tuple of str
+        Other families a generic mention of which can stand for it (a calcified granuloma is also a
+        "nodule" and a "calcification").
     """
 
     key: str
@@ -54,3 +57,4 @@ class Concept:
     d_ratio: float = 1.5
     family: str | None = None
     generic: bool = False
+    also: tuple[str, ...] = ()

@@ -57,13 +57,18 @@ from core.judges.rules.patterns import (
     ABBREV_END,
     ABNORMAL,
     ADJ,
+    ALTERNATIVE,
     AND_OR_SEP,
+    AS_ARE,
     BARE_HEADER_RE,
     BLOCK_TAG_RE,
+    CHANGE_OF_ANATOMY,
     CLAUSE_WORD,
+    COPULA_BEFORE,
     CTRL_RE,
     CUE_SCANNER,
     DATE_RE,
+    DESCRIPTOR,
     DIGIT,
     GRADE_RE,
     HEADER_RE,
@@ -76,6 +81,8 @@ from core.judges.rules.patterns import (
     OCCLUSION,
     OR_SEP,
     PCT_RE,
+    READING,
+    READING_BEFORE,
     ROMAN,
     SCALE_LEVELS,
     SCALE_RES,
@@ -92,6 +99,7 @@ from core.judges.rules.patterns import (
     STOP,
     TAG_RE,
     TIRADS_RE,
+    VERSUS,
     WORD_RE,
 )
 from core.judges.rules.patterns import (
@@ -416,6 +424,7 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
     limit_pre: list[int] = []
     limit_post: list[tuple[int, bool]] = []
     history: list[int] = []
+    post_normal: list[int] = []
     stops: list[int] = []
     blanked: list[tuple[int, int]] = []
     for (kind, name), a, b in CUE_SCANNER.scan(masked):
@@ -431,8 +440,11 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
             limit_pre.append(b)
             blanked.append((a, b))
         elif kind == "history":
-            history.append(b)
+            if not READING_BEFORE.search(masked, max(0, a - 40), a):  # "consistent with the known COPD": seen
+                history.append(b)
             blanked.append((a, b))
+        elif kind == "post_normal":
+            post_normal.append(a)
         elif kind == "prior":
             temporal = True
             blanked.append((a, b))
@@ -447,8 +459,12 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
     if not temporal:
         # "increased opacity" is a description; "the effusion, increased" or a
         # change stated with "since", "prior", "interval" ... is a comparison
+        # ... but "lung volumes are mildly decreased" describes too
         first_end = mentions[0].end
-        changes = [c for c in changes if c[2] not in V.NEEDS_TEMPORAL or c[0] >= first_end]
+        changes = [c for c in changes if c[2] not in V.NEEDS_TEMPORAL
+                   or (c[0] >= first_end and not COPULA_BEFORE.search(masked, max(0, c[0] - 30), c[0]))]
+    # "leads show an unchanged cardiomediastinal silhouette": the comparison is the silhouette's
+    changes = [c for c in changes if not CHANGE_OF_ANATOMY.match(masked, c[1])]
     blanked += [(a, b) for a, b, _ in changes]
     if blanked:
         chars = list(masked)
@@ -475,6 +491,10 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
     for p in history:  # "known lung cancer and COPD", not "known COPD, the lungs are hyperinflated"
         for mn in _next(mentions, seps_between, stops, p, joined=AND_OR_SEP):
             mn.history = True
+    for p in post_normal:  # "pulmonary vascular engorgement appears within normal limits"
+        for mn in _backward(mentions, seps_between, p, True):
+            if len(sent[mn.end:p].split()) <= 3 and not any(mn.end <= st < p for st in stops):
+                mn.negated = True
     for hs, he, (certainty, direction) in hedges:
         targets = _next(mentions, seps_between, stops, he) if direction != "back" else []
         if direction != "fwd" or not targets:
@@ -483,15 +503,35 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
             if mn.certainty == "definite":
                 mn.certainty = certainty
 
-    out: list[Finding] = []
+    # a comparison before a list covers the list ("no significant change in pneumothorax or pleural fluid"),
+    # one after it too ("the pneumothorax and the effusion are unchanged")
+    found_change: list[tuple[str, str, bool, int, int] | None] = []
     for mn in mentions:
         s0, s1 = mn.seg_start, mn.seg_end
+        hit = next(((kind, " ".join(masked[cs:ce].split()), cs < mn.start, cs, ce) for cs, ce, kind in changes
+                    if s0 <= cs < s1 or (mn is mentions[0] and cs < s0)), None)
+        found_change.append(hit)
+    for i in range(len(mentions) - 1):
+        hit = found_change[i]
+        if hit is not None and not hit[2] and found_change[i + 1] is None and \
+                AS_ARE.match(sent, hit[4], mentions[i + 1].start):
+            found_change[i + 1] = hit
+    for i in range(len(mentions)):
+        hit = found_change[i]
+        if hit is None:
+            continue
+        step = 1 if hit[2] else -1
+        j = i
+        while 0 <= j + step < len(mentions) and found_change[j + step] is None and \
+                AND_OR_SEP.match(seps_between[min(j, j + step)] or "x"):
+            j += step
+            found_change[j] = hit
+
+    out: list[Finding] = []
+    for mn, hit in zip(mentions, found_change, strict=True):
+        s0, s1 = mn.seg_start, mn.seg_end
         seg = neg_text[s0:s1]
-        change = change_text = None
-        for cs, ce, kind in changes:
-            if s0 <= cs < s1 or (mn is mentions[0] and cs < s0):
-                change, change_text = kind, " ".join(masked[cs:ce].split())
-                break
+        change, change_text = (hit[0], hit[1]) if hit else (None, None)
         certainty = mn.certainty
         present = not mn.negated
         if change == "resolved":
@@ -515,8 +555,48 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
             side=side,
             sites=sites, grade=grade, grade_text=grade_text, size_mm=size, size_text=size_text,
             change=change if present or change == "resolved" else None,
-            change_text=change_text if present or change == "resolved" else None))
-    return out
+            change_text=change_text if present or change == "resolved" else None,
+            change_at=f"{hit[3]}:{sent}" if hit and (present or change == "resolved") else None))
+    return _readings(sent, mentions, out)
+
+
+def _readings(sent: str, mentions: list[_Mention], out: list[Finding]) -> list[Finding]:
+    """One finding per observation: alternatives offered for it ("atelectasis versus scarring", "effusion or
+    pleural thickening") are kept as ``alternatives`` of the first; a density word joined to its reading
+    ("opacity, likely atelectasis", "hilar prominence, which may represent lymphadenopathy") is that reading,
+    with the density's side, sites and size."""
+    keep = [True] * len(out)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if not (a.kind == b.kind == "finding" and a.present and b.present):
+            continue
+        gap = sent[mentions[i].end:mentions[i + 1].start]
+        if ALTERNATIVE.match(gap) and (VERSUS.search(gap) or "definite" not in (a.certainty, b.certainty)):
+            head = next(k for k in range(i, -1, -1) if keep[k])
+            out[head] = replace(out[head], alternatives=(*out[head].alternatives, b.concept, *b.alternatives))
+            keep[i + 1] = False
+    for i in range(len(out) - 1):
+        if not keep[i]:
+            continue
+        j = next((k for k in range(i + 1, len(out)) if keep[k]), None)
+        if j is None:
+            continue
+        a, b = out[i], out[j]
+        if not (a.kind == b.kind == "finding" and a.present and b.present):
+            continue
+        words = sent[mentions[i].start:mentions[i].end]
+        gap = sent[mentions[i].end:mentions[j].start]
+        joined = READING.search(gap) or (b.alternatives and gap.strip() in (",", "-", ":"))  # "opacities, A versus B"
+        if (is_generic(a.concept) or DESCRIPTOR.search(words)) and joined and len(gap.split()) <= 10:
+            out[j] = replace(b, side=b.side or a.side, sites=b.sites + tuple(x for x in a.sites if x[0] not in
+                                                                          dict(b.sites)),
+                             size_mm=b.size_mm if b.size_mm is not None else a.size_mm,
+                             size_text=b.size_text if b.size_mm is not None else a.size_text,
+                             grade=b.grade or a.grade, grade_text=b.grade_text if b.grade else a.grade_text,
+                             change=b.change or a.change, change_text=b.change_text if b.change else a.change_text,
+                             text=sent[mentions[i].seg_start:mentions[j].seg_end].strip(" ,;"))
+            keep[i] = False
+    return [f for f, k in zip(out, keep, strict=True) if k]
 
 
 def _forward(mentions: list[_Mention], stops: list[int], p: int, end: int) -> list[_Mention]:
@@ -570,8 +650,16 @@ def _normal_or_statement(sent: str, section: str) -> list[Finding]:
     tokens = frozenset(w for w in WORD_RE.findall(sent.lower()) if w not in STOP and w != "date")
     if not tokens:
         return []
+    change = change_text = None
+    cues = CUE_SCANNER.scan(sent)  # a comparison stated for the study ("no significant interval change")
+    temporal = any(k in ("prior", "temporal") for (k, _), _a, _b in cues)
+    for (kind, name), a, b in cues:
+        if kind == "change" and (temporal or name not in V.NEEDS_TEMPORAL) and name != "resolved":
+            change, change_text = name, " ".join(sent[a:b].split())
+            break
     return [Finding(kind="statement", concept="", name="statement", present=True, section=section, text=sent,
-                    tokens=tokens)]
+                    tokens=tokens, change=change, change_text=change_text,
+                    change_at="prior" if temporal or change else None)]
 
 
 def _compatible(a: Finding, b: Finding) -> bool:

@@ -55,6 +55,8 @@ class Finding:
     change: str | None = None
     change_text: str | None = None
     tokens: frozenset[str] = frozenset()
+    alternatives: tuple[str, ...] = ()  # other readings offered for this observation ("versus scarring")
+    change_at: str | None = None  # where the comparison is stated: one phrase over a list is one comparison
 
     @property
     def site_map(self) -> dict[str, tuple[str, ...]]:
@@ -78,6 +80,8 @@ class Finding:
         if sites:
             bits.append(sites)
         text = " ".join(bits)
+        if self.alternatives:
+            text += " or " + " or ".join(V.CONCEPT_BY_KEY[k].name for k in self.alternatives)
         if device and self.size_mm is not None:
             text += f", {self.size_text}"
         if self.kind == "limit":
@@ -191,12 +195,27 @@ def is_generic(key: str) -> bool:
     return bool(c and c.generic)
 
 
+def _families(key: str) -> set[str]:
+    c = V.CONCEPT_BY_KEY.get(key)
+    return {f for f in (c.family, *c.also) if f} if c else set()
+
+
 def concepts_related(a: str, b: str) -> bool:
-    """Same observation, or a generic observation and one of its family."""
+    """Same observation, or a generic observation and one of its family (or of the families it also
+    belongs to: a "nodule" and a calcified granuloma)."""
     if a == b:
         return True
     fa, fb = family_of(a), family_of(b)
-    return fa is not None and fa == fb and (is_generic(a) or is_generic(b))
+    if fa is not None and fa == fb and (is_generic(a) or is_generic(b)):
+        return True
+    return bool((is_generic(a) and fa in _families(b)) or (is_generic(b) and fb in _families(a)))
+
+
+def findings_related(a: Finding, b: Finding, strict: bool = False) -> bool:
+    """Two findings of one observation: the same (``strict``) or related concepts, an alternative offered for
+    one being the other ("atelectasis versus scarring" and "scarring")."""
+    same = (lambda x, y: x == y) if strict else concepts_related
+    return any(same(x, y) for x in (a.concept, *a.alternatives) for y in (b.concept, *b.alternatives))
 
 
 def sizes_differ(a: float, b: float) -> bool:

@@ -62,6 +62,7 @@ from core.judges.rules.findings import (
     RulesResult,
     concepts_related,
     family_of,
+    findings_related,
     fmt_mm,
     sizes_differ,
 )
@@ -120,7 +121,7 @@ def _pair(refs: list[Finding], cands: list[Finding], strict: bool) -> list[tuple
     scored = []
     for i, r in enumerate(refs):
         for j, c in enumerate(cands):
-            ok = r.concept == c.concept if strict else concepts_related(r.concept, c.concept)
+            ok = findings_related(r, c, strict)
             if ok:
                 scored.append((-_affinity(r, c), i, j))
     scored.sort()
@@ -250,6 +251,10 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
         text = f"candidate reports {c.describe()}, " + (
             "which the reference states is absent" if denied else "which is not in the reference")
         errors.append(_error("a", _matters(c), text, None, c))
+        if c.change:  # the invented finding also claims a change since a prior study
+            errors.append(_error("e", _matters(c) and c.change != "unchanged",
+                                 f"candidate describes the {c.name} as {CHANGE_WORDS[c.change]} compared with the "
+                                 f"prior study, the reference makes no comparison for it", None, c))
     for i, r in enumerate(r_pos):
         if i in matched_r:
             continue
@@ -286,7 +291,14 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
             used.add(best_j)
             res.matches.append(Match(r, c_st[best_j], "statement", counted=True))
 
+    # a comparison stated for the whole study ("no significant interval change") when the reference makes none
+    said = [f for f in cand if f.kind == "statement" and f.change]
+    if said and not any(f.change or f.change_at for f in ref) and not any(e.category == "e" for e in errors):
+        errors.append(_error("e", False, f"candidate compares the study with a prior one ({said[0].change_text}), "
+                                         f"the reference makes no comparison", None, said[0]))
+
     order = {c: k for k, c in enumerate(CATEGORIES)}
+    errors = _one_per_comparison(errors)
     errors.sort(key=lambda e: order[e.category])
     res.errors = errors
     n_sig = sum(e.significant for e in errors)
@@ -297,6 +309,22 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
         f"clinically insignificant error(s). Errors are significant for critical or actionable findings "
         f"(or above their severity or size threshold) and for changes that alter management.")
     return res
+
+
+def _one_per_comparison(errors: list[RuleError]) -> list[RuleError]:
+    """One (e) per comparison phrase of the candidate and one (f) per phrase of the reference, however many
+    findings it covers ("atelectasis and effusion, new since the prior study" is one comparison)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for e in errors:
+        f = e.candidate if e.category == "e" else e.reference if e.category == "f" else None
+        key = (e.category, f.change_at) if f is not None and f.change_at else None
+        if key is not None and key in seen:
+            continue
+        if key is not None:
+            seen.add(key)
+        out.append(e)
+    return out
 
 
 def _pair_simple(refs: list[Finding], cands: list[Finding]) -> list[tuple[Finding, Finding]]:

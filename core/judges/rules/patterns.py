@@ -141,7 +141,7 @@ CUE_SCANNER = Scanner(
     [(("change", name), (f"(?:{p})",)) for name, p in V.CHANGES]
     + [(("hedge", (name, direction)), (f"(?:{p})",)) for name, direction, p in V.HEDGES]
     + [(("limit_post", ""), (f"(?:{V.LIMIT_POST})",)), (("limit_pre", ""), (f"(?:{V.LIMIT_PRE})",)),
-       (("history", ""), (f"(?:{V.HISTORY})",))]
+       (("history", ""), (f"(?:{V.HISTORY})",)), (("post_normal", ""), (f"(?:{V.POST_NORMAL})",))]
     + [(("prior", ""), (f"(?:{V.PRIOR_OBJECT})",)), (("post", ""), (f"(?:{V.POST_NEGATION})",)),
        (("pre", ""), (f"(?:{V.PRE_NEGATION})",)), (("stop", ""), (f"(?:{V.NEGATION_STOP})",)),
        (("temporal", ""), (f"(?:{V.TEMPORAL})",))])
@@ -205,6 +205,27 @@ SEP_RE = re.compile(r"\s*(?:,\s*(?:and|or|with|but)?|;)\s*|\s+(?:and|or|nor|with
                      r"indicated)\s+by|in\s+keeping\s+with|consistent\s+with|due\s+to|secondary\s+to|related\s+to|"
                      r"reflecting|representing)\s+", _I)
 OR_SEP = re.compile(r"^\s*(?:,\s*(?:or|nor)?|(?:or|nor))\s*$", _I)
+#: A history cue read as the image's finding ("consistent with the known COPD")
+READING_BEFORE = re.compile(r"(?:(?:consistent|compatible|in\s+keeping)\s+with|suggest(?:ive\s+of|ing|s))\s+(?:the\s+|a\s+)?$",
+                            _I)
+#: Words that join a density word to its reading ("opacity, likely atelectasis": one finding)
+READING = re.compile(r"\b(?:(?:most\s+)?likely|probably|possibly|presumably|suspicious\s+for|concerning\s+for|suggestive\s+of|"
+                     r"suggesting|suggests?|compatible\s+with|consistent\s+with|in\s+keeping\s+with|(?:may|might|could)\s+"
+                     r"(?:represent|reflect|be)|representing|reflecting|favou?r(?:ing|s)?|due\s+to|related\s+to|"
+                     r"secondary\s+to|which\s+(?:is|are|may\s+be)|represents?|reflects?|indicat(?:es?|ing)|versus|vs)\b", _I)
+#: Words of a density or a sign described rather than named ("airspace opacities", "hilar prominence")
+DESCRIPTOR = re.compile(r"opacit|opacif|densit|lucen|haz[ey]|prominen|fullness|enlarg|blunt|markings|shadow|"
+                        r"nodular|round|circular", _I)
+#: Alternatives offered for one observation ("atelectasis versus scarring", "effusion or pleural thickening")
+VERSUS = re.compile(r"\b(?:versus|vs)\b", _I)
+#: "are stable as are calcified nodes": the comparison covers the next finding too
+AS_ARE = re.compile(r"\s*,?\s*as\s+(?:are|is|were|was)\b", _I)
+#: "volumes are mildly decreased": a predicate that describes, not a comparison (without a temporal cue)
+COPULA_BEFORE = re.compile(r"\b(?:is|are|appears?|remains?)\s+(?:\w+ly\s+)?$", _I)
+#: a comparison word followed by the anatomy it describes ("unchanged cardiomediastinal silhouette")
+CHANGE_OF_ANATOMY = re.compile(r"\s+(?![A-Z])(?!(?i:in|of|from|since)\b)(?:\w+\s+)?(?i:cardiomediastinal|silhouettes?|"
+                               r"mediastin\w*|heart|lungs?|contours?|chest)\b")
+ALTERNATIVE = re.compile(r"^\s*(?:,\s*)?(?:or|versus|vs\.?)\s+(?:[a-z-]+\s+){0,2}$", _I)
 CLAUSE_WORD = re.compile(r"\b(?:is|are|was|were|be|been|has|have|shows?|demonstrates?|noted|seen|there)\b", _I)
 AND_OR_SEP = re.compile(r"^\s*(?:,\s*(?:or|nor|and)?|(?:or|nor|and))\s*$", _I)
 #: A post-position cue with a plural verb ("are not seen", "were absent", "cannot be assessed" is not plural)

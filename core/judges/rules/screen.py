@@ -29,7 +29,7 @@ import re
 from core.judges.language import unsupported
 from core.judges.rules.extract import parse_report
 
-__all__ = ["NOT_A_RADIOGRAPH", "REFUSAL", "not_a_report", "screen_pair"]
+__all__ = ["NOT_A_RADIOGRAPH", "NOT_READABLE", "PLACEHOLDER", "REFUSAL", "not_a_report", "screen_pair"]
 
 REFUSAL = re.compile(
     r"\b(?:I|we)\s*(?:cannot|can\s*not|can't|can’t|am\s+unable|are\s+unable|am\s+not\s+able|'m\s+unable|"
@@ -51,8 +51,32 @@ NOT_A_RADIOGRAPH = re.compile(
     r"|\b(?:this|the)\s+(?:provided\s+|uploaded\s+|attached\s+)?" + _IMAGE + r"\s+(?:appears|seems)\s+to\s+be\s+"
     r"(?:an?\s+)?(?:\w+\s+){0,3}(?:photograph|photo|picture|diagram|drawing|illustration|screenshot|document|"
     r"CT|MRI|ultrasound|sonogram)\b"
-    r"|\b" + _IMAGE + r"\s+(?:is|are)\s+(?:blank|corrupted|uninterpretable|unreadable|not\s+interpretable)\b",
+    r"|\b" + _IMAGE + r"\s+(?:is|are)\s+(?:blank|corrupted|uninterpretable|unreadable|not\s+interpretable)\b"
+    r"|(?:,|\bis|\bare)\s+not\s+an?\s+(?:chest\s+)?(?:radiograph|x-?ray|chest\s+film)\b"
+    r"|\brather\s+than\s+an?\s+(?:chest\s+)?(?:radiograph|x-?ray|chest\s+film)\b"
+    r"|\breport\s+cannot\s+be\s+(?:generated|provided|produced|written|given|made)\b"
+    r"|\b(?:radiograph|x-?ray|image|film|view)s?\s+of\s+(?:the\s+|a\s+)?(?:left\s+|right\s+)?(?:hand|wrist|finger|knee|foot|"
+    r"ankle|shoulder|elbow|pelvis|hip|abdomen|skull|cervical\s+spine|lumbar\s+spine|head|brain|leg|arm)\b"
+    # another body part or another modality
+    r"|\b(?:appears?\s+to\s+be|is|shows?|depicts?)\s+an?\s+(?:\w+\s+){0,2}?(?:hand|wrist|finger|knee|foot|ankle|shoulder|"
+    r"elbow|pelvi[cs]|hip|abdomen|abdominal|skull|spine|cervical|lumbar|dental|head|brain|leg|arm|femur|tibia)\b"
+    r"[^.;]{0,30}?\b(?:radiograph|x-?ray|film|image|view|study|scan|ct|mri)\b"
+    r"|\b(?:this|the)\s+(?:\w+\s+){0,2}(?:image|study|scan)\s+(?:is|appears\s+to\s+be|seems\s+to\s+be)\s+an?\s+"
+    r"(?:\w+\s+){0,2}(?:CT|MRI|MR|ultrasound|sonogram|photograph|photo)\b"
+    r"|\b(?:image|images|file)\s+(?:could\s+not|cannot|can\s*not|did\s+not)\s+(?:be\s+)?(?:loaded|opened|viewed|displayed|"
+    r"read|load|open|display)\b",
     re.IGNORECASE)
+#: A study the text says cannot be read at all; refused when the text states no finding, present or absent.
+NOT_READABLE = re.compile(
+    r"\b(?:lungs|heart|chest|study|examination|exam|image|images|radiograph|mediastinum)\b[^.;]{0,60}?\b(?:cannot|"
+    r"can\s*not|could\s+not)\s+be\s+(?:reliably\s+|adequately\s+|properly\s+)?(?:assessed|evaluated|interpreted)\b"
+    r"|\b(?:non-?diagnostic|uninterpretable)\b|\b(?:please\s+)?repeat\s+(?:the\s+)?(?:examination|study|radiograph|"
+    r"image|exam)\b|\b(?:insufficient|inadequate|too\s+poor|poor)\s+(?:image\s+)?quality\b"
+    r"|\bimage\s+quality\s+(?:is\s+)?(?:insufficient|inadequate|too\s+poor)\b", re.IGNORECASE)
+#: What a template's placeholders look like ("[insert findings]", "___", "N/A", "<impression>")
+PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}|_{2,}|\.{3,}|\b(?:N/?A|TBD|null|pending|XXX+)\b|"
+                         r"\b(?:findings|impression|conclusion|technique|comparison|indication|history|examination|"
+                         r"report|chest|radiograph|x-?ray)\b\s*:?", re.IGNORECASE)
 
 
 def not_a_report(text: str) -> str | None:
@@ -65,8 +89,17 @@ def not_a_report(text: str) -> str | None:
     if hit and not any(f.kind == "finding" for f in parse_report(text)):
         return f"a refusal, with no finding ({hit.group(0)!r})"
     hit = NOT_A_RADIOGRAPH.search(text)
-    if hit and not any(f.kind == "finding" and f.present for f in parse_report(text)):
+    found = parse_report(text)
+    if hit and not any(f.kind == "finding" and f.present for f in found):
         return f"not a radiograph report, with no finding present ({' '.join(hit.group(0).split())!r})"
+    hit = NOT_READABLE.search(text)
+    if hit and not any(f.kind == "finding" for f in found):
+        return f"a study it says it cannot read, with no finding ({' '.join(hit.group(0).split())!r})"
+    if not any(ch.isalpha() for ch in PLACEHOLDER.sub(" ", text)):
+        return "an empty template (headers and placeholders only)"
+    sentences = [" ".join(s.lower().split()) for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
+    if len(sentences) >= 2 and len(set(sentences)) == 1 and not any(f.kind == "finding" for f in found):
+        return f"one sentence repeated, with no finding ({sentences[0][:40]!r})"
     return None
 
 

@@ -44,7 +44,9 @@ _CP = r"costophrenic\s+(?:angles?|recess(?:es)?|sulc(?:us|i)|xxxx)"
 
 CONCEPTS: tuple[Concept, ...] = (
     # ---- chest ---------------------------------------------------------------
-    C("pneumothorax", "pneumothorax", (r"hydropneumothora(?:x|ces)", r"pneumothora(?:x|ces)", r"PTX"), "always"),
+    C("pneumothorax", "pneumothorax", (r"hydropneumothora(?:x|ces)", r"pneumothora(?:x|ces)", r"PTX",
+                                       r"pleural\s+air(?:\s+collections?)?", r"(?:thin\s+)?(?:visceral\s+)?pleural\s+line",
+                                       r"(?:thin\s+)?lucent\s+line(?=\s+(?:along|at|over|in)\b)"), "always"),
     C("pleural_effusion", "pleural effusion",
       (r"pleural\s+fluid\s+collections?", r"pleural\s+effusions?", r"pleural\s+fluid",
        r"fluid\s+in\s+the\s+(?:(?:left|right|bilateral)\s+)?pleural\s+spaces?", r"hydrothora(?:x|ces)",
@@ -54,14 +56,15 @@ CONCEPTS: tuple[Concept, ...] = (
       "graded", level=2, family="effusion"),
     C("consolidation", "consolidation",
       (r"air[-\s]?space\s+(?:opacit(?:y|ies)|opacifications?)", r"air[-\s]?space\s+disease", r"consolidations?",
-       r"consolidative\s+opacit(?:y|ies)", r"pneumonias?", r"infiltrates?", r"air\s+bronchograms?",
-       r"air[-\s]?space\s+densit(?:y|ies)"), "always", family="opacity"),
+       r"consolidative\s+opacit(?:y|ies)", r"pneumonias?", r"infiltrates?", r"air[-\s]?space\s+densit(?:y|ies)"),
+      "always", family="opacity"),
     C("pulmonary_edema", "pulmonary edema",
       (r"pulmonary\s+(?:interstitial\s+)?edema", r"interstitial\s+edema", r"alveolar\s+edema",
-       r"fluid\s+overload", r"kerley\s+(?:b\s+)?lines", r"(?:congestive\s+)?heart\s+failure", r"CHF"),
+       r"fluid\s+overload", r"(?:congestive\s+)?heart\s+failure", r"CHF"),
       "graded", level=2, family="edema"),
     C("vascular_congestion", "pulmonary vascular congestion",
       (r"(?:pulmonary\s+)?(?:vascular|venous)\s+(?:congestion|engorgement|prominence|redistribution)",
+       r"pulmonary\s+venous\s+hypertension",
        r"cephalization", r"(?:prominent|engorged|congested|indistinct)\s+(?:pulmonary\s+)?(?:vasculature|vessels)",
        r"(?:pulmonary\s+)?vascularity" + r"(?=\s+(?:is|are|appears?)\s+(?:\w+ly\s+)?(?:increased|accentuated|"
        r"prominent|engorged))"), "graded", level=2),
@@ -79,21 +82,22 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"(?:pulmonary|lung|noncalcified|non-calcified|solid|part-solid|subsolid|ground[-\s]glass|spiculated)"
        r"\s+(?:pulmonary\s+)?nodules?", r"suspicious\s+pulmonary\s+nodules?"),
       "graded", size_mm=6, family="nodule"),
-    C("rib_fracture", "rib fracture", (r"rib\s+fractures?", r"fractures?\s+of\s+the\s+\w+\s+ribs?"), "always",
+    C("rib_fracture", "rib fracture", (r"rib\s+fractures?", r"fractures?\s+(?:of|involving)\s+the\s+(?:\w+\s+){1,4}ribs?"),
+      "always",
       scales=("disp",), family="fracture"),
     C("granuloma", "calcified granuloma", (r"calcified\s+granulomas?", r"granulomas?", r"calcified\s+nodules?",
                                            r"(?:prior\s+|old\s+|healed\s+)?granulomatous\s+(?:disease|infection|"
-                                           r"sequela[e]?|changes?|calcifications?)",
-                                           r"calcified\s+(?:(?:right|left|mediastinal|hilar|paratracheal|"
-                                           r"subcarinal)\s+){0,3}(?:lymph\s+(?:nodes?|xxxx)|nodes)")),
+                                           r"sequela[e]?|changes?|calcifications?|process)"),
+      family="calcification", also=("nodule",)),
     C("hiatal_hernia", "hiatal hernia", (r"hiatal\s+hernias?", r"hiatus\s+hernias?")),
     C("emphysema", "emphysema", (r"(?:centrilobular|paraseptal|panlobular|bullous)\s+emphysema", r"emphysema",
-                                 r"emphysematous\s+(?:changes?|disease|lungs?)", r"COPD", r"bullae", r"bulla",
-                                 r"blebs?", r"bullous\s+(?:changes?|disease)"),
+                                 r"emphysematous\s+(?:changes?|disease|lungs?)", r"COPD",
+                                 r"chronic\s+obstructive\s+(?:pulmonary|lung|airways?)\s+disease"),
       "graded", level=3),
     C("lymphadenopathy", "lymphadenopathy",
       (r"(?:enlarged|abnormal|suspicious|pathologic(?:ally\s+enlarged)?|prominent)\s+(?:(?:mediastinal|hilar|"
        r"axillary|cervical|supraclavicular|retroperitoneal|mesenteric|pelvic)\s+)?" + _NODE,
+       r"(?:mediastinal|hilar|paratracheal|subcarinal)\s+lymph\s+(?:nodes?|xxxx)",
        r"(?:mediastinal|hilar|axillary|cervical|supraclavicular|retroperitoneal|mesenteric|pelvic)\s+"
        r"(?:lymphadenopathy|adenopathy)", r"lymphadenopathy", r"adenopathy"), "always"),
     C("pericardial_effusion", "pericardial effusion", (r"pericardial\s+effusions?", r"pericardial\s+fluid"),
@@ -171,6 +175,8 @@ CONCEPTS: tuple[Concept, ...] = (
     C("aortic_atherosclerosis", "aortic atherosclerosis",
       (r"atherosclerotic\s+calcification\s+of\s+the\s+aorta", r"aortic\s+atherosclerosis",
        r"atherosclerosis\s+of\s+the\s+aort(?:a|ic\s+(?:arch|knob|xxxx))", r"aortic\s+(?:atherosclerotic\s+)?calcifications?",
+       r"calcifications?\s+of\s+the\s+(?:\w+\s+)?aort(?:a|ic\s+(?:arch|knob|xxxx))",
+       r"atherosclerotic\s+(?:calcifications?|changes?|disease)", r"atherosclerosis",
        r"atherosclerotic\s+(?:changes?|disease|calcifications?|plaques?)\s+(?:of|in|within)\s+the\s+(?:\w+\s+)?"
        r"aort(?:a|ic\s+(?:arch|knob|xxxx))", r"(?:atherosclerotic|calcified|calcific)\s+(?:thoracic\s+)?aorta",
        r"calcified\s+aortic\s+(?:arch|knob|xxxx)", r"aortic\s+(?:arch|knob)\s+calcifications?",
@@ -252,11 +258,11 @@ CONCEPTS: tuple[Concept, ...] = (
     C("facet_arthropathy", "facet arthropathy",
       (r"facet\s+(?:joint\s+)?(?:arthropathy|arthrosis|hypertrophy|osteoarthritis|degenerative\s+changes?)",)),
     C("disc_degeneration", "degenerative disc disease",
-      (r"degenerative\s+disc\s+disease", r"(?:disc|disk)\s+(?:space\s+)?(?:narrowing|degeneration|desiccation)",
-       r"spondylosis")),
+      (r"degenerative\s+disc\s+disease", r"(?:disc|disk)\s+(?:space\s+)?(?:narrowing|degeneration|desiccation)")),
     C("compression_fracture", "vertebral compression fracture",
       (r"compression\s+(?:fractures?|deformit(?:y|ies))", r"vertebral\s+(?:body\s+)?(?:compression\s+)?fractures?",
-       r"(?:wedge|burst)\s+fractures?"), "always", scales=("sev", "pct"), family="fracture"),
+       r"(?:wedge|burst)\s+fractures?", r"(?:mild\s+|partial\s+)?loss\s+of\s+(?:vertebral\s+(?:body\s+)?)?height",
+       r"(?:vertebral\s+(?:body\s+)?)?height\s+loss"), "always", scales=("sev", "pct"), family="fracture"),
     C("spondylolisthesis", "spondylolisthesis",
       (r"(?:antero|retro|spondylo)listhes[ie]s", r"anterolistheses"), "graded", level=2, scales=("grade", "sev")),
     C("cord_signal", "spinal cord signal abnormality",
@@ -320,8 +326,8 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"(?:grouped|clustered|pleomorphic|suspicious|fine\s+linear|amorphous)\s+(?:micro)?calcifications?",
        r"microcalcifications?"), "always"),
     C("benign_calcifications", "benign calcifications",
-      (r"(?:scattered\s+)?benign(?:-appearing)?\s+calcifications", r"vascular\s+calcifications",
-       r"dystrophic\s+calcifications")),
+      (r"(?:scattered\s+)?benign(?:-appearing)?\s+calcifications", r"vascular\s+calcifications?",
+       r"dystrophic\s+calcifications"), family="calcification"),
     C("asymmetry", "focal asymmetry", (r"(?:focal|developing|global)\s+asymmetr(?:y|ies)", r"asymmetr(?:y|ies)"),
       "always"),
     C("distortion", "architectural distortion", (r"architectural\s+distortions?",), "always"),
@@ -355,25 +361,26 @@ CONCEPTS: tuple[Concept, ...] = (
     C("hemoperitoneum", "hemoperitoneum", (r"hemoperitoneum", r"hemothorax"), "always"),
     C("interstitial_lung_disease", "interstitial lung disease",
       (r"interstitial\s+lung\s+disease", r"(?:pulmonary|interstitial)\s+fibrosis", r"honeycombing",
+       r"fibrotic\s+lung\s+disease",
        r"usual\s+interstitial\s+pneumonia"),
       "always"),
     C("scarring", "scarring", (r"(?:apical\s+|pleural-?parenchymal\s+)?scarring", r"fibrotic\s+changes?",
                                r"linear\s+(?:atelectasis|opacit(?:y|ies))")),
     C("bronchiectasis", "bronchiectasis", (r"bronchiectasis",)),
-    C("pleural_thickening", "pleural thickening", (r"pleural\s+thickening", r"pleural\s+plaques?")),
+    C("pleural_thickening", "pleural thickening", (r"pleural\s+thickening", r"pleural\s+plaques?",
+                                                   r"pleural\s+retraction", r"apical\s+(?:pleural\s+)?cap")),
     C("hyperinflation", "hyperinflation", (r"hyperinflat(?:ion|ed)(?:\s+lungs)?", r"hyperexpan(?:ded|sion)(?:\s+lungs)?",
-                                           r"hyperaerat(?:ed|ion)",
-                                           r"flatten(?:ed|ing\s+of\s+the)\s+(?:(?:right|left|bilateral)\s+)?"
-                                           r"(?:hemi-?)?diaphragms?")),
+                                           r"hyperaerat(?:ed|ion)", r"hyperlucen(?:t|cy)(?:\s+lungs)?")),
     C("low_lung_volumes", "low lung volumes",
       (r"(?:low|decreased|diminished|reduced)\s+(?:lung\s+)?volumes?", r"hypoinflat(?:ion|ed)",
-       r"hypoventilat(?:ion|ed)", r"bronchovascular\s+crowding",
+       r"hypoventilat(?:ion|ed)", r"(?:poor|shallow|suboptimal)\s+inspirat(?:ion|ory\s+(?:effort|level))",
        r"lung\s+volumes(?=\s+(?:are|remain)\s+(?:\w+ly\s+)?(?:low|decreased|diminished|reduced))")),
     C("colitis", "colitis", (r"colitis", r"enteritis", r"bowel\s+wall\s+thickening"), "always"),
     C("osteopenia", "osteopenia", (r"osteopenia", r"osteoporosis", r"demineralization")),
     C("degenerative_changes", "degenerative changes",
       (r"degenerative\s+(?:endplate\s+)?changes?", r"osteophytes?", r"osteophytosis", r"spondylotic\s+changes?",
        r"(?:degenerative\s+)?endplate\s+(?:changes?|sclerosis|spurring)", r"arthritic\s+changes?", r"spurring",
+       r"degenerative\s+disease", r"(?:thoracic\s+|lumbar\s+|cervical\s+|multilevel\s+)?spondylosis",
        r"degenerative\s+(?:thoracic\s+|lumbar\s+|cervical\s+)?spine")),
     C("hernia", "hernia", (r"hernias?",)),
     # support devices: their presence is not an error of clinical weight; their position is read as a size
@@ -382,12 +389,13 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"(?:nasogastric|orogastric|enteric|feeding|NG|OG|Dobhoff)\s+tube", r"NGT"), family="device"),
     C("venous_catheter", "central venous catheter",
       (r"(?:central\s+venous|venous|dialysis)\s+catheter", r"central\s+line", r"PICC(?:\s+line)?",
-       r"(?:port-?a-?cath|chest\s+port|port\s+catheter)", r"Swan-?Ganz\s+catheter"), family="device"),
+       r"(?:port-?a-?cath|chest\s+port|port\s+catheter)", r"Swan-?Ganz\s+catheter",
+       r"(?:chest\s+)?xxxx(?=\s+tip\b)"), family="device"),
     C("chest_tube", "chest tube", (r"chest\s+tubes?", r"pleural\s+(?:drain|catheter|pigtail)s?", r"thoracostomy\s+tubes?"),
       family="device"),
     C("cardiac_device", "cardiac device",
       (r"(?:dual-?chamber\s+)?pacemaker", r"(?:pacer|pacing|ICD)\s+(?:leads?|wires?|device)", r"AICD",
-       r"defibrillator", r"loop\s+recorder", r"(?:transvenous|pacemaker|epicardial)\s+(?:pacing\s+)?(?:leads?|wires?)",
+       r"defibrillator", r"loop\s+recorder", r"ICD", r"pacer", r"(?:transvenous|pacemaker|epicardial)\s+(?:pacing\s+)?(?:leads?|wires?)",
        r"(?:atrial\s+)?septal\s+(?:defect\s+)?(?:occluder|closure\s+device)"), family="device"),
     C("sternotomy", "median sternotomy", (r"(?:median\s+)?sternotomy(?:\s+wires)?", r"sternal\s+wires",
                                           r"CABG"), family="device"),
@@ -395,8 +403,10 @@ CONCEPTS: tuple[Concept, ...] = (
     C("any_fracture", "fracture", (r"fractures?",), "always", scales=("disp",), family="fracture", generic=True),
     C("any_effusion", "effusion", (r"effusions?",), "graded", level=2, family="effusion", generic=True),
     C("any_free_fluid", "free fluid", (r"free\s+fluid",), "graded", level=2, family="free_fluid", generic=True),
-    C("any_nodule", "nodule", (r"nodular\s+(?:densit(?:y|ies)|opacit(?:y|ies))", r"nodules?"), "graded", size_mm=6, family="nodule", generic=True),
-    C("any_mass", "mass", (_MASS,), "always", family="mass", generic=True),
+    C("any_nodule", "nodule",
+      (r"(?:nodular|round(?:ed)?|circular)\s+(?:densit(?:y|ies)|opacit(?:y|ies)|thickening)", r"nodules?"), "graded",
+      size_mm=6, family="nodule", generic=True),
+    C("any_mass", "mass", (_MASS,), "always", family="mass", generic=True, also=("nodule",)),
     C("any_cyst", "cyst", (r"(?:simple\s+|anechoic\s+|complicated\s+|complex\s+)?cysts?",), family="cyst",
       generic=True),
     C("any_lesion", "lesion",
@@ -413,7 +423,7 @@ CONCEPTS: tuple[Concept, ...] = (
     C("any_opacity", "opacity",
       (r"opacit(?:y|ies)", r"opacifications?", r"haziness", r"ground[-\s]glass(?:\s+(?:attenuation|densit(?:y|ies)))?",
        r"(?:increased|hazy|patchy|ill-defined|focal|confluent|streaky|retrocardiac|perihilar|basilar|bibasilar|"
-       r"parenchymal|airspace|round|vague|soft\s+tissue)\s+(?:area\s+of\s+)?densit(?:y|ies)",
+       r"parenchymal|airspace|vague|soft\s+tissue)\s+(?:area\s+of\s+)?densit(?:y|ies)",
        r"(?:area|areas|region)\s+of\s+(?:increased\s+)?densit(?:y|ies)"),
       "always", family="opacity", generic=True),
     C("any_calcification", "calcification", (r"calcifications?",), family="calcification", generic=True),
@@ -563,11 +573,14 @@ OTHER_SECTIONS = ("examination", "exam", "comparison", "comparisons", "indicatio
                   "recommendations", "signed by", "dictated by", "study", "type of study", "contrast")
 
 PRE_NEGATION = (r"no(?:\s+(?:evidence|sign|signs|definite|convincing|suspicious\s+for))?|without|negative\s+for|"
-                r"free\s+of|absence\s+of|resolution\s+of|rules?\s+out\s+for|ruled\s+out|nor|neither|"
+                r"free\s+of|clear\s+of|absence\s+of|resolution\s+of|rules?\s+out\s+for|ruled\s+out|nor|neither|"
                 r"not\s+(?:identify|see|visualize)")
 POST_NEGATION = (r"(?:is|are|was|were)\s+(?:not\s+(?:seen|identified|visualized|present|demonstrated|detected|"
                  r"appreciated|evident|noted|imaged)|absent|negative)|absent|(?:not|none)\s+(?:seen|identified|visualized|"
                  r"demonstrated|detected|appreciated)|(?:has|have)\s+(?:since\s+)?resolved|ruled\s+out")
+#: "<finding> appears within normal limits": a normal predicate right after a finding's words negates it.
+POST_NORMAL = (r"(?:is|are|appears?|remains?)\s+(?:to\s+be\s+)?(?:within\s+(?:normal\s+)?limits(?:\s+of\s+normal)?|"
+               r"within\s+limits\s+of\s+normal|normal|unremarkable)")
 #: Words that end the scope of a negation.
 NEGATION_STOP = (r"but|however|although|though|except|aside\s+from|apart\s+from|other\s+than|whereas|while|"
                  r"yet|which|that|there\s+is|there\s+are")
@@ -600,7 +613,11 @@ LIMIT_POST = (r"(?:cannot|can\s*not|could\s+not)\s+be\s+(?:reliably\s+|adequatel
 #: ... and before it, scoping forward over a list like a pre-negation.
 LIMIT_PRE = (r"(?:cannot|can\s*not|could\s+not|unable\s+to|not\s+possible\s+to|impossible\s+to|difficult\s+to)\s+"
              r"(?:reliably\s+|adequately\s+|fully\s+)?(?:assess|evaluate|determine|comment\s+on)(?:\s+for)?|"
-             r"(?:limited|suboptimal|nondiagnostic)\s+(?:evaluation|assessment|visualization)\s+(?:of|for)")
+             r"(?:limited|suboptimal|nondiagnostic)\s+(?:evaluation|assessment|visualization)\s+for|"
+             # recommendations name what to look for, not what is seen ("correlate for fluid overload")
+             r"(?:clinical(?:ly)?\s+)?correlat(?:e|ion)\s+(?:clinically\s+)?(?:for|with)(?:\s+(?:possible|any))?|"
+             r"to\s+(?:evaluate|assess|exclude|rule\s+out)(?:\s+for)?|(?:evaluate|assess)\s+for|"
+             r"follow-?up\s+(?:\w+\s+){0,3}for")
 #: A finding of the patient's history, not one read on this image ("known lung cancer", "history of
 #: pneumonia"); scopes forward like a pre-negation.  A finding stated with a comparison ("known nodule,
 #: unchanged") is on the image.
@@ -611,7 +628,8 @@ HISTORY = (r"(?:(?:a|known|prior|past|clinical|reported)\s+)?history\s+of|h/o|hx
 CHANGES: tuple[tuple[str, str], ...] = (
     ("new", r"not\s+(?:present|seen|visualized|identified|evident)\s+(?:on|in)\s+(?:the\s+)?(?:prior|previous|"
             r"earlier)|interval\s+(?:development|appearance)|new(?:ly)?(?:\s+since)?"),
-    ("unchanged", r"not\s+(?:significantly\s+)?changed|no\s+(?:significant\s+|interval\s+|appreciable\s+)?change|"
+    ("unchanged", r"not\s+(?:significantly\s+)?changed|no\s+(?:(?:significant|interval|appreciable)\s+){0,2}change|"
+                  r"redemonstrat(?:ed|ion|es)|remain(?:s|ed)?|"
                   r"grossly\s+unchanged|unchanged|stable|similar\s+(?:to|in\s+(?:size|appearance)|compared)|"
                   r"persistent|persists|again\s+(?:seen|noted|demonstrated|identified)"),
     ("resolved", r"(?:has\s+|have\s+)?(?:since\s+)?resolved|no\s+longer\s+(?:seen|visualized|present|identified|"

@@ -44,7 +44,7 @@ CHEST_CONCEPTS: tuple[C, ...] = (
       "graded", level=2, family="opacity"),
     C("bronchial_wall_thickening", "bronchial wall thickening",
       (r"peribronchial\s+(?:cuffing|thickening|opacit(?:y|ies)|markings|infiltrates?)",
-       r"bronchial\s+wall\s+thickening", r"thicken(?:ed|ing\s+of\s+the)\s+bronchial\s+walls?",
+       r"bronchial\s+(?:wall\s+)?thickening", r"thicken(?:ed|ing\s+of\s+the)\s+bronchial\s+walls?", r"bronchitis",
        r"bronchial\s+cuffing", r"bronchitic\s+changes", r"airway\s+(?:wall\s+)?thickening"), "never"),
     C("border_obscuration", "opacity obscuring a border",
       (r"(?:obscur(?:ation|ing)|silhouetting|effacement|loss)\s+of\s+the\s+" + _SIDE
@@ -66,6 +66,37 @@ CHEST_CONCEPTS: tuple[C, ...] = (
        r"(?:osseous\s+|bone\s+|bony\s+)?(?:lesions?|metastas[ie]s|foci|focus)",
        r"(?:osseous|bone|bony|skeletal)\s+(?:metastas[ie]s|metastatic\s+disease|lesions?)"), "always",
       family="lesion"),
+    # signs named beside a diagnosis are findings of their own ("hyperexpansion, flattened diaphragms and an
+    # increased AP diameter, consistent with COPD": four)
+    C("diaphragm_flattening", "flattened diaphragms",
+      (r"flatten(?:ed|ing)\s+(?:of\s+)?(?:the\s+)?" + _SIDE + r"(?:hemi-?)?diaphragms?",
+       r"(?:hemi-?)?diaphragms?" + _IS + r"flattened)"), "never"),
+    C("increased_ap_diameter", "increased AP diameter",
+      (r"(?:increased|enlarged)\s+(?:AP|anteroposterior|antero-posterior)\s+(?:chest\s+)?diameter", r"barrel\s+chest"),
+      "never"),
+    C("air_bronchograms", "air bronchograms", (r"air\s+bronchograms?",), "never"),
+    C("septal_lines", "Kerley lines", (r"kerley\s+(?:a\s+|b\s+)?lines", r"septal\s+lines"), "graded", level=2),
+    C("bronchovascular_crowding", "bronchovascular crowding",
+      (r"bronchovascular\s+crowding", r"crowd(?:ing|ed)\s+(?:of\s+)?(?:the\s+)?bronchovascular\s+(?:markings|structures)"),
+      "never"),
+    C("bulla", "bulla", (r"bullae", r"bulla", r"blebs?", r"bullous\s+(?:changes?|disease)"), "never"),
+    C("chronic_lung_disease", "chronic lung disease",
+      (r"chronic\s+(?:lung|pulmonary)\s+(?:disease|changes?)", r"chronic\s+(?:interstitial\s+)?lung\s+changes?"),
+      "never"),
+    C("calcified_nodes", "calcified lymph nodes",
+      (r"calcified\s+(?:(?:right|left|bilateral|mediastinal|hilar|paratracheal|subcarinal|aortopulmonary)\s+){0,3}"
+       r"(?:lymph\s+(?:nodes?|xxxx)|nodes)", r"(?:(?:right|left|bilateral)\s+)?(?:hilar|mediastinal|paratracheal)\s+"
+       r"calcifications?"), family="calcification"),
+    C("vertical_heart", "narrow vertical heart", (r"(?:narrow\s+)?vertical(?:ly\s+oriented)?\s+heart",
+                                                  r"narrow\s+heart"), "never"),
+    C("ileus", "distended bowel",
+      (r"(?:gas-?\s?)?distended\s+(?:small\s+|large\s+)?bowel(?:\s+loops)?", r"(?:small\s+)?bowel\s+distension",
+       r"dilated\s+(?:small\s+|large\s+)?bowel(?:\s+loops)?", r"ileus"), "always"),
+    C("hardware_loosening", "hardware loosening",
+      (r"(?:periprosthetic|peri-?hardware|perihardware)\s+lucency", r"loosening"), "always"),
+    C("external_leads", "external monitoring leads",
+      (r"(?:external\s+)?(?:cardiac\s+)?(?:monitor(?:ing)?|ECG|EKG|telemetry)\s+(?:leads?|wires?|electrodes?)",),
+      family="device"),
     C("foreign_body", "foreign body", (r"(?:radiopaque\s+|metallic\s+|retained\s+)?foreign\s+bod(?:y|ies)",)),
     # ---- heart, vessels, mediastinum, hila ----------------------------------------
     C("aortic_tortuosity", "tortuous aorta",
@@ -96,7 +127,7 @@ CHEST_CONCEPTS: tuple[C, ...] = (
       "graded", level=2),
     # ---- diaphragm, chest wall, spine ------------------------------------------------
     C("hemidiaphragm_elevation", "elevated hemidiaphragm",
-      (r"elevat(?:ed|ion\s+of\s+the)\s+" + _SIDE + r"(?:hemi-?)?diaphragms?",
+      (r"elevat(?:ed|ion(?:\s+of)?(?:\s+the)?)\s+" + _SIDE + r"(?:hemi-?)?diaphragms?",
        r"eventration(?:\s+of\s+the\s+" + _SIDE + r"hemi-?diaphragm)?",
        r"(?:(?:right|left)\s+)?hemi-?diaphragm(?:atic)?\s+(?:elevation|eventration)",
        r"(?:(?:right|left)\s+)?hemi-?diaphragms?" + _IS + r"elevated)"), "never"),
@@ -104,7 +135,6 @@ CHEST_CONCEPTS: tuple[C, ...] = (
       (r"(?:exaggerated\s+|increased\s+|accentuated\s+)?(?:thoracic\s+)?kyphos[ie]s",
        r"kyphotic\s+(?:curvature|deformity|angulation)"), "never"),
     C("pectus", "pectus deformity", (r"pectus\s+(?:excavatum|carinatum)",), "never"),
-    C("nipple_shadow", "nipple shadow", (r"nipple\s+(?:shadows?|markers?)",), "never"),
     C("azygos_fissure", "azygos fissure", (r"azygo?s\s+(?:lobe|fissure)",), "never"),
     # ---- surgery and material ---------------------------------------------------------
     C("postsurgical_changes", "post-surgical changes",
