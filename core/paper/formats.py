@@ -39,7 +39,7 @@ def to_markdown(table: PaperTable) -> str:
     for label, cells in table.rows:
         lines.append("| " + " | ".join([_md(label), *(cell_markdown(c, table.with_ci, table.with_n)
                                                       for c in cells)]) + " |")
-    return "\n".join(lines) + f"\n\n{_md(table.caption)}\n"
+    return "\n".join(lines) + f"\n\n{table.caption}\n"  # a paragraph: its pipes need no escape
 
 
 def to_frame(table: PaperTable) -> pd.DataFrame:

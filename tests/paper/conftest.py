@@ -44,7 +44,8 @@ def paper_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("paper-demo") / "demo.duckdb"
     core_main(path, "demo", "--pairs", "120", "--seed", "3", "--json")
     for judge in ("rules", "lexical", "length"):
-        core_main(path, "judge", "--dataset", "demo", "--judge", judge, "--json")
+        # a pair the offline judge cannot read (e.g. a candidate that is no report) is recorded as failed
+        core_main(path, "judge", "--dataset", "demo", "--judge", judge, "--json", "--allow-failures")
     return path
 
 
@@ -93,7 +94,7 @@ def three_rater(paper_demo: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     core_main(path, "import-annotations", str(ann_csv), "--dataset", THREE, "--id-col", "id", "--category-col",
               "category", "--significant-col", "significant", "--count-col", "count", "--annotator-col", "rater")
     for judge in ("rules", "lexical", "length"):
-        core_main(path, "judge", "--dataset", THREE, "--judge", judge, "--json")
+        core_main(path, "judge", "--dataset", THREE, "--judge", judge, "--json", "--allow-failures")
     return path
 
 
