@@ -211,13 +211,17 @@ def draw_bundle(store, dataset: str, synthetic: bool) -> None:
     if text and not synthetic:
         st.warning("The bundle will contain this imported dataset's report text: share it like the reports.",
                    icon=":material/warning:")
+    figures = st.checkbox("Include the figures (SVG, PDF and the numbers as CSV)", value=False,
+                          key="share_bundle_figures", help="the charts as vector files for the paper; a few seconds more")
     settings = PaperSettings(n_boot=int(st.session_state.get("share_n_boot", 1000)),
                              seed=int(st.session_state.get("share_seed", 0)), with_ci=True)
-    st.download_button("Download bundle (.zip)", data=lambda: build_bundle(store, dataset, settings, with_text=text),
+    st.download_button("Download bundle (.zip)", data=lambda: build_bundle(store, dataset, settings, with_text=text,
+                                                                            with_figures=figures),
                        file_name=f"radjudge-{dataset}{'-synthetic' if synthetic else ''}-bundle.zip",
                        mime="application/zip", key="share_bundle", icon=":material/download:", on_click="ignore")
     flags = settings_flags(settings) + ["--with-ci"] + (["--with-text"] if text and not synthetic else
                                                          ["--no-text"] if synthetic and not text else [])
+    flags += ["--with-figures"] if figures else []
     st.code(shlex.join(["python", "-m", "core", "bundle", "--dataset", dataset, "--out", f"{dataset}-bundle.zip",
                         *flags]), language="bash")
 

@@ -135,3 +135,17 @@ def test_a_changed_bundle_is_caught(paper_demo, tmp_path):
         from core.paper.reproduce import reproduce
 
         reproduce(folder, tmp_path / "r2")
+
+
+def test_a_bundle_with_figures_carries_them_and_still_reproduces(paper_demo, tmp_path):
+    from core.paper.bundle import build_bundle
+    from core.paper.compute import PaperSettings
+    from core.paper.reproduce import reproduce
+
+    data = build_bundle(Store(paper_demo), "demo", PaperSettings(n_boot=50, seed=2), with_figures=True)
+    (tmp_path / "b.zip").write_bytes(data)
+    names = set(members(tmp_path / "b.zip"))
+    assert {"figures/calibration-counts.svg", "figures/calibration-counts.pdf", "figures/f1-per-category.csv",
+            "figures/heatmap-modality.pdf"} <= names
+    result = reproduce(tmp_path / "b.zip", tmp_path / "fresh")
+    assert result.ok and len(result.identical) >= 15

@@ -30,6 +30,8 @@ def test_share_offers_the_bundle_without_report_text_for_imported_data(app_test,
     at.checkbox(key="share_bundle_text").check().run()
     assert any("report text" in w.value for w in at.warning)
     assert [c.value for c in at.code if " bundle --dataset" in c.value][0].endswith("--with-ci --with-text")
+    at.checkbox(key="share_bundle_figures").check().run()
+    assert [c.value for c in at.code if " bundle --dataset" in c.value][0].endswith("--with-text --with-figures")
 
 
 def test_share_bundle_of_the_synthetic_demo_includes_text_by_default(app_test, paper_demo):
