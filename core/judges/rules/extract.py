@@ -48,7 +48,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
 from core.judges.rules import vocab as V
@@ -57,7 +57,6 @@ from core.judges.rules.patterns import (
     ABBREV_END,
     ABNORMAL,
     ADJ,
-    ALTERNATIVE,
     AND_OR_SEP,
     AS_ARE,
     BARE_HEADER_RE,
@@ -68,7 +67,6 @@ from core.judges.rules.patterns import (
     CTRL_RE,
     CUE_SCANNER,
     DATE_RE,
-    DESCRIPTOR,
     DIGIT,
     GRADE_RE,
     HEADER_RE,
@@ -79,9 +77,7 @@ from core.judges.rules.patterns import (
     NORMAL_RES,
     NUM_RE,
     OCCLUSION,
-    OR_SEP,
     PCT_RE,
-    READING,
     READING_BEFORE,
     ROMAN,
     SCALE_LEVELS,
@@ -99,12 +95,12 @@ from core.judges.rules.patterns import (
     STOP,
     TAG_RE,
     TIRADS_RE,
-    VERSUS,
     WORD_RE,
 )
 from core.judges.rules.patterns import (
     PLURAL_CUE as _PLURAL,
 )
+from core.judges.rules.scope import Mention, backward, forward, next_joined, readings
 
 #: Longer inputs are cut (a report is a few KB; these bound the work per pair).
 MAX_REPORT_CHARS = 100_000
@@ -258,19 +254,6 @@ def _sentences(body: str) -> list[str]:
     return merged
 
 
-@dataclass
-class _Mention:
-    concept: V.Concept
-    start: int
-    end: int
-    seg_start: int = 0
-    seg_end: int = 0
-    negated: bool = False
-    certainty: str = "definite"
-    unassessed: bool = False  # "pneumothorax cannot be assessed": neither present nor absent
-    history: bool = False  # "known lung cancer": the patient's history, not read on this image
-
-
 def _grade_of(concept: V.Concept, text: str) -> tuple[tuple[str, float] | None, str | None]:
     for scale in concept.scales:
         if scale == "tirads":
@@ -382,7 +365,7 @@ def _analyse_sentence(sent: str, section: str) -> tuple[Finding, ...]:
 
 
 def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
-    mentions = [_Mention(c, a, b) for c, a, b in SCANNER.scan(sent)]
+    mentions = [Mention(c, a, b) for c, a, b in SCANNER.scan(sent)]
     if not mentions:
         return _normal_or_statement(sent, section)
 
@@ -477,28 +460,28 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
     # negation: pre-negation scopes forward over a list, post-negation backwards over "or" ("and" too after
     # a plural verb: "effusion and pneumothorax are not seen"); limits and history cues scope the same way
     for p in pre:
-        for mn in _forward(mentions, stops, p, len(sent)):
+        for mn in forward(mentions, stops, p, len(sent)):
             mn.negated = True
     for p, plural in post:
-        for mn in _backward(mentions, seps_between, p, plural):
+        for mn in backward(mentions, seps_between, p, plural):
             mn.negated = True
     for p in limit_pre:
-        for mn in _forward(mentions, stops, p, len(sent)):
+        for mn in forward(mentions, stops, p, len(sent)):
             mn.unassessed = True
     for p, plural in limit_post:
-        for mn in _backward(mentions, seps_between, p, plural):
+        for mn in backward(mentions, seps_between, p, plural):
             mn.unassessed = True
     for p in history:  # "known lung cancer and COPD", not "known COPD, the lungs are hyperinflated"
-        for mn in _next(mentions, seps_between, stops, p, joined=AND_OR_SEP):
+        for mn in next_joined(mentions, seps_between, stops, p, joined=AND_OR_SEP):
             mn.history = True
     for p in post_normal:  # "pulmonary vascular engorgement appears within normal limits"
-        for mn in _backward(mentions, seps_between, p, True):
+        for mn in backward(mentions, seps_between, p, True):
             if len(sent[mn.end:p].split()) <= 3 and not any(mn.end <= st < p for st in stops):
                 mn.negated = True
     for hs, he, (certainty, direction) in hedges:
-        targets = _next(mentions, seps_between, stops, he) if direction != "back" else []
+        targets = next_joined(mentions, seps_between, stops, he) if direction != "back" else []
         if direction != "fwd" or not targets:
-            targets += _backward(mentions, seps_between, hs, True)
+            targets += backward(mentions, seps_between, hs, True)
         for mn in targets:
             if mn.certainty == "definite":
                 mn.certainty = certainty
@@ -557,82 +540,7 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
             change=change if present or change == "resolved" else None,
             change_text=change_text if present or change == "resolved" else None,
             change_at=f"{hit[3]}:{sent}" if hit and (present or change == "resolved") else None))
-    return _readings(sent, mentions, out)
-
-
-def _readings(sent: str, mentions: list[_Mention], out: list[Finding]) -> list[Finding]:
-    """One finding per observation: alternatives offered for it ("atelectasis versus scarring", "effusion or
-    pleural thickening") are kept as ``alternatives`` of the first; a density word joined to its reading
-    ("opacity, likely atelectasis", "hilar prominence, which may represent lymphadenopathy") is that reading,
-    with the density's side, sites and size."""
-    keep = [True] * len(out)
-    for i in range(len(out) - 1):
-        a, b = out[i], out[i + 1]
-        if not (a.kind == b.kind == "finding" and a.present and b.present):
-            continue
-        gap = sent[mentions[i].end:mentions[i + 1].start]
-        if ALTERNATIVE.match(gap) and (VERSUS.search(gap) or "definite" not in (a.certainty, b.certainty)):
-            head = next(k for k in range(i, -1, -1) if keep[k])
-            out[head] = replace(out[head], alternatives=(*out[head].alternatives, b.concept, *b.alternatives))
-            keep[i + 1] = False
-    for i in range(len(out) - 1):
-        if not keep[i]:
-            continue
-        j = next((k for k in range(i + 1, len(out)) if keep[k]), None)
-        if j is None:
-            continue
-        a, b = out[i], out[j]
-        if not (a.kind == b.kind == "finding" and a.present and b.present):
-            continue
-        words = sent[mentions[i].start:mentions[i].end]
-        gap = sent[mentions[i].end:mentions[j].start]
-        joined = READING.search(gap) or (b.alternatives and gap.strip() in (",", "-", ":"))  # "opacities, A versus B"
-        if (is_generic(a.concept) or DESCRIPTOR.search(words)) and joined and len(gap.split()) <= 10:
-            out[j] = replace(b, side=b.side or a.side, sites=b.sites + tuple(x for x in a.sites if x[0] not in
-                                                                          dict(b.sites)),
-                             size_mm=b.size_mm if b.size_mm is not None else a.size_mm,
-                             size_text=b.size_text if b.size_mm is not None else a.size_text,
-                             grade=b.grade or a.grade, grade_text=b.grade_text if b.grade else a.grade_text,
-                             change=b.change or a.change, change_text=b.change_text if b.change else a.change_text,
-                             text=sent[mentions[i].seg_start:mentions[j].seg_end].strip(" ,;"))
-            keep[i] = False
-    return [f for f, k in zip(out, keep, strict=True) if k]
-
-
-def _forward(mentions: list[_Mention], stops: list[int], p: int, end: int) -> list[_Mention]:
-    """The mentions a cue ending at ``p`` scopes over, forward to the next scope stop."""
-    end = next((st for st in stops if st >= p), end)
-    return [mn for mn in mentions if p <= mn.start < end]
-
-
-def _next(mentions: list[_Mention], seps_between: list[str], stops: list[int], p: int,
-          joined: re.Pattern = OR_SEP) -> list[_Mention]:
-    """The mention right after a cue ending at ``p`` (none past a scope stop), and those ``joined`` to it (by "or")."""
-    idx = next((i for i, mn in enumerate(mentions) if mn.start >= p), None)
-    if idx is None or any(p <= st < mentions[idx].start for st in stops):
-        return []
-    out = [mentions[idx]]
-    while idx + 1 < len(mentions) and joined.match(seps_between[idx] or "x"):
-        idx += 1
-        out.append(mentions[idx])
-    return out
-
-
-def _backward(mentions: list[_Mention], seps_between: list[str], p: int, plural: bool) -> list[_Mention]:
-    """The mentions a cue starting at ``p`` scopes over: the one it follows, and the ones joined to it by
-    "or" (or by "and", after a plural verb)."""
-    idx = None
-    for i, mn in enumerate(mentions):
-        if mn.end <= p and mn.seg_end >= p:
-            idx = i
-    if idx is None:
-        return []
-    out = [mentions[idx]]
-    joined = AND_OR_SEP if plural else OR_SEP
-    while idx > 0 and joined.match(seps_between[idx - 1] or "x"):
-        idx -= 1
-        out.append(mentions[idx])
-    return out
+    return readings(sent, mentions, out)
 
 
 def _normal_or_statement(sent: str, section: str) -> list[Finding]:

@@ -77,6 +77,7 @@ NOT_READABLE = re.compile(
 PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}|_{2,}|\.{3,}|\b(?:N/?A|TBD|null|pending|XXX+)\b|"
                          r"\b(?:findings|impression|conclusion|technique|comparison|indication|history|examination|"
                          r"report|chest|radiograph|x-?ray)\b\s*:?", re.IGNORECASE)
+SLOT = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}|_{2,}|\.{3,}|\b(?:N/?A|TBD|null|pending|XXX+)\b", re.IGNORECASE)
 
 
 def not_a_report(text: str) -> str | None:
@@ -95,7 +96,9 @@ def not_a_report(text: str) -> str | None:
     hit = NOT_READABLE.search(text)
     if hit and not any(f.kind == "finding" for f in found):
         return f"a study it says it cannot read, with no finding ({' '.join(hit.group(0).split())!r})"
-    if not any(ch.isalpha() for ch in PLACEHOLDER.sub(" ", text)):
+    # a template left unfilled ("FINDINGS: [insert findings]"); headers alone ("FINDINGS:") are scored as a
+    # report that states nothing, as before
+    if not any(ch.isalpha() for ch in PLACEHOLDER.sub(" ", text)) and SLOT.search(text):
         return "an empty template (headers and placeholders only)"
     sentences = [" ".join(s.lower().split()) for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
     if len(sentences) >= 2 and len(set(sentences)) == 1 and not any(f.kind == "finding" for f in found):
