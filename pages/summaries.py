@@ -3,7 +3,8 @@
 As ``python -m core summary``: for one judge (and optionally one candidate
 system) the mean count and the share of reports without an error in each
 category, the 3 explanations nearest the centre of the largest cluster of
-that category's explanations, and the mean ± std of GREEN. Every cluster
+that category's explanations, and the mean ± std of GREEN (of CRIMSON for a
+CRIMSON run, whose answers give the same categories). Every cluster
 stays browsable: select a representative or a cluster to list its members
 with their report pairs. Two systems can be set side by side.
 
@@ -20,8 +21,14 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis.scores import CATEGORIES
-from core.analysis.summary import compare_systems, green_summary, normalized_text
+from core.analysis.scores import CATEGORIES, METRICS
+from core.analysis.summary import (
+    HEADLINE_METRICS,
+    compare_systems,
+    green_summary,
+    headline_metric,
+    normalized_text,
+)
 from core.reads.frames import error_texts, judge_counts, judge_runs, judge_values, with_system
 from core.reads.queries import CATEGORY_NAMES, find_pairs
 from pages._shared import (
@@ -47,10 +54,11 @@ MODES = {"summary": "One judge", "compare": "Two systems side by side"}
 
 @cached
 def _inputs(store, dataset: str):
-    """The three frames cmd_summary feeds green_summary with, and the run labels."""
+    """The three frames cmd_summary feeds green_summary with (the scores: GREEN's and CRIMSON's), and the
+    run labels."""
     errors = error_texts(store, dataset)
     counts = with_system(store, dataset, judge_counts(store, dataset))
-    scores = with_system(store, dataset, judge_values(store, dataset, metrics=["green"]))
+    scores = with_system(store, dataset, judge_values(store, dataset, metrics=list(HEADLINE_METRICS)))
     runs = judge_runs(store, dataset)["judge"].tolist()
     return errors, counts, scores, runs
 
@@ -65,13 +73,25 @@ def _systems(store, dataset: str) -> list[str]:
 @cached(max_entries=32)
 def _summary(store, dataset: str, judge: str, system: str | None, seed: int):
     errors, counts, scores, _ = _inputs(store, dataset)
-    return green_summary(errors, counts, scores, judge, system=system, seed=seed)
+    return green_summary(errors, counts, scores, judge, system=system, seed=seed,
+                         score_metric=headline_metric(scores, judge))
 
 
 @cached
 def _compare(store, dataset: str, judge: str, a: str, b: str, seed: int):
     errors, counts, scores, _ = _inputs(store, dataset)
-    return compare_systems(errors, counts, scores, judge, systems=(a, b), seed=seed)
+    return compare_systems(errors, counts, scores, judge, systems=(a, b), seed=seed,
+                           score_metric=headline_metric(scores, judge))
+
+
+@cached
+def _summarisable(store, dataset: str) -> list[str]:
+    """The judges with something to summarise: a GREEN score or error explanations (a CRIMSON run's), or
+    CRIMSON scores with per-category counts (a CRIMSON run whose answers list no error), in run order."""
+    errors, counts, scores, runs = _inputs(store, dataset)
+    has = set(scores.loc[scores["metric"] == "green", "judge"]) | set(errors["judge"])
+    has |= set(scores.loc[scores["metric"] == "crimson", "judge"]) & set(counts["judge"])
+    return [j for j in runs if j in has]
 
 
 @cached(max_entries=4)
@@ -117,6 +137,10 @@ def _seed_state(dataset: str, judges: list[str], systems: list[str]) -> None:
 
 
 # -- drawing ---------------------------------------------------------------------------------
+
+
+def _score_label(metric: str) -> str:
+    return METRICS[metric].label if metric in METRICS else metric
 
 
 def _green_text(mean: float | None, std: float | None) -> str:
@@ -285,10 +309,11 @@ def draw_summary(store, dataset: str, synthetic: bool, judge: str, system: str |
     with st.spinner("Clustering the explanations…"):
         summary = _summary(store, dataset, judge, system, seed)
     green, info = st.columns([1, 3])
-    green.metric("GREEN (mean ± std)", _green_text(summary.green_mean, summary.green_std),
-                 help="Mean and population standard deviation of the judge's GREEN score, as GREEN Fig. 4")
+    label = _score_label(summary.score_metric)
+    green.metric(f"{label} (mean ± std)", _green_text(summary.green_mean, summary.green_std),
+                 help=f"Mean and population standard deviation of the judge's {label} score, as GREEN Fig. 4")
     info.caption(
-        f"{summary.green_n} GREEN values over {summary.n_reports} reports"
+        f"{summary.green_n} {label} values over {summary.n_reports} reports"
         + (f" of system {escape_md(system)}" if system else "")
         + f" · embedding {escape_md(summary.embedding)}, k tried {summary.k_range[0]}-{summary.k_range[1]}, "
         f"seed {summary.seed}" + (" · synthetic data" if synthetic else ""))
@@ -324,8 +349,9 @@ def draw_compare(store, dataset: str, synthetic: bool, judge: str, systems: list
         head = part.iloc[0]
         with col:
             st.markdown(f"#### {escape_md(name)}")
-            st.metric("GREEN (mean ± std)", _green_text(head["green_mean"], head["green_std"]))
-            st.caption(f"{int(head['green_n'])} GREEN values over {int(head['n_reports_system'])} reports · "
+            label = _score_label(head["score_metric"])
+            st.metric(f"{label} (mean ± std)", _green_text(head["green_mean"], head["green_std"]))
+            st.caption(f"{int(head['green_n'])} {label} values over {int(head['n_reports_system'])} reports · "
                        f"seed {int(head['seed'])}" + (" · synthetic data" if synthetic else ""))
             show_table(part[CATEGORY_VIEW], hide_index=True, key=f"sum_compare_{'ab'[name == b]}",
                          column_config=CATEGORY_CONFIG)
@@ -337,16 +363,15 @@ def main() -> None:
         "Summaries", empty="Import a dataset (or build the demo) to summarise a judge's error explanations.",
         intro="What a judge writes about the errors it finds, clustered per category as in GREEN's "
               "summary (Sec. 3.3, Fig. 4): how often each kind occurs, and its typical explanations.")
-    _, _, scores, runs = _inputs(store, dataset)
+    _, _, _, runs = _inputs(store, dataset)
     if not runs:
         st.info(f"No judge runs on this dataset yet — {RUN_HINT.format(d=dataset)}.", icon=":material/info:")
         return
-    with_green = set(scores["judge"])
-    judges = [j for j in runs if j in with_green]
+    judges = _summarisable(store, dataset)
     if not judges:
-        st.info("No judge on this dataset wrote GREEN-format answers (error counts, explanations and a GREEN "
-                f"score). Run one: {RUN_HINT.format(d=dataset)}, or an LLM judge with `--prompt green`.",
-                icon=":material/info:")
+        st.info("No judge on this dataset wrote GREEN-format or CRIMSON answers (error counts, explanations and "
+                f"a GREEN or CRIMSON score). Run one: {RUN_HINT.format(d=dataset)}, or an LLM judge with "
+                "`--prompt green` or `--prompt crimson`.", icon=":material/info:")
         return
     systems = _systems(store, dataset)
     _seed_state(dataset, judges, systems)

@@ -9,7 +9,9 @@ clusters with ``k`` chosen by the silhouette score, and the 3 members nearest
 that differ only in case, spacing or punctuation once (a difference from
 Figure 4, which can repeat one sentence).  The header
 line is the mean and standard deviation of the GREEN score (Figure 4,
-"[Summary]: Green score: mean 0.23 std 0.04").
+"[Summary]: Green score: mean 0.23 std 0.04"), or of another headline score
+(``score_metric``; :func:`headline_metric` picks CRIMSON's for a CRIMSON run,
+whose answers give the same categories (a)-(f) and one explanation per error).
 
 Differences from the paper, on purpose
 --------------------------------------
@@ -66,6 +68,7 @@ __all__ = [
     "compare_systems",
     "embed_texts",
     "green_summary",
+    "headline_metric",
 ]
 
 DEFAULT_EMBEDDING = "tfidf-svd"
@@ -107,10 +110,11 @@ class Summary:
         Every clustered explanation, columns :data:`CLUSTER_COLUMNS`; cluster 0
         is the largest, ``rank`` 1 is the member nearest its cluster's mean.
     green_mean, green_std : float or None
-        Mean and standard deviation (``ddof`` recorded) of the GREEN score over
-        the pairs that have one; ``None`` when none has.
+        Mean and standard deviation (``ddof`` recorded) of the headline score
+        (``score_metric``: GREEN unless another was asked for) over the pairs
+        that have one; ``None`` when none has.
     green_n : int
-        Number of GREEN values used.
+        Number of headline score values used.
     n_reports : int
         Distinct pairs seen for this judge/system in any of the three inputs.
     seed : int
@@ -121,6 +125,8 @@ class Summary:
         Requested range of k (before capping).
     notes : list of str
         Everything left out or substituted, in words.
+    score_metric : str
+        The metric behind ``green_mean``/``green_std`` (``"green"``, or e.g. ``"crimson"``).
     """
 
     judge: str
@@ -137,6 +143,7 @@ class Summary:
     k_range: tuple[int, int]
     ddof: int = 0
     notes: list[str] = field(default_factory=list)
+    score_metric: str = "green"
 
     @property
     def representatives(self) -> dict[str, list[str]]:
@@ -152,6 +159,7 @@ class Summary:
             "green_mean": _jsonable(self.green_mean),
             "green_std": _jsonable(self.green_std),
             "green_n": self.green_n,
+            "score_metric": self.score_metric,
             "ddof": self.ddof,
             "n_reports": self.n_reports,
             "seed": self.seed,
@@ -401,6 +409,17 @@ def distinct_texts(texts, n: int) -> list[str]:
 
 # -- public API -------------------------------------------------------------
 
+#: Scores a summary can head with, preferred in this order when a judge has several.
+HEADLINE_METRICS: tuple[str, ...] = ("green", "crimson")
+
+
+def headline_metric(scores: pd.DataFrame, judge: str) -> str:
+    """The score heading ``judge``'s summary: the first of :data:`HEADLINE_METRICS` it has a value of in
+    ``scores`` (a long frame with ``judge`` and ``metric`` columns), so GREEN for a GREEN-format judge
+    and ``crimson`` for a CRIMSON run; ``"green"`` (shown as missing) when it has none."""
+    have = set(scores.loc[scores["judge"] == judge, "metric"]) if len(scores) else set()
+    return next((m for m in HEADLINE_METRICS if m in have), "green")
+
 
 def green_summary(
     errors: pd.DataFrame,
@@ -416,6 +435,7 @@ def green_summary(
     absent: str = "zero",
     n_representatives: int = 3,
     ddof: int = 0,
+    score_metric: str = "green",
 ) -> Summary:
     """GREEN summary (GREEN Section 3.3, Figure 4) of ``judge``'s explanations.
 
@@ -429,7 +449,7 @@ def green_summary(
         significant, count``.
     scores : pandas.DataFrame
         Long frame ``pair_id, judge, system, metric, value``; the rows with
-        ``metric == "green"`` give the header's mean and std.
+        ``metric == score_metric`` give the header's mean and std.
     judge : str
         Judge to summarise.
     system : str, optional
@@ -452,6 +472,9 @@ def green_summary(
     ddof : int
         Delta degrees of freedom of the GREEN std; 0 as ``numpy.std`` in the
         GREEN reference implementation.
+    score_metric : str
+        The headline score (default ``"green"``; ``"crimson"`` for a CRIMSON
+        run, see :func:`headline_metric`).  Only the header depends on it.
 
     Returns
     -------
@@ -514,9 +537,9 @@ def green_summary(
     clusters = (pd.concat(cluster_frames, ignore_index=True)[list(CLUSTER_COLUMNS)] if cluster_frames
                 else pd.DataFrame(columns=list(CLUSTER_COLUMNS)))
 
-    green_rows = sco[sco["metric"] == "green"]
+    green_rows = sco[sco["metric"] == score_metric]
     if green_rows["pair_id"].duplicated().any():
-        raise ValueError("scores: several GREEN values for one pair")
+        raise ValueError(f"scores: several {score_metric} values for one pair")
     green_values = pd.to_numeric(green_rows["value"], errors="raise").dropna()
     green_n = len(green_values)
     green_mean = float(green_values.mean()) if green_n else None
@@ -526,6 +549,7 @@ def green_summary(
         judge=judge, system=system, significant=significant, categories=categories,
         clusters=clusters, green_mean=green_mean, green_std=green_std, green_n=green_n,
         n_reports=n_reports, seed=seed, embedding=embedding, k_range=k_range, ddof=ddof, notes=notes,
+        score_metric=score_metric,
     )
 
 
@@ -554,7 +578,8 @@ def compare_systems(
     pandas.DataFrame
         Columns: ``category, label, system,`` the statistics of
         :data:`CATEGORY_COLUMNS` (less ``label``), then ``green_mean,
-        green_std, green_n, n_reports_system, embedding, seed``.
+        green_std, green_n, score_metric, n_reports_system, embedding, seed``
+        (``green_*`` hold the ``score_metric`` headline, GREEN by default).
     """
     systems = list(systems)
     if len(systems) < 2 or len(set(systems)) != len(systems):
@@ -565,7 +590,8 @@ def compare_systems(
                           embedder=embedder, **kwargs)
         frames.append(s.categories.assign(
             system=name, _order=order, green_mean=s.green_mean, green_std=s.green_std,
-            green_n=s.green_n, n_reports_system=s.n_reports, embedding=s.embedding, seed=s.seed))
+            green_n=s.green_n, score_metric=s.score_metric, n_reports_system=s.n_reports, embedding=s.embedding,
+            seed=s.seed))
     table = pd.concat(frames, ignore_index=True)
     table["_cat"] = table["category"].map({c: i for i, c in enumerate(CATEGORIES)})
     table = table.sort_values(["_cat", "_order"], kind="stable").drop(columns=["_cat", "_order"])
