@@ -16,6 +16,7 @@ import streamlit as st
 
 from core.jobs import table
 from core.jobs.launch import launch, signal_cancel
+from core.judges.batchstore import job_batch_texts
 from core.store.db import Store, StoreError
 from pages._shared import escape_md
 
@@ -63,13 +64,15 @@ def _resume(store: Store, job_id: str, keys: dict[str, str]) -> None:
     launch(store, job_id, keys)
 
 
-def _draw_job(store: Store, job: dict, keys: dict[str, str]) -> None:
+def _draw_job(store: Store, job: dict, keys: dict[str, str], batches: str = "") -> None:
     job_id = job["job_id"]
     state = job["state"]
     who = f" by {escape_md(job['started_by'])}" if job.get("started_by") else ""
     st.markdown(f"**{escape_md(job['label'])}** · {state} · `{job_id}`{who} (from the {job['origin']})")
     total = int(job["n_total"] or 0)
     st.progress(min(1.0, (job["n_done"] or 0) / total) if total else 0.0, text=progress_text(job))
+    if batches:  # judge --batch / "Batch (cheaper, slower)": the provider's state of each batch file
+        st.caption(escape_md(batches.capitalize()))
     if state in table.ACTIVE:
         if job.get("cancel_requested"):
             st.caption("Cancelling: no new call is sent; answers already received are kept.")
@@ -98,8 +101,9 @@ def job_panel(store: Store, dataset: str, keys: dict[str, str]) -> None:
     st.session_state[SEEN_KEY] = active
     if seen is not None and set(seen) - set(active):  # a job ended: show its results with the whole page
         st.rerun(scope="app")
+    texts = job_batch_texts(store, jobs["job_id"].tolist()) if len(jobs) else {}
     for job in jobs.to_dict("records"):
-        _draw_job(store, job, keys)
+        _draw_job(store, job, keys, texts.get(job["job_id"], ""))
 
 
 def last_finished(store: Store, dataset: str) -> dict | None:

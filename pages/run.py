@@ -11,7 +11,7 @@ failures are sent again ("Retry failed").
 
 URL: ``dataset`` (app.py), ``modality`` / ``anatomy`` / ``system`` / ``split``
 (repeatable), ``q`` (id search), ``pick`` (all | sample | rows), ``n``,
-``seed``, ``judge`` and ``prompt`` (repeatable).
+``seed``, ``judge`` and ``prompt`` (repeatable), ``mode`` (``batch``: the provider's batch API).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from core.jobs.launch import launch
 from core.jobs.spec import JobSpec, Task
 from core.jobs.table import ACTIVE, requeue, submit
 from core.judges import OFFLINE_JUDGES
+from core.judges.batch import batch_problem
+from core.judges.batchstore import job_batch_texts
 from core.judges.errors import causes_line, explain_error
 from core.judges.language import languages_of
 from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model
@@ -62,6 +64,7 @@ NOT_SET = "not set"  # reasoning effort not sent at all
 EFFORTS = (NOT_SET, *REASONING_EFFORTS)
 TABLE_ROWS = 1000
 FILTER_KEYS = {facet: f"run_{facet}" for facet in FACETS}
+SEND_MODES = {"direct": "Direct (fast)", "batch": "Batch (cheaper, slower)"}
 
 
 # -- the work ---------------------------------------------------------------------------
@@ -99,6 +102,15 @@ def _model_problem(model: str, api_base: str | None) -> str:
     except ModelNotUsable as exc:
         return str(exc)
     return ""
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _batch_problem(model: str, api_base: str | None) -> str:
+    """Why ``model`` cannot run through a batch API (core.judges.batch), or ""."""
+    try:
+        return batch_problem(model, api_base) or ""
+    except ModelNotUsable as exc:
+        return str(exc)
 
 
 @cached
@@ -304,6 +316,32 @@ def choose_tasks(models, datasets: list[str], dataset: str, store) -> tuple[list
     return tasks, shots, concurrency
 
 
+def choose_send_mode(tasks: list[Task], by_name: dict) -> dict | None:
+    """Direct calls, or the provider's batch API for the model runs: the batch options (None: direct)."""
+    names = list(dict.fromkeys(t.judge for t in tasks if not t.offline))
+    if not names:
+        return None
+    if "run_mode" not in st.session_state:
+        st.session_state["run_mode"] = "batch" if url_value("mode", "") == "batch" else "direct"
+    mode = st.radio("Sending", list(SEND_MODES), key="run_mode", format_func=SEND_MODES.get, horizontal=True,
+                    help="Batch: the prompts go out as batch files (OpenAI-compatible /v1/files and /v1/batches) "
+                         "at about half the price; answers come back within 24 h and the job polls for them. Its "
+                         "batches are recorded with the job, so a Resume after a restart polls them again instead "
+                         "of sending again")
+    set_url("mode", mode if mode == "batch" else None)
+    if mode != "batch":
+        return None
+    for name in names:
+        m = by_name[name]
+        problem = ("a batch goes to one endpoint, and this model has several replicas" if m.replicas
+                   else _batch_problem(name, m.api_base))
+        if problem:
+            st.error(f"{escape_md(name)}: {escape_md(problem)}")
+    st.caption("The estimate is at the direct price; batch answers are priced at litellm's batch price (the model's "
+               "batch price where litellm has one, else half its price), and an unknown price stays unknown.")
+    return {}
+
+
 def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], shots) -> None:
     digest = hashlib.sha1("\n".join(sorted(pair_ids)).encode()).hexdigest()
     version = data_version()
@@ -390,6 +428,9 @@ def draw_results(store, job: dict, models, secrets) -> None:
         st.warning("Finished: " + summary)
     else:
         st.success("Finished: " + summary)
+    batches = job_batch_texts(store, [job["job_id"]]).get(job["job_id"])
+    if batches:  # a batch job: what its batch files did at the provider
+        st.caption(escape_md(batches.capitalize()) + " (priced at the batch price).")
     if job["state"] in ("cancelled", "failed") and st.button("Resume", key=f"job_resume_{job['job_id']}",
                                                                icon=":material/play_arrow:"):
         requeue(store, job["job_id"])
@@ -479,6 +520,7 @@ for name in dict.fromkeys(t.judge for t in tasks if not t.offline):
     elif not m.usable:
         st.warning(f"{escape_md(name)}: no {escape_md(m.provider)} key in the environment or secrets.")
 
+batch = choose_send_mode(tasks, by_name)
 keys = job_keys(models, secrets)
 live = live_jobs(store, dataset)
 running = len(live) and live["state"].isin(ACTIVE).any()
@@ -490,7 +532,7 @@ else:
     if st.button("Start run", key="run_start", type="primary", icon=":material/play_arrow:",
                  help="runs in a worker process of its own: a refresh or a closed tab does not stop it"):
         spec = JobSpec(dataset, tasks, pair_ids, selection=selection, shots=shots, concurrency=concurrency,
-                       local_only=restricted)
+                       local_only=restricted, extra={"batch": batch} if batch is not None else {})
         start(store, spec, models, secrets)
 
 if len(live):

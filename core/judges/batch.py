@@ -5,7 +5,8 @@ is replayed, answered pairs skipped, cache keys leased, cached answers copied); 
 to send go here. Their prompts are written as JSONL request lines (:mod:`.batchfiles`, custom_id =
 cache key), cut into files at the provider's limits, uploaded (``litellm.create_file``) and made into
 batches (``litellm.create_batch``), each recorded in ``job_batches`` (:mod:`.batchstore`) before it is
-polled. Then every ``poll_seconds`` each open batch is read (``litellm.retrieve_batch``) and its state
+polled. Then each open batch is read (``litellm.retrieve_batch``: after 1 s, then at doubling intervals up
+to every ``poll_seconds``, so a small batch is collected soon and a day-long one is not polled often) and its state
 and counts recorded (what ``jobs`` and the Run page show); a finished batch's output and error files
 are streamed (``litellm.file_content``) and its answers journaled and stored as they come, each as a
 direct call's answer would be (same cache key, same row, parsed the same way), priced at the batch
@@ -128,6 +129,7 @@ class BatchRun:
         self.messages: dict[str, list[dict]] = {}
         self.open: dict[str, dict] = {}  # input_file_id -> its job_batches row
         self.last_error: dict[str, str] = {}
+        self.round_of: dict[str, int] = {}  # the round of the last batch that held each key
         self.failed_write = False
         self.renewed = [time.monotonic()]
 
@@ -145,17 +147,18 @@ class BatchRun:
                              "that --api-base to collect them (nothing was sent)")
         batchstore.adopt(self.store, [r["input_file_id"] for r in rows], self.job)
         self.open = {r["input_file_id"]: r for r in rows}
-        covered = {k for r in rows for k in r["keys"]}
-        pending = [k for k in self.pairs_of if k not in covered]
-        round_no = 0
+        for r in rows:
+            for k in r["keys"]:
+                self.round_of[k] = max(self.round_of.get(k, 0), int(r["round"]))
+        pending = [k for k in self.pairs_of if k not in self.round_of]
         try:
             while not self._stopped():
-                if pending and round_no >= self.opts.max_rounds:  # out of rounds: recorded on their pairs
-                    self._store([self._failure(k, self.last_error.get(k, "not answered")) for k in pending])
-                    pending = []
-                if pending:
-                    self._submit(pending, round_no)
-                    round_no += 1
+                if pending:  # each key's next round; past max_rounds its last error is recorded on its pairs
+                    nxt = {k: self.round_of.get(k, -1) + 1 for k in pending}
+                    self._store([self._failure(k, self.last_error.get(k, "not answered"))
+                                 for k in pending if nxt[k] >= self.opts.max_rounds])
+                    for round_no in sorted({r for r in nxt.values() if r < self.opts.max_rounds}):
+                        self._submit([k for k in pending if nxt[k] == round_no], round_no)
                     pending = []
                 if not self.open:
                     break
@@ -212,6 +215,7 @@ class BatchRun:
             batchstore.record_upload(self.store, file_id=upload.id, run_id=self.run_id, job_id=self.job,
                                      endpoint=self.endpoint, round_no=round_no, keys=chunk_keys, n_bytes=len(data))
             row = {"input_file_id": upload.id, "batch_id": None, "keys": chunk_keys}
+            self.round_of.update(dict.fromkeys(chunk_keys, round_no))
             self.open[upload.id] = row
             self.summary.sent += len(chunk_keys)
             self._create(row)
@@ -241,6 +245,7 @@ class BatchRun:
         """Poll until no batch is open (or a cancel's grace ends); the keys to send again."""
         again: list[str] = []
         cancelled_at = None
+        wait = min(1.0, self.opts.poll_seconds)
         while self.open:
             for file_id, row in list(self.open.items()):
                 if row["batch_id"] is None:
@@ -267,7 +272,8 @@ class BatchRun:
                     break  # still open at the provider: recorded, a resume collects them
                 time.sleep(min(self.opts.poll_seconds, 1.0))
             else:
-                self.cancel.wait(self.opts.poll_seconds)
+                self.cancel.wait(wait)
+                wait = min(self.opts.poll_seconds, wait * 2)
         return [k for k in dict.fromkeys(again) if k in self.pairs_of]
 
     def _cancel_open(self) -> None:

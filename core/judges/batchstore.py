@@ -89,8 +89,8 @@ def batch_text(rows: pd.DataFrame) -> str:
         return ""
     states = rows["state"].value_counts()
     order = ["creating", "validating", "in_progress", "finalizing", "cancelling", *TERMINAL]
-    parts = [f"{int(states[s])} {s}" for s in order if s in states] + \
-            [f"{int(n)} {s}" for s, n in states.items() if s not in order]
+    parts = [f"{int(states[s])} {s.replace('_', ' ')}" for s in order if s in states] + \
+            [f"{int(n)} {s.replace('_', ' ')}" for s, n in states.items() if s not in order]
     return (f"batches: {', '.join(parts)}; lines {int(rows['n_completed'].sum()):,} done, "
             f"{int(rows['n_failed'].sum()):,} failed, of {int(rows['n_requests'].sum()):,}")
 
