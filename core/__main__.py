@@ -1,5 +1,27 @@
+"""``python -m core``: the command line (core.cli.main), ended without the interpreter's teardown.
+
+By the time ``main()`` returns, a command has committed and closed everything it wrote: the store holds
+no connection between operations, a run's journal is fsynced answer by answer and closed, a job's
+heartbeat thread is stopped and joined. What is left is CPython's teardown, which frees every object of
+every imported module one by one: 1.2-1.5 s here once litellm is loaded (docs/SCALE.md). So the output
+is flushed, logging is shut down, and the process leaves at once with main's exit code. litellm's own
+exit handlers (they flush logging callbacks RadJudge never configures) are skipped with the rest.
+An exception (argparse's exit, a traceback) leaves the ordinary way.
+"""
+
+import logging
+import os
 import sys
 
 from core.cli.main import main
 
-sys.exit(main())
+code = main()
+if not isinstance(code, int) or isinstance(code, bool):
+    sys.exit(code)
+for stream in (sys.stdout, sys.stderr):
+    try:
+        stream.flush()
+    except (OSError, ValueError):  # a closed pipe (output piped into head): nothing more to say
+        pass
+logging.shutdown()
+os._exit(code)

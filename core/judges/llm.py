@@ -42,6 +42,7 @@ from urllib.parse import urlsplit, urlunsplit
 from core import settings
 from core.judges import journal as journal_mod
 from core.judges import leases
+from core.judges.gcpause import import_frozen
 from core.judges.runs import (
     OutputRecord,
     RunSpec,
@@ -254,8 +255,7 @@ def preload_litellm() -> None:
 def litellm_module():
     """litellm, imported after the offline defaults (no price-map download), quiet."""
     apply_offline_defaults()
-    import litellm  # the import lock makes a second caller wait for a preload in flight
-
+    litellm = import_frozen("litellm")  # the first import with the collector paused (core.judges.gcpause)
     litellm.suppress_debug_info = True
     return litellm
 
