@@ -23,6 +23,16 @@ alone. :func:`evaluate` scores a judge's per-category counts against them at the
 ``core.analysis.errortypes``: TP = min, FP and FN the excess), and Kendall's tau-b of every judge total against the
 number of edits.
 
+Label fixes (issue 32; each a clinical reading of the words, made without looking at any judge's output):
+"clear of X, Y or Z" negates its list ("the lungs are clear of focal airspace disease, pneumothorax, or
+pleural effusion" states no finding, so removing it is no missing finding: before, three); a negation
+after its finding ("the right pneumothorax is not appreciated", "consolidation and atelectasis have
+cleared", "fractures may not be demonstrated") and a limit ("limits evaluation for an effusion") state no
+finding; "the cardiomediastinal silhouette is enlarged" states cardiomegaly as "the cardiac silhouette is
+enlarged" does. Left as they are, being counting conventions: the generator counts a finding term per
+word, so alternatives offered for one observation ("opacities compatible with scarring or atelectasis")
+are three findings and "nodular opacity" two, and a sign outside its list ("flattened diaphragms") none.
+
     .venv/bin/python bench/iu_edits.py [--pairs 1000] [--seed 0] [--write]
 """
 
@@ -277,24 +287,35 @@ def _edit_f(sections, rng, touched: set[str]) -> str | None:
 FORMS = {f: re.compile(rx, re.I) for f, rx in (
     ("pleural effusion", r"\beffusions?\b|\bpleural fluid\b"), ("pneumothorax", r"\bpneumothora(?:x|ces)\b"),
     ("consolidation", r"\bconsolidat\w*"), ("pulmonary edema", r"\bo?edema\b"),
-    ("cardiomegaly", r"\bcardiomegaly\b|\benlarge(?:d|ment of the) (?:heart|cardiac silhouette)\b|"
-                     r"\b(?:heart|cardiac silhouette)(?: size)? (?:is |appears |remains )?(?:\w+ly )?enlarged\b"),
+    ("cardiomegaly", r"\bcardiomegaly\b|\benlarge(?:d|ment of the) (?:heart|(?:cardiac|cardiomediastinal) "
+                     r"silhouette)\b|\b(?:heart|(?:cardiac|cardiomediastinal) silhouette)(?: size)? "
+                     r"(?:is |appears |remains )?(?:\w+ly )?enlarged\b"),
     ("atelectasis", r"\batelecta\w*|\bvolume loss\b"), ("pulmonary nodule", r"\bnodul\w*"),
     ("pneumonia", r"\bpneumonias?\b"), ("opacity", r"\bopacit\w*|\bopacification\b|\bairspace disease\b"),
     ("granuloma", r"\bgranulom\w*"), ("hyperinflation", r"\bhyperinflat\w*|\bhyperexpan\w*"),
     ("fracture", r"\bfractur\w*"), ("mass", r"\bmass(?:es)?\b"), ("infiltrate", r"\binfiltrat\w*"),
     ("scarring", r"\bscar(?:s|ring)?\b"), ("emphysema", r"\bemphysem\w*"))}
-NEGATION_CUE = re.compile(r"\b(?:no|not|without|negative for|free of|resolved|resolution|clearing|cleared|"
-                          r"absence of)\b", re.I)
+NEGATION_CUE = re.compile(r"\b(?:no|not|without|negative for|free of|clear of|resolved|resolution|clearing|"
+                          r"cleared|absence of|limit\w*(?: the)? evaluation (?:for|of))\b", re.I)
+# Negation that follows its finding: "the right pneumothorax is not appreciated", "consolidation and
+# atelectasis have cleared", "fractures may not be demonstrated" (a disclaimer, no fracture stated).
+NEGATION_AFTER = re.compile(r"\b(?:is|are|was|were|has|have)\s+(?:been\s+)?(?:not\s+(?:seen|appreciated|identified|"
+                            r"visualized|demonstrated|present)|no longer\b|(?:\w+\s+)?(?:cleared|resolved))\b|"
+                            r"\bmay not be (?:seen|demonstrated|visualized)\b", re.I)
+NEW_SUBJECT = re.compile(r",\s+(?:the|there|a|an|no)\b", re.I)
 
 
 def stated(text: str) -> set[str]:
-    """Finding terms the text states (certain or not), outside any negation cue's clause."""
+    """Finding terms the text states (certain or not), outside any negation cue's clause (a cue before the
+    term, or a negating verb after it with no other subject between)."""
     out = set()
     for clause in re.split(r"[.;:]|\bbut\b|\bhowever\b|\bwhich\b", text, flags=re.I):
         for term, rx in FORMS.items():
             m = rx.search(clause)
-            if m and not NEGATION_CUE.search(clause[:m.start()]):
+            if m is None or NEGATION_CUE.search(clause[:m.start()]):
+                continue
+            after = NEW_SUBJECT.split(clause[m.end():], maxsplit=1)[0]  # ", the ...": another subject's verb
+            if not NEGATION_AFTER.search(after):
                 out.add(term)
     return out
 

@@ -98,6 +98,16 @@ def test_what_a_report_states_reads_word_forms_synonyms_and_negation_scope():
     assert iu_edits.stated("The lungs are hyperexpanded. Bilateral effusions; no pneumothorax.") == {
         "hyperinflation", "pleural effusion"}
     assert iu_edits.stated("The heart is mildly enlarged.") == {"cardiomegaly"}
+    # label fixes of issue 32: "clear of" negates its list, negations after the finding, limits
+    assert iu_edits.stated("The lungs are clear of focal airspace disease, pneumothorax, or pleural effusion.") \
+        == set()
+    assert iu_edits.stated("Lungs are hyperexpanded but clear of consolidation.") == {"hyperinflation"}
+    assert iu_edits.stated("The right pneumothorax is not appreciated.") == set()
+    assert iu_edits.stated("Consolidation and atelectasis in the left lower lobe have cleared.") == set()
+    assert iu_edits.stated("Please note that fractures may not be demonstrated.") == set()
+    assert iu_edits.stated("The lateral view limits evaluation for an effusion.") == set()
+    assert iu_edits.stated("The cardiomediastinal silhouette is enlarged.") == {"cardiomegaly"}
+    assert iu_edits.stated("Small effusion, the pneumothorax is not seen.") == {"pleural effusion"}
 
 
 def test_a_removal_is_labelled_by_what_the_candidate_no_longer_states():
