@@ -25,7 +25,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.judges import OFFLINE_JUDGES
-from core.judges.llm import GenParams, cache_key, environment_key_allowed, is_private_endpoint, safe_api_base
+from core.judges.llm import (
+    GenParams,
+    cache_key,
+    default_max_tokens,
+    environment_key_allowed,
+    is_private_endpoint,
+    safe_api_base,
+)
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
 from core.settings import API_BASE_VAR, LOCAL_ONLY_VAR, MODELS_VAR, apply_offline_defaults, environ, merged
 from core.store.db import Store
@@ -218,10 +225,12 @@ def _effective_prompt(prompt_id: str, shots: ShotSource | None) -> str:
 
 def _rendered(store: Store, dataset: str, prompt_id: str, pair_ids: list[str] | None,
               shots: ShotSource | None) -> list[list[dict]]:
-    """The messages a run of ``prompt_id`` would send, one list per pair (as run_llm_judge renders them)."""
+    """The messages a run of ``prompt_id`` would send, one list per pair, as run_llm_judge renders them: with
+    each pair's patient context, which context-aware prompts (CRIMSON's) read and the others ignore."""
     from core.judges.runs import load_pairs
     from core.judges.shots import build_shots
     from core.prompts import render_messages
+    from core.reads.context import context_dict
 
     pairs = load_pairs(store, dataset, pair_ids)
     prompt_id = _effective_prompt(prompt_id, shots)
@@ -230,7 +239,8 @@ def _rendered(store: Store, dataset: str, prompt_id: str, pair_ids: list[str] | 
         if shots is None:
             raise ValueError(f"'{prompt_id}' is a few-shot prompt: choose the dataset (and split) to draw shots from")
         shot_list, _ = build_shots(store, prompt_id, shots, pairs, dataset)
-    return [render_messages(prompt_id, r.reference, r.candidate, shot_list) for r in pairs.itertuples(index=False)]
+    return [render_messages(prompt_id, r.reference, r.candidate, shot_list, context_dict(r))
+            for r in pairs.itertuples(index=False)]
 
 
 def _offline_done(store: Store, dataset: str, judge: str, pair_ids: list[str] | None) -> int:
@@ -264,7 +274,7 @@ def count_cached(store: Store, dataset: str, model: str, prompt_id: str, pair_id
     """
     if model in OFFLINE_JUDGES:
         return _offline_done(store, dataset, model, pair_ids)
-    params = params or GenParams()
+    params = params or GenParams(max_tokens=default_max_tokens(prompt_id))
     keys = [cache_key(model, m, params) for m in _rendered(store, dataset, prompt_id, pair_ids, shots)]
     hits = _cached_keys(store, keys)
     return sum(1 for k in keys if k in hits)
@@ -294,13 +304,14 @@ def plan_run(store: Store, dataset: str, judge: str, pair_ids: list[str], prompt
     """Calls, cache hits and estimated cost of one run before it starts.
 
     The cost counts only the calls not in the cache, at about
-    ``min(completion_tokens, params.max_tokens)`` output tokens each.
+    ``min(completion_tokens, params.max_tokens)`` output tokens each; the prompts are rendered with each
+    pair's patient context, as the run renders them. Without ``params``: the prompt's defaults.
     """
     n = len(pair_ids)
     if judge in OFFLINE_JUDGES:
         cached = _offline_done(store, dataset, judge, pair_ids) if n else 0
         return RunPlan(judge, None, None, n, cached, 0, 0, 0.0)
-    params = params or GenParams()
+    params = params or GenParams(max_tokens=default_max_tokens(prompt_id))
     messages = _rendered(store, dataset, prompt_id, pair_ids, shots) if n else []
     keys = [cache_key(judge, m, params) for m in messages]
     hits = _cached_keys(store, keys)

@@ -27,10 +27,11 @@ from core.judges.live import (
     METRIC_ORDER,
     LiveCallFailed,
     highlight_html,
+    metric_order,
     score_live,
     score_rules_live,
 )
-from core.judges.llm import EndpointRefused, GenParams
+from core.judges.llm import EndpointRefused, GenParams, default_max_tokens
 from core.models import configured_models, secret_api_key
 from core.prompts import CONTEXT_PROMPTS
 from core.reads.context import CONTEXT_LABELS, context_dict
@@ -56,9 +57,15 @@ SOURCES = {"paste": "Paste text", "pair": "Pair from the dataset"}
 RESULTS_KEY = "live_model_results"  # {(text digest, model, prompt, params): result dict}
 SAVED_KEY = "live_saved"  # message after "Save as pair"
 PAIR_CHOICES = 200
-# The meaning column's tooltip: the formulas behind the words (M matched findings, S and I errors).
-FORMULAS = "Formulas (M matched findings, S significant errors, I insignificant errors): " + "; ".join(
-    f"{METRICS[m].label}: {METRICS[m].description}" for m in METRIC_ORDER)
+
+
+def _formulas(order: tuple[str, ...]) -> str:
+    """The meaning column's tooltip: the formulas behind the words of the scores shown."""
+    head = ("Formulas (M matched findings, S significant errors, I insignificant errors): " if order == METRIC_ORDER
+            else "Formulas: ")
+    return head + "; ".join(f"{METRICS[m].label}: {METRICS[m].description}" for m in order)
+
+
 LANGUAGES = f"{languages_of('rules')}; models: any language (not checked)"
 
 
@@ -150,17 +157,19 @@ def _fmt(value) -> str:
 
 
 def draw_answer(key: str, title: str, parsed, raw: str, latency_ms: float, cost: float | None,
-                errors: list[dict] | None = None, matched: list[str] | None = None) -> None:
-    """Scores, error counts by category, error texts, matched findings and the raw answer."""
+                errors: list[dict] | None = None, matched: list[str] | None = None,
+                order: tuple[str, ...] = METRIC_ORDER) -> None:
+    """Scores (``order``: the prompt's, core.judges.live.metric_order), error counts by category, error texts,
+    matched findings and the raw answer."""
     st.markdown(f"**{escape_md(title)}**")
     status = "parsed" if parsed.status == "ok" else f"parse: {parsed.status}"
     cost_text = "cost unknown" if cost is None else f"${cost:.4f}"
     st.caption(f"{status} · {latency_ms:,.0f} ms · {cost_text}")
-    metrics = pd.DataFrame({"score": [METRICS[m].label for m in METRIC_ORDER],
-                            "value": [_fmt(parsed.metrics.get(m)) for m in METRIC_ORDER],
-                            "meaning": [MEANINGS[m] for m in METRIC_ORDER]})
+    metrics = pd.DataFrame({"score": [METRICS[m].label for m in order],
+                            "value": [_fmt(parsed.metrics.get(m)) for m in order],
+                            "meaning": [MEANINGS[m] for m in order]})
     show_table(metrics, hide_index=True, key=f"live_metrics_{key}",
-               column_config={"meaning": st.column_config.TextColumn(width="large", help=FORMULAS)})
+               column_config={"meaning": st.column_config.TextColumn(width="large", help=_formulas(order))})
     st.caption(f"Errors per category, clinically significant or not ({MISSING}: this judge gave no count)")
     # A static table: it wraps the category names instead of scrolling sideways in a half-width column.
     st.table(_counts_table(parsed).set_index("error category"))
@@ -228,7 +237,9 @@ def draw_model_controls(reference: str, candidate: str, context: dict[str, str] 
     chosen = cols[0].multiselect("Models", list(by_name), key="live_models")
     prompt_id = cols[1].selectbox("Prompt", LIVE_PROMPTS, key="live_prompt")
     temperature = cols[2].number_input("Temperature", 0.0, 2.0, 0.0, 0.1, key="live_temperature")
-    max_tokens = cols[3].number_input("Max tokens", 64, 32768, 2048, 64, key="live_max_tokens")
+    budget = default_max_tokens(prompt_id)  # 8,192 for CRIMSON's long JSON answers; one field per default
+    max_tokens = cols[3].number_input("Max tokens", 64, 32768, budget, 64, key=f"live_max_tokens_{budget}",
+                                      help="Output tokens per answer: an answer cut off is incomplete (a CRIMSON one is not scored)")
     params = GenParams(temperature=float(temperature), max_tokens=int(max_tokens))
     for name in chosen:
         m = by_name[name]
@@ -299,7 +310,8 @@ for i, key in enumerate(model_keys, start=1):
             st.markdown(f"**{escape_md(key[1])}**")
             show_error("", res["error"])
         else:
-            draw_answer(f"m{i}", f"{key[1]} · {key[2]}", res["parsed"], res["raw"], res["latency"], res["cost"])
+            draw_answer(f"m{i}", f"{key[1]} · {key[2]}", res["parsed"], res["raw"], res["latency"], res["cost"],
+                        order=metric_order(key[2]))
 
 if not rules.failure:
     st.divider()

@@ -112,6 +112,7 @@ class FakeOpenAI:
 
         self.answer = answer  # a test's own answers (e.g. CRIMSON JSON); None from it: the default answer
         self.seen_messages: list[list[dict]] = []  # every request's messages, as received
+        self.seen_params: list[dict] = []  # every request's other fields (model, max_tokens, temperature, ...)
         self.latency = latency
         self.plan = plan or {}
         self.fault_rates = dict(fault_rates or {})
@@ -201,6 +202,7 @@ class FakeOpenAI:
                 with fake._lock:
                     fake.seen_headers.append(dict(self.headers))
                     fake.seen_messages.append(payload.get("messages", []))
+                    fake.seen_params.append({k: v for k, v in payload.items() if k != "messages"})
                 text = json.dumps(payload.get("messages", []), ensure_ascii=False)
                 behaviour = fake._behaviour(text)
                 with fake._lock:

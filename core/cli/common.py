@@ -77,12 +77,17 @@ def add_flag_pair(p, dest: str, first: tuple[str, bool, str], second: tuple[str,
                            **extra)
 
 
-def add_call_flags(p) -> None:
-    """--timeout, --max-retries, --temperature and --max-tokens of a model call."""
+def add_call_flags(p, *, per_prompt_max_tokens: bool = False) -> None:
+    """--timeout, --max-retries, --temperature and --max-tokens of a model call. ``per_prompt_max_tokens``:
+    --max-tokens left out is None, the prompt's default (``core.judges.llm.default_max_tokens``)."""
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per call")
     p.add_argument("--max-retries", type=int, default=4)
     p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=int, default=2048)
+    if per_prompt_max_tokens:
+        p.add_argument("--max-tokens", type=int, default=None,
+                       help="output tokens per answer (default: 8192 for the CRIMSON prompts, 2048 for the others)")
+    else:
+        p.add_argument("--max-tokens", type=int, default=2048)
 
 
 def confirmed(yes: bool, action: str, prompt: str, answer: str, mismatch: str) -> bool:

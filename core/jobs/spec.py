@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from core.judges.llm import GenParams
+from core.judges.llm import GenParams, default_max_tokens
 from core.judges.registry import OFFLINE_JUDGES
 from core.judges.shots import ShotSource
 
@@ -35,14 +35,18 @@ class Task:
         return is_offline(self.judge)
 
     def params(self) -> GenParams | None:
+        """The generation parameters; ``max_tokens`` not given: the prompt's default (8,192 for CRIMSON's,
+        2,048 for the others: ``core.judges.llm.default_max_tokens``)."""
         if self.offline:
             return None
         return GenParams(temperature=float(self.temperature if self.temperature is not None else 0.0),
-                         max_tokens=int(self.max_tokens or 2048), reasoning_effort=self.effort)
+                         max_tokens=int(self.max_tokens or default_max_tokens(self.prompt_id or "green")),
+                         reasoning_effort=self.effort)
 
     def columns(self) -> dict:
+        params = self.params()
         return {"judge": self.judge, "prompt": self.prompt_id or "", "temperature": self.temperature,
-                "max tokens": self.max_tokens,
+                "max tokens": params.max_tokens if params else None,
                 "reasoning effort": self.effort or ("" if self.offline else "not set")}
 
     def label(self) -> str:

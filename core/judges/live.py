@@ -23,7 +23,14 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from core.judges.llm import Caller, GenParams, check_endpoint, check_model, run_on_gateway_loop
+from core.judges.llm import (
+    Caller,
+    GenParams,
+    check_endpoint,
+    check_model,
+    default_max_tokens,
+    run_on_gateway_loop,
+)
 from core.judges.runs import answer_reader
 from core.parse import ParseResult, parse_output
 from core.settings import local_only as local_only_setting
@@ -181,7 +188,8 @@ def score_live(reference: str, candidate: str, model: str, prompt_id: str = "gre
     """One call of ``model`` on one pair: ``(raw_text, parsed, latency_ms, cost_usd or None)``.
 
     ``context`` (keys from ``core.taxonomy.CONTEXT_FIELDS``: age, sex, indication, history) goes into
-    context-aware prompts (``core.prompts.CONTEXT_PROMPTS``); the other prompts do not read it.
+    context-aware prompts (``core.prompts.CONTEXT_PROMPTS``); the other prompts do not read it. Without
+    ``params``: temperature 0 and the prompt's default output budget (8,192 tokens for CRIMSON's).
 
     Raises ``EndpointRefused`` (local_only), ``ModelNotUsable`` (no provider for the model name),
     ``ValueError`` (unknown prompt) before any request, and :class:`LiveCallFailed` when the call
@@ -194,7 +202,8 @@ def score_live(reference: str, candidate: str, model: str, prompt_id: str = "gre
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
     check_model(model, api_base)
     messages = render_messages(prompt_id, reference, candidate, context=context)
-    caller = Caller(model, params or GenParams(), api_base, api_key, timeout, max_retries, backoff=0.5)
+    params = params or GenParams(max_tokens=default_max_tokens(prompt_id))
+    caller = Caller(model, params, api_base, api_key, timeout, max_retries, backoff=0.5)
     rec = run_on_gateway_loop(caller.call(messages))
     if rec.error is not None:
         raise LiveCallFailed(rec.error)  # Caller already redacted it

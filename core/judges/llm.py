@@ -65,6 +65,19 @@ RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 MAX_BACKOFF = 60.0
 CANCEL_GRACE = 15.0  # seconds calls in flight get to answer after a cancel or a stop (they are paid for)
 NOT_SENT = "not sent: the run stopped before this attempt"  # a call the caller gave up before sending
+#: Output tokens per answer when none is given ...
+DEFAULT_MAX_TOKENS = 2048
+#: ... and for the CRIMSON prompts, whose JSON answer lists every finding of both reports (upstream's
+#: generate_score.py lets its local model's answers run to DEFAULT_MAX_NEW_TOKENS = 8192).
+CRIMSON_MAX_TOKENS = 8192
+
+
+def default_max_tokens(prompt_id: str | None) -> int:
+    """The output budget of ``prompt_id`` when the user sets none: 8,192 for a CRIMSON prompt, else 2,048. It is
+    part of the cache key and the run id (``GenParams.as_dict``), so other prompts' runs keep theirs."""
+    from core.prompts import CRIMSON_PROMPTS
+
+    return CRIMSON_MAX_TOKENS if prompt_id in CRIMSON_PROMPTS else DEFAULT_MAX_TOKENS
 
 
 @dataclass(frozen=True)
@@ -72,7 +85,7 @@ class GenParams:
     """Generation parameters: they change the answer, so they are in the cache key."""
 
     temperature: float = 0.0
-    max_tokens: int = 2048
+    max_tokens: int = DEFAULT_MAX_TOKENS
     reasoning_effort: str | None = None
 
     def __post_init__(self):
