@@ -7,6 +7,11 @@ written. The IU text itself is not committed: it is read at run time from the to
 exactly as ``bench/iu_edits.py`` reads it (:func:`iu_edits.fetch_archive`).
 
     .venv/bin/python bench/bench_machine_written.py [--json] [--skip-iu] [--readme LABEL] [--write]
+    .venv/bin/python bench/bench_machine_written.py --skip-iu --details   # the dev split's disagreements
+
+``--details`` lists, for the ``dev`` split only, every candidate whose counts differ from its labels and
+every listed finding the judge did not extract (and extracted finding no list holds): what a judge change
+is tuned on. The held-out split is only ever reported as totals.
 """
 
 from __future__ import annotations
@@ -182,6 +187,40 @@ def extraction(pairs: list[tuple[list[dict], list[str]]]) -> dict:
 # -- scoring ---------------------------------------------------------------------------------------
 
 
+def details(refs: dict[int, dict], cands: list[dict], verdicts: dict[str, Verdict], iu: dict[int, IUReport]) -> list[str]:
+    """The dev split's disagreements, one line each: counts that differ from the labels (with the judge's
+    explanations), listed findings not extracted and extracted findings no list holds."""
+    from core.judges.rules import judge_pair
+
+    def unmatched(items: list[dict], found: list[str]) -> tuple[list[str], list[str]]:
+        fits = {i: [f for f in found if any(t in f for t in item["terms"])] for i, item in enumerate(items)}
+        missed = [items[i]["evidence"] for i, fs in fits.items() if not fs]
+        extra = [f for f in found if not any(any(t in f for t in item["terms"]) for item in items)]
+        return missed, extra
+
+    lines = []
+    dev = [c for c in cands if refs[c["iu_id"]]["split"] == "dev"]
+    for iu_id in sorted({c["iu_id"] for c in dev}):
+        missed, extra = unmatched(refs[iu_id]["findings"], verdicts[f"{iu_id}-1"].ref_found
+                                  if f"{iu_id}-1" in verdicts else [])
+        lines += [f"REF {iu_id} not extracted: {m}" for m in missed]
+        lines += [f"REF {iu_id} extracted, not listed: {e}" for e in extra]
+    for c in dev:
+        v = verdicts[c["cid"]]
+        missed, extra = unmatched(c["findings"], v.cand_found)
+        lines += [f"CAND {c['cid']} not extracted: {m}" for m in missed]
+        lines += [f"CAND {c['cid']} extracted, not listed: {e}" for e in extra]
+        want = {k: sum(e["category"] == k for e in c["errors"]) for k in "abcdef"}
+        if c["not_a_report"] != bool(v.refused) or (v.refused is None and v.counts != want):
+            got = v.refused or {k: n for k, n in v.counts.items() if n}
+            lines.append(f"PAIR {c['cid']} judge {got} labels {({k: n for k, n in want.items() if n})}")
+            if v.refused is None and not c["not_a_report"]:
+                lines += [f"    judge ({e.category}) {e.explanation}"
+                          for e in judge_pair(iu[c["iu_id"]].text, c["text"]).errors]
+            lines += [f"    label ({e['category']}) {e['evidence']}" for e in c["errors"]]
+    return lines
+
+
 def summarise(refs: dict[int, dict], cands: list[dict], verdicts: dict[str, Verdict], iu: dict[int, IUReport]) -> dict:
     """The figures for one split: count-level P/R/F1 per category and Kendall tau-b of totals
     (``iu_edits.evaluate``), benign false alarms, non-reports recognised, baselines, extraction."""
@@ -299,6 +338,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0, help="the IU variants' seed (iu_edits.py's default)")
     ap.add_argument("--write", action="store_true", help="replace this benchmark's section of docs/PERFORMANCE.md")
     ap.add_argument("--readme", metavar="LABEL", help="replace the section '### LABEL' of machine_written/README.md")
+    ap.add_argument("--details", action="store_true", help="list the dev split's disagreements (never held-out)")
     args = ap.parse_args()
 
     iu = iu_reports_by_id()
@@ -306,6 +346,8 @@ def main() -> int:
     cands = load_candidates()
     verdicts, rate = judge(cands, iu)
     by_cid = {v.cid: v for v in verdicts}
+    if args.details:
+        print("\n".join(details(refs, cands, by_cid, iu)))
     sets = {}
     for split in ("dev", "heldout", "all"):
         chosen = [c for c in cands if split == "all" or refs[c["iu_id"]]["split"] == split]
