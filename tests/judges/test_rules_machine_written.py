@@ -133,4 +133,17 @@ def test_labelled_sentences_status():
 
 
 def test_version():
-    assert RULES_VERSION == "rules-6"
+    assert RULES_VERSION == "rules-7"
+
+
+def categories(reference: str, candidate: str) -> list[str]:
+    return sorted(e.category for e in judge_pair(reference, candidate).errors)
+
+
+def test_one_comparison_phrase_is_one_error_when_the_impression_repeats_its_findings():
+    # the findings section states both without a comparison, the impression adds one phrase over both
+    reference = "FINDINGS: Cardiomegaly and pulmonary edema.\n\nIMPRESSION: Cardiomegaly and pulmonary edema."
+    candidate = ("FINDINGS: Cardiomegaly and pulmonary edema.\n\nIMPRESSION: Cardiomegaly and pulmonary edema, "
+                 "worse than on the previous film.")
+    assert categories(reference, candidate) == ["e"]
+    assert categories(candidate, reference) == ["f"]

@@ -594,6 +594,7 @@ def _merge(a: Finding, b: Finding) -> Finding:
         size_mm=a.size_mm if a.size_mm is not None else b.size_mm,
         size_text=a.size_text if a.size_mm is not None else b.size_text,
         change=a.change or b.change, change_text=a.change_text if a.change else b.change_text,
+        change_at=a.change_at if a.change else b.change_at,
         certainty="definite" if "definite" in (a.certainty, b.certainty) else a.certainty)
 
 

@@ -101,6 +101,7 @@ def readings(sent: str, mentions: list[Mention], out: list[Finding]) -> list[Fin
                              size_text=b.size_text if b.size_mm is not None else a.size_text,
                              grade=b.grade or a.grade, grade_text=b.grade_text if b.grade else a.grade_text,
                              change=b.change or a.change, change_text=b.change_text if b.change else a.change_text,
+                             change_at=b.change_at if b.change else a.change_at,
                              text=sent[mentions[i].seg_start:mentions[j].seg_end].strip(" ,;"))
             keep[i] = False
     return [f for f, k in zip(out, keep, strict=True) if k]
