@@ -15,7 +15,8 @@ or ``"429"`` (a failed line, written to the error file with that status), ``"400
 that is not worth retrying), ``"ok"``. ``expire_after`` (batch number -> k) makes that batch expire
 after k lines: the k answers go to its output file and every other line to its error file with code
 ``batch_expired``, as OpenAI does. Everything the server received is counted: ``uploads``,
-``batches_created``, ``batch_lines`` (per custom id), ``requests`` (direct chat calls, as before).
+``batches_created``, ``batch_lines`` (per custom id), ``requests`` (direct chat calls, as before); ``GET
+/v1/stats`` returns these counts (for a server in a process of its own).
 
 Run standalone (own process, e.g. for bench/bench_batch.py):
 ``python tests/fake_openai_batch.py --port 0 --line-seconds 0.001``.
@@ -170,6 +171,12 @@ class FakeBatchServer(FakeOpenAI):
         class Handler(base):
             def do_GET(self):
                 parts = self.path.split("?")[0].rstrip("/").split("/")  # ['', 'v1', 'batches', ID]
+                if parts[2:] == ["stats"]:  # what the server received (a benchmark's server runs elsewhere)
+                    return self._send(200, {"uploads": fake.uploads, "batches_created": fake.batches_created,
+                                            "batch_lines": sum(fake.batch_lines.values()),
+                                            "distinct_lines": len(fake.batch_lines), "requests": fake.requests,
+                                            "bytes_uploaded": sum(len(fake.contents[b["input_file_id"]])
+                                                                  for b in fake.batches.values())})
                 if len(parts) >= 3 and parts[2] == "batches":
                     if len(parts) == 3:
                         data = list(fake.batches.values())

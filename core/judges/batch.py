@@ -297,6 +297,7 @@ class BatchRun:
             batchstore.record_collected(self.store, file_id, 0, why)
             return []
         seen: set[str] = set()
+        wanted = set(keys)
         again: list[str] = []
         stored = 0
         for result_file in (batch.output_file_id, batch.error_file_id):
@@ -306,7 +307,7 @@ class BatchRun:
             stream = self._call("file_content", file_id=result_file, stream=True)
             for obj in iter_lines(stream.stream_iterator):
                 r = read_result(obj)
-                if r.key in seen or r.key not in keys:
+                if r.key in seen or r.key not in wanted:
                     continue
                 seen.add(r.key)
                 if r.text is not None:
