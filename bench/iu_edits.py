@@ -28,8 +28,8 @@ Label fixes (issue 32; each a clinical reading of the words, made without lookin
 pleural effusion" states no finding, so removing it is no missing finding: before, three); a negation
 after its finding ("the right pneumothorax is not appreciated", "consolidation and atelectasis have
 cleared", "fractures may not be demonstrated") and a limit ("limits evaluation for an effusion") state no
-finding; "the cardiomediastinal silhouette is enlarged" states cardiomegaly as "the cardiac silhouette is
-enlarged" does. Left as they are, being counting conventions: the generator counts a finding term per
+finding; "the cardiomediastinal silhouette is enlarged" and "the heart is slightly large" state cardiomegaly
+as "the cardiac silhouette is enlarged" does. Left as they are, being counting conventions: the generator counts a finding term per
 word, so alternatives offered for one observation ("opacities compatible with scarring or atelectasis")
 are three findings and "nodular opacity" two, and a sign outside its list ("flattened diaphragms") none.
 
@@ -289,7 +289,7 @@ FORMS = {f: re.compile(rx, re.I) for f, rx in (
     ("consolidation", r"\bconsolidat\w*"), ("pulmonary edema", r"\bo?edema\b"),
     ("cardiomegaly", r"\bcardiomegaly\b|\benlarge(?:d|ment of the) (?:heart|(?:cardiac|cardiomediastinal) "
                      r"silhouette)\b|\b(?:heart|(?:cardiac|cardiomediastinal) silhouette)(?: size)? "
-                     r"(?:is |appears |remains )?(?:\w+ly )?enlarged\b"),
+                     r"(?:is |appears |remains )?(?:\w+ly )?(?:enlarged|large)\b"),
     ("atelectasis", r"\batelecta\w*|\bvolume loss\b"), ("pulmonary nodule", r"\bnodul\w*"),
     ("pneumonia", r"\bpneumonias?\b"), ("opacity", r"\bopacit\w*|\bopacification\b|\bairspace disease\b"),
     ("granuloma", r"\bgranulom\w*"), ("hyperinflation", r"\bhyperinflat\w*|\bhyperexpan\w*"),

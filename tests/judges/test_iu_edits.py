@@ -107,6 +107,7 @@ def test_what_a_report_states_reads_word_forms_synonyms_and_negation_scope():
     assert iu_edits.stated("Please note that fractures may not be demonstrated.") == set()
     assert iu_edits.stated("The lateral view limits evaluation for an effusion.") == set()
     assert iu_edits.stated("The cardiomediastinal silhouette is enlarged.") == {"cardiomegaly"}
+    assert iu_edits.stated("The heart is slightly large.") == {"cardiomegaly"}
     assert iu_edits.stated("Small effusion, the pneumothorax is not seen.") == {"pleural effusion"}
 
 
