@@ -18,8 +18,9 @@ sending their prompts again. A cancel cancels the open batches at the provider a
 had answered.
 
 Only OpenAI-compatible batch endpoints are driven: models of provider ``openai`` (OpenAI's API) or any
-model at an ``--api-base`` that serves ``/v1/files`` and ``/v1/batches`` (vLLM's batch server, a
-gateway). Nothing was run against a real provider's batch API here (docs/SCALE.md).
+model at an ``--api-base`` that serves ``/v1/files`` and ``/v1/batches`` (e.g. a LiteLLM proxy in front of
+vLLM, whose own server has no such routes). Nothing was run against a real provider's batch API here
+(docs/SCALE.md).
 """
 
 from __future__ import annotations
