@@ -25,14 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.judges import OFFLINE_JUDGES
-from core.judges.llm import (
-    GenParams,
-    cache_key,
-    default_max_tokens,
-    environment_key_allowed,
-    is_private_endpoint,
-    safe_api_base,
-)
+from core.judges.llm import GenParams, cache_key, environment_key_allowed, is_private_endpoint, safe_api_base
+from core.judges.messages import default_max_tokens, pair_messages
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
 from core.settings import API_BASE_VAR, LOCAL_ONLY_VAR, MODELS_VAR, apply_offline_defaults, environ, merged
 from core.store.db import Store
@@ -229,8 +223,6 @@ def _rendered(store: Store, dataset: str, prompt_id: str, pair_ids: list[str] | 
     each pair's patient context, which context-aware prompts (CRIMSON's) read and the others ignore."""
     from core.judges.runs import load_pairs
     from core.judges.shots import build_shots
-    from core.prompts import render_messages
-    from core.reads.context import context_dict
 
     pairs = load_pairs(store, dataset, pair_ids)
     prompt_id = _effective_prompt(prompt_id, shots)
@@ -239,8 +231,7 @@ def _rendered(store: Store, dataset: str, prompt_id: str, pair_ids: list[str] | 
         if shots is None:
             raise ValueError(f"'{prompt_id}' is a few-shot prompt: choose the dataset (and split) to draw shots from")
         shot_list, _ = build_shots(store, prompt_id, shots, pairs, dataset)
-    return [render_messages(prompt_id, r.reference, r.candidate, shot_list, context_dict(r))
-            for r in pairs.itertuples(index=False)]
+    return [pair_messages(prompt_id, r, shot_list) for r in pairs.itertuples(index=False)]
 
 
 def _offline_done(store: Store, dataset: str, judge: str, pair_ids: list[str] | None) -> int:

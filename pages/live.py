@@ -31,7 +31,8 @@ from core.judges.live import (
     score_live,
     score_rules_live,
 )
-from core.judges.llm import EndpointRefused, GenParams, default_max_tokens
+from core.judges.llm import EndpointRefused, GenParams
+from core.judges.messages import default_max_tokens
 from core.models import configured_models, secret_api_key
 from core.prompts import CONTEXT_PROMPTS
 from core.reads.context import CONTEXT_LABELS, context_dict

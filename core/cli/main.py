@@ -301,7 +301,7 @@ def cmd_correlate(args) -> int:
 
     table = apply_orientations(table, declared_orientations(store, args.dataset), args.target)
     table = table.assign(target=args.target, raters=raters.choice, drop_identical=args.drop_identical)
-    if (args.table or args.format) and not args.breakdown:  # the papers' shape: text, LaTeX, Markdown, CSV
+    if args.table or args.format:  # the papers' shape: text, LaTeX, Markdown, CSV (with --breakdown: by facet)
         return print_correlate_table(args, store, table, frame, raters)
     if args.json:
         print(table.to_json(orient="records", double_precision=15))
@@ -381,22 +381,6 @@ def cmd_trash(args) -> int:
     return 0
 
 
-def cmd_parse(args) -> int:
-    from core.parse import parse_output
-
-    if args.file in (None, "-"):
-        text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    else:
-        text = Path(args.file).read_bytes().decode("utf-8", errors="replace")
-    result = parse_output(text).to_json()
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False))
-    else:
-        for k, v in result.items():
-            print(f"{k}: {v}")
-    return 0
-
-
 # Only these commands may make a new store (and say so); any other command on a store path
 # that does not exist is a typo until proven otherwise, and gets an error instead of an empty store.
 CREATES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review", "merge"})
@@ -417,6 +401,7 @@ COMMAND_MODULES = (
     "core.cli.merge",
     "core.cli.ops",
     "core.cli.paper",
+    "core.cli.parsing",
     "core.cli.ratings",
     "core.cli.review",
     "core.cli.score",
@@ -540,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shard", metavar="K/N",
                    help="judge only part K of N of the pairs (split by a hash of each pair id); each part's run "
                         "has the whole run's id, so `merge` joins the parts' stores into one run")
-    add_call_flags(p)
+    add_call_flags(p, per_prompt_max_tokens=True)
     p.add_argument("--reasoning-effort", choices=["none", "low", "medium", "high"])
     p.add_argument("--local-only", action="store_true", help="refuse endpoints outside loopback/private networks")
     p.add_argument("--shots-dataset", help="few-shot prompts: draw examples from this dataset (never the judged pairs)")
@@ -584,7 +569,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the papers' Table 2/3 shape: judge x metric, |tau|, dagger p >= 0.01, best/second marked")
     add_table_flags(p)  # --format latex|markdown|csv, --decimals, --with-ci, --with-n, --stat (core.cli.paper)
     p.add_argument("--breakdown", choices=["modality", "anatomy", "system", "split"],
-                   help="one table per value of this facet, with n per cell")
+                   help="one table per value of this facet, with n per cell (with --table or --format: one "
+                        "column per value, in the papers' shape)")
     p.add_argument("--raters", help=RATERS_HELP)
 
     p = add("report", cmd_report, "write a self-contained HTML report of a dataset (opens offline)")
@@ -618,8 +604,6 @@ def build_parser() -> argparse.ArgumentParser:
     for module in COMMAND_MODULES:
         importlib.import_module(module).add_commands(add)
 
-    p = add("parse", cmd_parse, "parse one judge output (GREEN format and variants) from FILE or stdin")
-    p.add_argument("file", nargs="?", default="-")
     from core.cli.groups import command_listing
 
     parser.epilog = command_listing(helps)

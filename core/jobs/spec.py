@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from core.judges.llm import GenParams, default_max_tokens
+from core.judges.llm import GenParams
+from core.judges.messages import default_max_tokens
 from core.judges.registry import OFFLINE_JUDGES
 from core.judges.shots import ShotSource
 

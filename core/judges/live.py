@@ -23,14 +23,8 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from core.judges.llm import (
-    Caller,
-    GenParams,
-    check_endpoint,
-    check_model,
-    default_max_tokens,
-    run_on_gateway_loop,
-)
+from core.judges.llm import Caller, GenParams, check_endpoint, check_model, run_on_gateway_loop
+from core.judges.messages import default_max_tokens
 from core.judges.runs import answer_reader
 from core.parse import ParseResult, parse_output
 from core.settings import local_only as local_only_setting

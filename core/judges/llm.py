@@ -43,6 +43,7 @@ from core import settings
 from core.judges import journal as journal_mod
 from core.judges import leases
 from core.judges.gcpause import import_frozen
+from core.judges.messages import DEFAULT_MAX_TOKENS, default_max_tokens, pair_messages
 from core.judges.runs import (
     OutputRecord,
     RunSpec,
@@ -55,7 +56,6 @@ from core.judges.runs import (
     write_outputs,
 )
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource, build_shots
-from core.reads.context import context_dict
 from core.settings import apply_offline_defaults
 from core.settings import local_only as local_only_setting
 from core.store.db import Store, stable_hash
@@ -65,19 +65,6 @@ RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 MAX_BACKOFF = 60.0
 CANCEL_GRACE = 15.0  # seconds calls in flight get to answer after a cancel or a stop (they are paid for)
 NOT_SENT = "not sent: the run stopped before this attempt"  # a call the caller gave up before sending
-#: Output tokens per answer when none is given ...
-DEFAULT_MAX_TOKENS = 2048
-#: ... and for the CRIMSON prompts, whose JSON answer lists every finding of both reports (upstream's
-#: generate_score.py lets its local model's answers run to DEFAULT_MAX_NEW_TOKENS = 8192).
-CRIMSON_MAX_TOKENS = 8192
-
-
-def default_max_tokens(prompt_id: str | None) -> int:
-    """The output budget of ``prompt_id`` when the user sets none: 8,192 for a CRIMSON prompt, else 2,048. It is
-    part of the cache key and the run id (``GenParams.as_dict``), so other prompts' runs keep theirs."""
-    from core.prompts import CRIMSON_PROMPTS
-
-    return CRIMSON_MAX_TOKENS if prompt_id in CRIMSON_PROMPTS else DEFAULT_MAX_TOKENS
 
 
 @dataclass(frozen=True)
@@ -421,9 +408,9 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     """
     from core.judges import batch as batches
     from core.judges import replicas as replica_mod
-    from core.prompts import prompt_hash, render_messages
+    from core.prompts import prompt_hash
 
-    params = params or GenParams()
+    params = params or GenParams(max_tokens=default_max_tokens(prompt_id))  # 8,192 for CRIMSON's prompts
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     local_only = local_only_setting() if local_only is None else local_only
@@ -453,7 +440,7 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
 
     work = []
     for row in pairs.itertuples(index=False):
-        messages = render_messages(prompt_id, row.reference, row.candidate, shot_list, context_dict(row))
+        messages = pair_messages(prompt_id, row, shot_list)
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
 
     summary.seconds = time.monotonic() - started  # rendering; execute_work adds the rest

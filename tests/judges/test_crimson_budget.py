@@ -58,8 +58,11 @@ def test_the_cache_count_of_a_crimson_run_finds_its_answers(demo_store_copy):
     ids = _ids(store)
     with FakeOpenAI(answer=lambda messages: SHAPES["partial"][0]) as server:
         summary = run_llm_judge(store, dataset="demo", model=MODEL, prompt_id="crimson", pair_ids=ids,
-                                api_base=server.url, params=GenParams(max_tokens=8192))
+                                api_base=server.url)  # no params: CRIMSON's defaults
+        assert {p["max_tokens"] for p in server.seen_params} == {8192}
     assert summary.ok == N
+    params = json.loads(store.query_one("SELECT params FROM judge_runs WHERE run_id = ?", [summary.run_id]))
+    assert params["max_tokens"] == 8192
     assert count_cached(store, "demo", MODEL, "crimson", ids) == N  # default params: CRIMSON's 8,192 tokens
     plan = plan_run(store, "demo", MODEL, ids, "crimson")
     assert (plan.cached, plan.to_send, plan.cost_usd) == (N, 0, 0.0)

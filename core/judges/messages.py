@@ -1,0 +1,35 @@
+"""What a model judge sends for one pair: the prompt's messages, rendered with the pair's patient context,
+and the prompt's output budget when the user sets none.
+
+The runner (:func:`core.judges.llm.run_llm_judge`) and the run planner (``core.models.plan_run``,
+``count_cached``) both render through :func:`pair_messages`, so a plan's cache keys and token estimate are
+those of the run. The budget is part of the cache key and the run id (``GenParams.as_dict``): the CRIMSON
+prompts default to 8,192 tokens, every other prompt keeps 2,048, so their cache keys and runs are unchanged.
+"""
+
+from __future__ import annotations
+
+from core.reads.context import context_dict
+
+__all__ = ["CRIMSON_MAX_TOKENS", "DEFAULT_MAX_TOKENS", "default_max_tokens", "pair_messages"]
+
+#: Output tokens per answer when none is given ...
+DEFAULT_MAX_TOKENS = 2048
+#: ... and for the CRIMSON prompts, whose JSON answer lists every finding of both reports (upstream's
+#: generate_score.py lets its local model's answers run to ``DEFAULT_MAX_NEW_TOKENS = 8192``).
+CRIMSON_MAX_TOKENS = 8192
+
+
+def default_max_tokens(prompt_id: str | None) -> int:
+    """The output budget of ``prompt_id`` when the user sets none: 8,192 for a CRIMSON prompt, else 2,048."""
+    from core.prompts import CRIMSON_PROMPTS
+
+    return CRIMSON_MAX_TOKENS if prompt_id in CRIMSON_PROMPTS else DEFAULT_MAX_TOKENS
+
+
+def pair_messages(prompt_id: str, row, shots=None) -> list[dict[str, str]]:
+    """The messages a run of ``prompt_id`` sends for ``row`` (a ``load_pairs`` row: reference, candidate and
+    the context fields); context-aware prompts (CRIMSON's) read its patient context, the others ignore it."""
+    from core.prompts import render_messages
+
+    return render_messages(prompt_id, row.reference, row.candidate, shots, context_dict(row))
