@@ -63,6 +63,11 @@ class FakeBatchServer(FakeOpenAI):
         self.retrieves = 0
         self.downloads = 0
         self.cancels = 0
+        # hold_create: the next POST /v1/batches waits until it is set (a test kills the client meanwhile), then
+        # makes the batch, or with refuse_held answers 500 without making it
+        self.hold_create: threading.Event | None = None
+        self.refuse_held = False
+        self.holding = 0
 
     # -- state ------------------------------------------------------------------------
 
@@ -234,7 +239,17 @@ class FakeBatchServer(FakeOpenAI):
                     if body.get("input_file_id") not in fake.files:
                         return self._send(400, {"error": {"message": "unknown input_file_id",
                                                           "type": "invalid_request_error"}})
-                    return self._send(200, fake._new_batch(body))
+                    held, fake.hold_create = fake.hold_create, None
+                    if held is not None:
+                        fake.holding += 1
+                        held.wait()
+                        if fake.refuse_held:
+                            return self._send(500, {"error": {"message": "not created", "type": "server_error"}})
+                    batch = fake._new_batch(body)
+                    try:
+                        return self._send(200, batch)
+                    except OSError:  # the client is gone (killed while it waited): the batch exists anyway
+                        return None
                 return super().do_POST()
 
         return Handler

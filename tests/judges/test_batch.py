@@ -167,6 +167,44 @@ def test_an_unknown_price_is_unknown_and_a_cancel_cancels_the_batches_and_keeps_
 
 
 @pytest.mark.faults
+@pytest.mark.parametrize("made", [True, False], ids=["batch-made-meanwhile", "batch-never-made"])
+def test_a_process_killed_between_upload_and_batch_creation_is_resumed_without_a_second_upload(tmp_path, made):
+    """The file is recorded before the batch is asked for: the resume finds the batch the provider made from it,
+    or makes one from the recorded file; nothing is uploaded or created twice."""
+    import threading
+
+    n = 30
+    store = marked_store(tmp_path / "s.duckdb", n)
+    with FakeBatchServer() as server:
+        hold = threading.Event()
+        server.hold_create = hold
+        proc = _cli(store, "judge", "--dataset", "d", "--judge", PRICED, "--api-base", server.url, "--batch",
+                    "--batch-poll", "0.2")
+        deadline = time.monotonic() + 120
+        while server.holding < 1:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()[-2000:]
+            time.sleep(0.05)
+        row = store.query_df("SELECT state, batch_id, n_requests FROM job_batches").to_dict("records")
+        assert row == [{"state": "creating", "batch_id": None, "n_requests": n}]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        server.refuse_held = not made
+        hold.set()  # the held request goes on: the provider makes the batch after all (or refuses it)
+        [job] = table.list_jobs(store)["job_id"].tolist()
+        deadline = time.monotonic() + 30
+        while made and server.batches_created < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        resume = _cli(store, "resume", job, "--json")
+        out, err = resume.communicate(timeout=300)
+        assert resume.returncode == 0, err[-2000:]
+        assert (server.uploads, server.batches_created, server.requests) == (1, 1, 0)
+    assert set(_outputs_per_pair(store).values()) == {1}
+    rows = store.query_df("SELECT state, collected, n_stored FROM job_batches").to_dict("records")
+    assert rows == [{"state": "completed", "collected": True, "n_stored": n}]
+
+
+@pytest.mark.faults
 def test_2000_pairs_in_batches_survive_a_restart_an_expired_batch_and_failed_lines(tmp_path):
     n = 2000
     # pairs are sent in ext_id order (p000, p001, ..., p099, p100, p1000, ...): markers placed by that position
