@@ -7,7 +7,8 @@ that cannot be parsed, has the wrong number of changes, or is judged
 implausible is retried, up to ``max_attempts`` (5) in all; a report that never
 passes is excluded and listed. The result is a new dataset whose pairs are
 (original, modified) and whose annotations are the injected counts (annotator
-``injected``: k significant errors of category a or b, zero elsewhere).
+``injected``: k significant errors of category a or b, zero elsewhere). Each new pair keeps
+the patient context (age, sex, indication, history) of the source pair its reference came from.
 
 Calls go through the same gateway as the judges (litellm, retries, secrets
 redacted, ``local_only``). Each accepted pair is committed as soon as a batch
@@ -37,7 +38,7 @@ from core.ingest.importers import (
 from core.judges.llm import Caller, GenParams, check_endpoint, run_on_gateway_loop, safe_api_base
 from core.settings import local_only as local_only_setting
 from core.store.db import Store
-from core.taxonomy import CATEGORIES
+from core.taxonomy import CATEGORIES, CONTEXT_FIELDS
 
 KIND_CATEGORY = {"false_finding": "a", "omission": "b"}
 
@@ -59,10 +60,10 @@ class InjectionReport:
 
 
 def _source_reports(store: Store, dataset: str, limit: int | None) -> pd.DataFrame:
-    """One row per distinct reference report of the source dataset (first pair of each)."""
+    """One row per distinct reference report of the source dataset (first pair of each), with its context."""
     df = store.query_df(
-        "SELECT ext_id, reference, modality, anatomy, split, group_id FROM pairs WHERE dataset = ? "
-        "ORDER BY ext_id", [dataset])
+        f"SELECT ext_id, reference, modality, anatomy, split, group_id, {', '.join(CONTEXT_FIELDS)} FROM pairs "
+        "WHERE dataset = ? ORDER BY ext_id", [dataset])
     if df.empty:
         raise ValueError(f"dataset '{dataset}' has no pairs")
     df = df.drop_duplicates(subset=["reference"], keep="first").reset_index(drop=True)
@@ -186,13 +187,15 @@ def _write_batch(store: Store, target: str, kind: str, meta: dict, batch: list[t
     category = KIND_CATEGORY[kind]
     rows = [{"id": r.new_id, "reference": r.reference, "candidate": res["modified"], "group": r.group_id or r.ext_id,
              "modality": r.modality, "anatomy": r.anatomy, "split": r.split, "system": f"injected-{kind}",
+             **{f: getattr(r, f) for f in CONTEXT_FIELDS},
              "injection": json.dumps({"k": int(r.k), "changes": res["changes"], "attempts": res["attempts"],
                                       "source_ext_id": r.ext_id})}
             for r, res in batch]
     df = pd.DataFrame(rows)
     pairs = prepare_pairs(df, target, PairColumns(id="id", reference="reference", candidate="candidate",
                                                   group="group", system="system", modality="modality",
-                                                  anatomy="anatomy", split="split"))
+                                                  anatomy="anatomy", split="split",
+                                                  context={f: f for f in CONTEXT_FIELDS}))
     lookup = dict(zip(pairs["ext_id"], pairs["pair_id"], strict=True))
     ann = pd.DataFrame([
         {"id": r.new_id, "category": c, "significant": sig, "count": (int(r.k) if (c == category and sig) else 0)}
