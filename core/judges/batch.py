@@ -190,9 +190,7 @@ class BatchRun:
             try:
                 return getattr(self.litellm, function)(**kwargs, **self.provider)
             except Exception as exc:
-                status = getattr(exc, "status_code", None)
-                transient = status is None or str(status).isdigit() and int(status) in RETRYABLE_STATUS
-                if attempt >= self.caller.max_retries or not transient or self.cancel.is_set():
+                if attempt >= self.caller.max_retries or not _transient(exc) or self.cancel.is_set():
                     raise
                 time.sleep(min(60.0, self.caller.backoff * 2 ** attempt))
                 attempt += 1
@@ -254,8 +252,11 @@ class BatchRun:
                     continue
                 try:
                     batch = self._call("retrieve_batch", batch_id=row["batch_id"])
-                except Exception as exc:  # the provider is unreachable now: keep the batch, try next time
+                except Exception as exc:  # unreachable now: keep the batch and try next time
                     row["message"] = self._error("read the batch", exc)
+                    if not _transient(exc):  # refused (a 401, a 404): say so on its pairs; a resume may still
+                        self._store([self._failure(k, row["message"]) for k in row["keys"]])  # collect it
+                        del self.open[file_id]
                     continue
                 batchstore.record_state(self.store, file_id, batch)
                 if batch.status in batchstore.TERMINAL:
@@ -391,6 +392,12 @@ class BatchRun:
             self.progress(s.ok + s.failed, self.total, {"ok": s.ok, "failed": s.failed, "sent": s.sent,
                                                         "cached": s.cached + s.skipped,
                                                         "cost_usd": s.cost_usd if s.cost_known else None})
+
+
+def _transient(exc: Exception) -> bool:
+    """A provider error worth trying again: no HTTP status (a connection), or a retryable one."""
+    status = getattr(exc, "status_code", None)
+    return status is None or (str(status).isdigit() and int(status) in RETRYABLE_STATUS)
 
 
 class BatchWriteFailed(RuntimeError):

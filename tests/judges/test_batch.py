@@ -135,6 +135,20 @@ def test_batch_answers_are_stored_as_direct_answers_at_half_the_price_and_a_dire
     assert not list(journal.journal_dir(batch_store).glob("*.jsonl"))  # committed: the journal is gone
 
 
+def test_with_direct_retry_what_an_expired_batch_left_goes_as_direct_calls(tmp_path):
+    n = 20
+    store = marked_store(tmp_path / "s.duckdb", n)
+    with FakeBatchServer(expire_after={0: 12}) as server:
+        s = run_llm_judge(store, dataset="d", model=PRICED, api_base=server.url,
+                          batch={"poll_seconds": 0.1, "retry": "direct"})
+        assert (s.status, s.ok, s.failed) == ("done", n, 0)
+        assert (server.uploads, server.batches_created, server.requests) == (1, 1, n - 12)
+    costs = store.query_df("SELECT tokens_in, tokens_out, cost_usd FROM judge_outputs ORDER BY cost_usd")
+    batch_priced = (costs["cost_usd"] - (costs["tokens_in"] * BATCH_IN + costs["tokens_out"] * BATCH_OUT)).abs() < 1e-15
+    assert int(batch_priced.sum()) == 12  # the 8 direct answers are priced as direct calls
+    assert set(_outputs_per_pair(store).values()) == {1}
+
+
 def test_an_unknown_price_is_unknown_and_a_cancel_cancels_the_batches_and_keeps_what_they_answered(tmp_path):
     import threading
 
