@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -71,18 +72,22 @@ def _pairs(n: int, tag: str) -> pd.DataFrame:
                          "cand": [f"Candidate {i} ({tag}): left effusion, tiny pneumothorax." for i in range(n)]})
 
 
-def _judge(store: Store, dataset: str, url: str, concurrency: int) -> tuple[float, float]:
-    """(the whole process's wall seconds, the run's own seconds as its --json reports them)."""
+def _judge(store: Store, dataset: str, url: str, concurrency: int) -> tuple[float, float, float]:
+    """(the whole process's wall seconds, the run's own seconds as its --json reports them, the process's CPU
+    seconds: user + system, all threads; what a loaded machine changes least)."""
     cmd = [sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", dataset, "--judge", MODEL,
            "--api-base", url, "--concurrency", str(concurrency), "--json"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=1800)
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"judge failed ({proc.returncode}): {proc.stderr[-2000:]}")
     out = json.loads(proc.stdout)
     assert out["sent"] == out["requested"] and out["failed"] == 0, out  # every pair really sent
-    return wall, float(out["seconds"])
+    return wall, float(out["seconds"]), cpu
 
 
 def main() -> None:
@@ -124,9 +129,9 @@ def main() -> None:
         server.wait()
     load_after = os.getloadavg()[0]
 
-    shipped = [w for w, _ in passes]
-    runs = [r for _, r in passes]
-    gaps = [w - r for w, r in passes]
+    shipped = [w for w, _, _ in passes]
+    runs = [r for _, r, _ in passes]
+    gaps = [w - r for w, r, _ in passes]
     med_s = statistics.median(shipped)
     floor = startup + math.ceil(n / args.concurrency) * args.latency
 
@@ -144,6 +149,7 @@ def main() -> None:
         ("... slowest pass", max(shipped)),
         ("... the run's own seconds, as its `--json` reports them (median)", statistics.median(runs)),
         ("... whole process minus the run: the client's overhead (median)", statistics.median(gaps)),
+        ("... the process's CPU seconds, user + system, all threads (median)", statistics.median(c for _, _, c in passes)),
         (f"floor: start-up {startup:.2f} s + {math.ceil(n / args.concurrency)} waves of "
          f"{args.latency * 1000:.0f} ms, zero CPU per call", floor),
     ]
@@ -156,8 +162,8 @@ def main() -> None:
     lines += [f"| {name} | {sec:.2f} | {ratio(sec)} |" for name, sec in rows]
     loop_note = (f"{per_call * 1000:.0f} ms per call" if per_call is not None else "no call (--no-loop)")
     lines += ["", f"The loop's process spent {timing['import']:.2f} s importing litellm and {loop_note}. "
-              "Passes (whole / run / overhead, s): "
-              + ", ".join(f"{w:.2f} / {r:.2f} / {w - r:.2f}" for w, r in passes) + "."]
+              "Passes (whole / run / overhead / CPU, s): "
+              + ", ".join(f"{w:.2f} / {r:.2f} / {w - r:.2f} / {c:.2f}" for w, r, c in passes) + "."]
     text = "\n".join(lines)
     print(text)
     if args.write:
