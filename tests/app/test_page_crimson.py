@@ -93,6 +93,23 @@ def test_summaries_compares_two_systems_of_a_crimson_run(app_test, crimson_store
         assert want in [m.value for m in at.metric]
 
 
+def test_correlations_show_the_crimson_run_higher_is_better(app_test, crimson_store):
+    from core.analysis.stats import correlate
+    from core.reads.frames import correlation_frame
+
+    store, shapes = crimson_store
+    at = open_page(app_test, store, "pages/correlations.py", {"dataset": "demo"})
+    assert_ok(at)
+    detail = [d.value for d in at.dataframe if "sign" in d.value.columns and "judge" in d.value.columns]
+    assert len(detail) == 1
+    row = detail[0][(detail[0]["judge"] == LABEL) & (detail[0]["metric"] == "crimson")].iloc[0]
+    want = correlate(correlation_frame(store, "demo", "score"), n_boot=0, min_n=10, target_name="score")
+    want = want[(want["judge"] == LABEL) & (want["metric"] == "crimson")].iloc[0]
+    assert row["tau"] == pytest.approx(want["tau"], abs=1e-12)
+    assert want["n"] == sum(SHAPES[s][1] is not None for s in shapes.values())  # failures have no score
+    assert want["expected_sign"] == 1 and row["sign"] == ("ok" if want["sign_ok"] else "wrong ⚠")
+
+
 REFERENCE = "Left pneumothorax. Right effusion."
 CANDIDATE = "Right pneumothorax. Atelectasis."
 
