@@ -15,7 +15,9 @@ a run id its judge, prompt and parameters), so the same row from two machines is
   the others, such as ``created_at`` or an import's ``source`` file name, are this store's);
 - an output: an answer replaces a recorded failure (as a re-run would); a failure never replaces an
   answer; two answers must be the same text with the same metric values;
-- a run both stores hold is recounted from its outputs here once outputs were added to it.
+- a run both stores hold is recounted from its outputs here once outputs were added to it;
+- a rater's annotations mirror their latest rating (core.reads.ratings): they are taken from the store
+  whose ratings of that pair go further, as the ratings themselves are merged, never compared.
 
 Every conflict is found before anything is written, one line each, and any conflict refuses the whole
 merge. The merge is one write transaction: it commits whole or not at all. The source is opened read-only
@@ -36,7 +38,7 @@ from core.store.mergesource import MERGED_TABLES, MergeRefused, open_source, sql
 __all__ = ["NOT_MERGED", "TABLES", "MergeConflict", "MergeRefused", "MergeReport", "Table", "merge_store"]
 
 #: Tables a merge leaves alone (with the trash_* tables): per machine, not per study.
-NOT_MERGED = ("jobs", "job_leases", "store_meta", "schema_version")
+NOT_MERGED = ("jobs", "job_leases", "job_batches", "store_meta", "schema_version")
 #: Conflict lines kept per check (the count is always exact).
 SHOWN = 1000
 
@@ -52,9 +54,13 @@ class Table:
     label: str  # SQL over the source row ``s``
     shown: tuple[str, ...] = ()
     kept: tuple[str, ...] = ()  # columns this store keeps as they are (not compared)
+    rows: str = "TRUE"  # SQL over ``s``: the source rows merged by key (others are merged apart)
 
 
 _COUNTS = tuple(f"{p}_{c}" for p in ("sig", "insig") for c in "abcdef")
+# A rater's latest rating mirrored into annotations (core.reads.ratings: SOURCE, RATER_PREFIX; a test checks)
+MIRROR_SOURCE, MIRROR_PREFIX = "radjudge-annotate", "rater:"
+_MIRROR = f"(s.source = '{MIRROR_SOURCE}' AND starts_with(s.annotator, '{MIRROR_PREFIX}'))"
 TABLES: tuple[Table, ...] = (
     Table("datasets", ("name",), ("kind", "synthetic"), "printf('dataset %s', s.name)", ("kind", "synthetic"),
           ("source", "license", "version", "description", "created_at")),
@@ -67,7 +73,7 @@ TABLES: tuple[Table, ...] = (
           "printf('annotation of pair %s by %s (%s%s)', s.pair_id, s.annotator, s.field, "
           "CASE WHEN s.category IS NULL THEN '' ELSE printf(', %s%s', CASE WHEN s.significant THEN 'significant ' "
           "WHEN NOT s.significant THEN 'insignificant ' ELSE '' END, s.category) END)",
-          ("value", "scale_max", "scale_min"), ("source", "created_at")),
+          ("value", "scale_max", "scale_min"), ("source", "created_at"), f"NOT {_MIRROR}"),
     Table("judge_runs", ("run_id",), ("judge_kind", "judge_name", "dataset", "model", "prompt_id", "prompt_hash",
                                       "params"),
           "printf('run %s (%s on %s)', s.run_id, s.judge_name, s.dataset)",
@@ -77,13 +83,13 @@ TABLES: tuple[Table, ...] = (
           "printf('rating queue %s (%s)', s.queue_id, s.name)", ("dataset", "method", "scheme"),
           ("blinded", "created_by", "created_at")),
     Table("rating_queue_pairs", ("queue_id", "position"), ("pair_id",),
-          "printf('position %s of rating queue %s', s.position, s.queue_id)", ("pair_id",)),
+          "printf('position %d of rating queue %s', s.position, s.queue_id)", ("pair_id",)),
     Table("ratings", ("pair_id", "rater", "revision"),
           ("queue_id", "content_hash", "skipped", "score", *_COUNTS, "note"),
-          "printf('rating %s of pair %s by %s', s.revision, s.pair_id, s.rater)",
+          "printf('rating %d of pair %s by %s', s.revision, s.pair_id, s.rater)",
           ("queue_id", "content_hash", "skipped", "score", *_COUNTS), ("created_at",)),
     Table("adjudications", ("pair_id", "field", "revision"), ("value", "adjudicator", "note"),
-          "printf('adjudication %s of %s of pair %s', s.revision, s.field, s.pair_id)", ("value", "adjudicator"),
+          "printf('adjudication %d of %s of pair %s', s.revision, s.field, s.pair_id)", ("value", "adjudicator"),
           ("created_at",)),
     Table("preferences", ("dataset", "comparison_id"),
           ("pair_id_a", "pair_id_b", "preferred", "confidence", "annotator"),
@@ -182,7 +188,8 @@ def find_conflicts(conn) -> tuple[list[str], int]:
                if c in t.shown else f"'{c}'") + " END" for c in t.compare)
         differs = " OR ".join(f"s.{c} IS DISTINCT FROM t.{c}" for c in t.compare)
         lines, n = _lines(conn, f"SELECT {t.label} || ': differs from this store (' || concat_ws('; ', {parts}) || ')' "
-                                f"AS line FROM src.{t.name} s JOIN {t.name} t ON {_on(t.keys)} WHERE {differs}")
+                                f"AS line FROM src.{t.name} s JOIN {t.name} t ON {_on(t.keys)} "
+                                f"WHERE ({differs}) AND {t.rows}")
         found += lines
         total += n
     conn.execute("CREATE TEMP TABLE m_both AS SELECT run_id, pair_id FROM src.judge_outputs s "
@@ -215,16 +222,35 @@ def _merge(conn, report: MergeReport) -> None:
     added = report.added
     conn.execute("CREATE TEMP TABLE m_shared_runs AS SELECT run_id FROM src.judge_runs SEMI JOIN judge_runs USING "
                  "(run_id)")
+    # (pair, rater) whose ratings go further in the source: their mirrored annotations come from there
+    conn.execute("CREATE TEMP TABLE m_mirrors AS SELECT s.pair_id, s.rater FROM "
+                 "(SELECT pair_id, rater, max(revision) AS rev FROM src.ratings GROUP BY ALL) s LEFT JOIN "
+                 "(SELECT pair_id, rater, max(revision) AS rev FROM ratings GROUP BY ALL) t USING (pair_id, rater) "
+                 "WHERE t.rev IS NULL OR s.rev > t.rev")
     for t in TABLES:
         if t.name == "pairs":  # new pairs are numbered after every pair of this store (migration 005)
             select = (f"SELECT s.* EXCLUDE (pair_no), {new_pair_numbers('s.pair_no, s.pair_id')} AS pair_no "
                       "FROM src.pairs s")
         else:
             select = f"SELECT s.* FROM src.{t.name} s"
-        added[t.name] = _count(conn, f"INSERT INTO {t.name} BY NAME {select} ANTI JOIN {t.name} t ON {_on(t.keys)}")
+        added[t.name] = _count(conn, f"INSERT INTO {t.name} BY NAME {select} ANTI JOIN {t.name} t ON {_on(t.keys)} "
+                                     f"WHERE {t.rows}")
         if t.name == "judge_runs":
             _merge_outputs(conn, report)
+        if t.name == "ratings":
+            added["annotations"] += _merge_mirrors(conn)
     report.added = {name: added.get(name, 0) for name in MERGED_TABLES}
+
+
+def _merge_mirrors(conn) -> int:
+    """Replace this store's mirrored annotations of each (pair, rater) in ``m_mirrors`` by the source's;
+    the change in the number of annotation rows."""
+    before = _count(conn, "SELECT count(*) FROM annotations")
+    conn.execute(f"DELETE FROM annotations a USING m_mirrors m WHERE a.pair_id = m.pair_id AND a.annotator = "
+                 f"'{MIRROR_PREFIX}' || m.rater AND a.source = '{MIRROR_SOURCE}'")
+    conn.execute(f"INSERT INTO annotations BY NAME SELECT s.* FROM src.annotations s JOIN m_mirrors m "
+                 f"ON s.pair_id = m.pair_id AND s.annotator = '{MIRROR_PREFIX}' || m.rater WHERE {_MIRROR}")
+    return _count(conn, "SELECT count(*) FROM annotations") - before
 
 
 def _merge_outputs(conn, report: MergeReport) -> None:

@@ -18,7 +18,7 @@ import pytest
 from core.cli.main import main
 from core.jobs.shard import shard_of
 from core.store.db import Store, latest_schema_version
-from core.store.merge import TABLES, MergeRefused, merge_store
+from core.store.merge import TABLES, MergeConflict, MergeRefused, merge_store
 from tests.conftest import copy_store
 from tests.fake_openai import FakeOpenAI
 from tests.old_schema import older_copy
@@ -124,6 +124,7 @@ def test_merged_shards_correlate_as_one_run(study, tmp_path, capsys):
     assert rows(merged, RUN_SQL) == rows(study["full"], RUN_SQL)
     assert rows(merged, "SELECT count(*) FROM jobs") == [(0,)]  # jobs stay with the machine that ran them
     assert main(["--store", str(merged), "check-store"]) == 0
+    capsys.readouterr()
 
     before = dump_sha(merged)  # a second merge adds nothing and writes nothing
     for part in study["parts"]:
@@ -327,3 +328,92 @@ def test_every_column_of_a_merged_table_is_compared_or_kept_on_purpose(tmp_store
                                                    f"'{t.name}'")}
         assert cols == set(t.keys) | set(t.compare) | set(t.kept), t.name
         assert set(t.shown) <= set(t.compare)
+
+
+def test_ratings_queues_adjudications_and_preferences_come_over(demo_store, tmp_path):
+    """Clinician ratings (with their mirrored annotations), a queue, an adjudication and preferences from two
+    stores; a rater who went further in one store brings the mirror of that latest rating; the same revision
+    with another score is a conflict."""
+    from core.ingest.comparisons import derive_preferences
+    from core.reads import ratings
+    from core.store.merge import MIRROR_PREFIX, MIRROR_SOURCE
+
+    assert (MIRROR_PREFIX, MIRROR_SOURCE) == (ratings.RATER_PREFIX, ratings.SOURCE)
+    a = copy_store(demo_store, tmp_path / "a.duckdb")
+    queue = ratings.create_queue(a, "demo", "pilot", "sample", n=6, seed=1)
+    pids = ratings.queue_pair_ids(a, queue)
+    ratings.save_rating(a, pids[0], "Dr A", score=4)
+    ratings.adjudicate(a, pids[0], "score", 3.5, "Dr C")
+    derive_preferences(a, "demo")
+    b = copy_store(a, tmp_path / "b.duckdb")  # a later copy: Dr A rates the pair again, Dr B another one
+    ratings.save_rating(b, pids[0], "Dr A", score=2, counts={"sig_a": 1})
+    ratings.save_rating(b, pids[1], "Dr B", score=1)
+
+    target = Store(tmp_path / "t.duckdb")
+    first = merge_store(target, a.path)
+    assert (first.added["rating_queues"], first.added["rating_queue_pairs"], first.added["ratings"],
+            first.added["adjudications"]) == (1, 6, 1, 1) and first.added["preferences"] > 0
+    second = merge_store(target, b.path)
+    assert second.added["ratings"] == 2 and second.added["pairs"] == 0 and second.added["preferences"] == 0
+    for table in ("rating_queues", "rating_queue_pairs", "ratings", "adjudications", "preferences", "annotations"):
+        sql = f"SELECT * FROM {table} ORDER BY ALL"
+        assert rows(target.path, sql) == rows(b.path, sql), table  # b holds everything a holds, and more
+    assert ratings.latest_ratings(target, "demo").equals(ratings.latest_ratings(b, "demo"))
+    assert merge_store(target, a.path).nothing_new  # a's older mirror does not replace b's newer one
+
+    c = copy_store(demo_store, tmp_path / "c.duckdb")  # Dr A's first rating, given elsewhere with another score
+    ratings.save_rating(c, pids[0], "Dr A", score=5)
+    before = dump_sha(target.path)
+    with pytest.raises(MergeConflict) as refused:
+        merge_store(target, c.path)
+    assert refused.value.conflicts == [
+        f"rating 1 of pair {pids[0]} by Dr A: differs from this store (score 4.0 here, 5.0 in the source)"]
+    assert dump_sha(target.path) == before
+
+
+def test_a_conflict_in_every_merged_table_is_one_line_naming_its_row(demo_store, tmp_path):
+    from core.ingest.comparisons import derive_preferences
+    from core.reads import ratings
+
+    a = copy_store(demo_store, tmp_path / "a.duckdb")
+    assert main(["--store", str(a.path), "judge", "--dataset", "demo", "--judge", "length", "--json"]) == 0
+    queue = ratings.create_queue(a, "demo", "pilot", "sample", n=4, seed=2)
+    pid = ratings.queue_pair_ids(a, queue)[0]
+    ratings.save_rating(a, pid, "Dr A", score=4)
+    ratings.adjudicate(a, pid, "score", 3.5, "Dr C")
+    derive_preferences(a, "demo")
+    target = Store(tmp_path / "t.duckdb")
+    merge_store(target, a.path)
+    bad = tmp_path / "bad.duckdb"
+    shutil.copyfile(a.path, bad)
+    con = duckdb.connect(str(bad))
+    for sql in ("UPDATE datasets SET kind = 'score' WHERE name = 'demo'",
+                "UPDATE pairs SET candidate = candidate || ' More.' WHERE pair_id = ?",
+                "UPDATE annotations SET value = value + 1 WHERE pair_id = ? AND annotator = 'expert_1' "
+                "AND field = 'score'",
+                "UPDATE rating_queue_pairs SET pair_id = 'elsewhere' WHERE position = 3",
+                "UPDATE ratings SET score = 1 WHERE pair_id = ?",
+                "UPDATE adjudications SET value = 2 WHERE pair_id = ?"):
+        con.execute(sql, [pid] if "?" in sql else [])
+    con.execute("UPDATE judge_runs SET params = '{}'")
+    con.execute("UPDATE rating_queues SET method = 'filters'")
+    comparison = con.execute("SELECT comparison_id FROM preferences ORDER BY 1 LIMIT 1").fetchone()[0]
+    con.execute("UPDATE preferences SET confidence = 9.5 WHERE comparison_id = ?", [comparison])
+    con.close()
+    before = dump_sha(target.path)
+    with pytest.raises(MergeConflict) as refused:
+        merge_store(target, bad)
+    lines = refused.value.conflicts
+    assert refused.value.total == len(lines) == 9, lines
+    expected = ["dataset demo: differs from this store (kind error_counts here, score in the source)",
+                f"pair {pid} (dataset demo, ",
+                f"annotation of pair {pid} by expert_1 (score): differs from this store (value ",
+                "run length-",
+                f"rating queue {queue} (pilot): differs from this store (method sample here, filters in the source)",
+                f"position 3 of rating queue {queue}: differs from this store (pair_id ",
+                f"rating 1 of pair {pid} by Dr A: differs from this store (score 4.0 here, 1.0 in the source)",
+                f"adjudication 1 of score of pair {pid}: differs from this store (value 3.5 here, 2.0 in the source)",
+                f"preference {comparison} of dataset demo: differs from this store (confidence "]
+    for start in expected:
+        assert sum(line.startswith(start) for line in lines) == 1, (start, lines)
+    assert dump_sha(target.path) == before
