@@ -144,6 +144,8 @@ def _norm_site(cls: str, raw: str) -> str:
         return "-".join(nums)
     if cls == "clock face":
         return re.match(r"\d+", s).group(0)
+    if cls == "nodal station" and low in ("hilum", "hila", "infracarinal"):
+        return "hilar" if low.startswith("hil") else "subcarinal"
     if cls == "nodal station" and low.startswith("level"):
         tok = low.split()[-1].rstrip("ab").upper()
         return f"level {ROMAN.get(tok, tok)}"
@@ -447,7 +449,9 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         changes = [c for c in changes if c[2] not in V.NEEDS_TEMPORAL
                    or (c[0] >= first_end and not COPULA_BEFORE.search(masked, max(0, c[0] - 30), c[0]))]
     # "leads show an unchanged cardiomediastinal silhouette": the comparison is the silhouette's
-    changes = [c for c in changes if not CHANGE_OF_ANATOMY.match(masked, c[1])]
+    # (not when a finding's words come first: "stable calcified granuloma left lung base")
+    changes = [c for c in changes if not ((m := CHANGE_OF_ANATOMY.match(masked, c[1]))
+                                          and not any(c[1] <= mn.start < m.end() for mn in mentions))]
     blanked += [(a, b) for a, b, _ in changes]
     if blanked:
         chars = list(masked)

@@ -12,10 +12,13 @@ import re
 from dataclasses import dataclass, replace
 
 from core.judges.rules import vocab as V
-from core.judges.rules.findings import Finding, is_generic
+from core.judges.rules.findings import Finding, family_of, is_generic
 from core.judges.rules.patterns import ALTERNATIVE, AND_OR_SEP, DESCRIPTOR, OR_SEP, READING, VERSUS
 
 __all__ = ["Mention", "backward", "forward", "next_joined", "readings"]
+
+#: Families of generic findings that name an abnormality of their own, not a density awaiting its reading
+NOT_DENSITY = frozenset({"degenerative", "granulomatous"})
 
 
 @dataclass
@@ -94,7 +97,9 @@ def readings(sent: str, mentions: list[Mention], out: list[Finding]) -> list[Fin
         words = sent[mentions[i].start:mentions[i].end]
         gap = sent[mentions[i].end:mentions[j].start]
         joined = READING.search(gap) or (b.alternatives and gap.strip() in (",", "-", ":"))  # "opacities, A versus B"
-        if (is_generic(a.concept) or DESCRIPTOR.search(words)) and joined and len(gap.split()) <= 10:
+        # a generic finding that is not a density ("degenerative changes ... suggesting a fracture") stays
+        density = (is_generic(a.concept) and family_of(a.concept) not in NOT_DENSITY) or DESCRIPTOR.search(words)
+        if density and joined and len(gap.split()) <= 10:
             out[j] = replace(b, side=b.side or a.side, sites=b.sites + tuple(x for x in a.sites if x[0] not in
                                                                           dict(b.sites)),
                              size_mm=b.size_mm if b.size_mm is not None else a.size_mm,

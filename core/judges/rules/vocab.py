@@ -49,7 +49,7 @@ CONCEPTS: tuple[Concept, ...] = (
                                        r"(?:thin\s+)?lucent\s+line(?=\s+(?:along|at|over|in)\b)"), "always"),
     C("pleural_effusion", "pleural effusion",
       (r"pleural\s+fluid\s+collections?", r"pleural\s+effusions?", r"pleural\s+fluid",
-       r"fluid\s+in\s+the\s+(?:(?:left|right|bilateral)\s+)?pleural\s+spaces?", r"hydrothora(?:x|ces)",
+       r"fluid\s+(?:(?:is|are)\s+)?(?:(?:present|seen|noted)\s+)?(?:with)?in\s+the\s+(?:(?:left|right|bilateral)\s+)?pleural\s+spaces?", r"hydrothora(?:x|ces)",
        r"blunt(?:ing|ed)\s+(?:of\s+)?(?:the\s+)?(?:(?:right|left|bilateral|both)\s+)?(?:(?:lateral|posterior)\s+)?" + _CP,
        r"costophrenic\s+(?:(?:angle|recess|sulcus|xxxx)\s+)?blunting", _CP + r"(?=\s+(?:is|are|remains?)\s+"
        r"(?:\w+ly\s+)?blunted)"),
@@ -77,7 +77,7 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:heart|cardiac\s+silhouette|cardiomediastinal\s+silhouette)(?:\s+size)?" + _IS_ENLARGED),
       "graded", level=3),
     C("atelectasis", "atelectasis", (r"atelectas[ie]s", r"atelectatic\s+changes?", r"subsegmental\s+collapse",
-                                   r"volume\s+loss")),  # bare "volume loss": the lung's (cerebral is qualified)
+                                   r"volume\s+loss", r"atelectatic")),  # bare "volume loss": the lung's (cerebral is qualified)
     C("lung_nodule", "pulmonary nodule",
       (r"(?:pulmonary|lung|noncalcified|non-calcified|solid|part-solid|subsolid|ground[-\s]glass|spiculated)"
        r"\s+(?:pulmonary\s+)?nodules?", r"suspicious\s+pulmonary\s+nodules?"),
@@ -85,10 +85,13 @@ CONCEPTS: tuple[Concept, ...] = (
     C("rib_fracture", "rib fracture", (r"rib\s+fractures?", r"fractures?\s+(?:of|involving)\s+the\s+(?:\w+\s+){1,4}ribs?"),
       "always",
       scales=("disp",), family="fracture"),
-    C("granuloma", "calcified granuloma", (r"calcified\s+granulomas?", r"granulomas?", r"calcified\s+nodules?",
-                                           r"(?:prior\s+|old\s+|healed\s+)?granulomatous\s+(?:disease|infection|"
-                                           r"sequela[e]?|changes?|calcifications?|process)"),
-      family="calcification", also=("nodule",)),
+    C("granuloma", "calcified granuloma", (r"calcified\s+granulom(?:as?|ata)", r"granulom(?:as?|ata)",
+                                           r"calcified\s+nodules?", r"granulomatous\s+calcifications?"),
+      family="calcification", also=("nodule", "granulomatous")),
+    # the disease read from calcified granulomas or nodes: either can stand for it
+    C("granulomatous_disease", "granulomatous disease",
+      (r"(?:prior\s+|old\s+|healed\s+|remote\s+)?granulomatous\s+(?:disease|infection|sequela[e]?|changes?|"
+       r"process|exposure)",), family="granulomatous", generic=True, also=("calcification",)),
     C("hiatal_hernia", "hiatal hernia", (r"hiatal\s+hernias?", r"hiatus\s+hernias?")),
     C("emphysema", "emphysema", (r"(?:centrilobular|paraseptal|panlobular|bullous)\s+emphysema", r"emphysema",
                                  r"emphysematous\s+(?:changes?|disease|lungs?)", r"COPD",
@@ -258,7 +261,8 @@ CONCEPTS: tuple[Concept, ...] = (
     C("facet_arthropathy", "facet arthropathy",
       (r"facet\s+(?:joint\s+)?(?:arthropathy|arthrosis|hypertrophy|osteoarthritis|degenerative\s+changes?)",)),
     C("disc_degeneration", "degenerative disc disease",
-      (r"degenerative\s+disc\s+disease", r"(?:disc|disk)\s+(?:space\s+)?(?:narrowing|degeneration|desiccation)")),
+      (r"degenerative\s+disc\s+disease", r"(?:disc|disk)\s+(?:space\s+)?(?:narrowing|degeneration|desiccation)"),
+      family="degenerative"),
     C("compression_fracture", "vertebral compression fracture",
       (r"compression\s+(?:fractures?|deformit(?:y|ies))", r"vertebral\s+(?:body\s+)?(?:compression\s+)?fractures?",
        r"(?:wedge|burst)\s+fractures?", r"(?:mild\s+|partial\s+)?loss\s+of\s+(?:vertebral\s+(?:body\s+)?)?height",
@@ -269,7 +273,8 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"(?:abnormal\s+)?cord\s+signal(?:\s+(?:abnormality|abnormalities|change))?",
        r"abnormal\s+(?:T2\s+)?signal\s+(?:with)?in\s+the\s+(?:spinal\s+)?cord", r"cord\s+(?:edema|compression)",
        r"myelomalacia", r"myelopathy"), "always"),
-    C("scoliosis", "scoliosis", (r"(?:dextro|levo)?scoliosis", r"scoliotic\s+curvature")),
+    C("scoliosis", "scoliosis", (r"(?:dextro|levo)?scoliosis", r"scoliotic\s+curvature",
+                                 r"(?:dextro|levo)-?convex\s+(?:\w+\s+)?curvature", r"lateral\s+curvature")),
     # ---- knee ----------------------------------------------------------------
     C("acl_tear", "anterior cruciate ligament tear",
       (r"(?:anterior\s+cruciate\s+ligament|ACL)\s+(?:tears?|ruptures?|disruption)",
@@ -365,7 +370,7 @@ CONCEPTS: tuple[Concept, ...] = (
        r"usual\s+interstitial\s+pneumonia"),
       "always"),
     C("scarring", "scarring", (r"(?:apical\s+|pleural-?parenchymal\s+)?scarring", r"fibrotic\s+changes?",
-                               r"linear\s+(?:atelectasis|opacit(?:y|ies))")),
+                               r"linear\s+(?:atelectasis|opacit(?:y|ies))", r"scars?")),
     C("bronchiectasis", "bronchiectasis", (r"bronchiectasis",)),
     C("pleural_thickening", "pleural thickening", (r"pleural\s+thickening", r"pleural\s+plaques?",
                                                    r"pleural\s+retraction", r"apical\s+(?:pleural\s+)?cap")),
@@ -381,7 +386,7 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"degenerative\s+(?:endplate\s+)?changes?", r"osteophytes?", r"osteophytosis", r"spondylotic\s+changes?",
        r"(?:degenerative\s+)?endplate\s+(?:changes?|sclerosis|spurring)", r"arthritic\s+changes?", r"spurring",
        r"degenerative\s+disease", r"(?:thoracic\s+|lumbar\s+|cervical\s+|multilevel\s+)?spondylosis",
-       r"degenerative\s+(?:thoracic\s+|lumbar\s+|cervical\s+)?spine")),
+       r"degenerative\s+(?:thoracic\s+|lumbar\s+|cervical\s+)?spine"), family="degenerative", generic=True),
     C("hernia", "hernia", (r"hernias?",)),
     # support devices: their presence is not an error of clinical weight; their position is read as a size
     C("endotracheal_tube", "endotracheal tube", (r"endotracheal\s+tube", r"ET\s+tube", r"ETT"), family="device"),
@@ -535,7 +540,8 @@ SITE_CLASSES: tuple[tuple[str, str], ...] = (
     ("liver segment", r"segments?\s+(?:[1-8]|VIII|VII|VI|IV|V|III|II|I)(?:[ab])?"),
     ("spine level", r"[CTLS]\d{1,2}(?:\s*-\s*[CTLS]?\d{1,2}|\s+on\s+[CTLS]\d{1,2})?"),
     ("rib", r"\d{1,2}(?:st|nd|rd|th)(?:\s+(?:and|through|to|-)\s+\d{1,2}(?:st|nd|rd|th))?"),
-    ("nodal station", r"paratracheal|subcarinal|prevascular|aortopulmonary|AP\s+window|hilar|paraesophageal|"
+    ("nodal station", r"paratracheal|(?:sub|infra)carinal|prevascular|aortopulmonary|AP\s+window|hilar|hil(?:um|a)|"
+                      r"paraesophageal|"
                       r"precarinal|supraclavicular|axillary|level\s+(?:VI|V|IV|III|II|I|[1-6])[ab]?"),
     ("colon segment", r"(?:sigmoid|descending|ascending|transverse)\s+colon|cecum|rectum|"
                       r"(?:splenic|hepatic)\s+flexure"),
@@ -583,7 +589,7 @@ POST_NORMAL = (r"(?:is|are|appears?|remains?)\s+(?:to\s+be\s+)?(?:within\s+(?:no
                r"within\s+limits\s+of\s+normal|normal|unremarkable)")
 #: Words that end the scope of a negation.
 NEGATION_STOP = (r"but|however|although|though|except|aside\s+from|apart\s+from|other\s+than|whereas|while|"
-                 r"yet|which|that|there\s+is|there\s+are")
+                 r"yet|which|that|there\s+is|there\s+are|and\s+(?:a|an)(?=\s)")
 
 #: (certainty, direction, cue): "back" hedges the finding before the cue (and those joined to it by "or" /
 #: "and": "pneumonia or atelectasis cannot be excluded"), "fwd" the finding after it (and those joined to it by

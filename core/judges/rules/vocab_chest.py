@@ -33,7 +33,7 @@ _ABNORMAL_MARKINGS = r"(?:increased|prominent|coarse(?:ned)?|accentuated|thicken
 CHEST_CONCEPTS: tuple[C, ...] = (
     # ---- lungs, described --------------------------------------------------------
     C("interstitial_opacity", "interstitial opacities",
-      (r"(?:increased|prominent|coarse(?:ned)?|accentuated|thickened)\s+"
+      (r"(?:increased|prominent|coarse(?:ned)?|accentuated|thickened|chronic)\s+"
        r"(?:(?:bilateral|diffuse|bibasilar|basilar|pulmonary|lung)\s+){0,2}" + _MARKINGS,
        r"(?:thickening|prominence|accentuation|coarsening|increase)\s+(?:in\s+|of\s+)(?:the\s+)?" + _MARKINGS,
        _MARKINGS + _IS + _ABNORMAL_MARKINGS + r")",
@@ -84,9 +84,10 @@ CHEST_CONCEPTS: tuple[C, ...] = (
       (r"chronic\s+(?:lung|pulmonary)\s+(?:disease|changes?)", r"chronic\s+(?:interstitial\s+)?lung\s+changes?"),
       "never"),
     C("calcified_nodes", "calcified lymph nodes",
-      (r"calcified\s+(?:(?:right|left|bilateral|mediastinal|hilar|paratracheal|subcarinal|aortopulmonary)\s+){0,3}"
+      (r"calcified\s+(?:(?:right|left|bilateral|mediastinal|hilar|paratracheal|subcarinal|infracarinal|"
+       r"aortopulmonary)(?:\s*,\s*|\s+and\s+|\s+)){0,4}"
        r"(?:lymph\s+(?:nodes?|xxxx)|nodes)", r"(?:(?:right|left|bilateral)\s+)?(?:hilar|mediastinal|paratracheal)\s+"
-       r"calcifications?"), family="calcification"),
+       r"calcifications?"), family="calcification", also=("granulomatous",)),
     C("vertical_heart", "narrow vertical heart", (r"(?:narrow\s+)?vertical(?:ly\s+oriented)?\s+heart",
                                                   r"narrow\s+heart"), "never"),
     C("ileus", "distended bowel",
