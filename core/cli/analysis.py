@@ -195,25 +195,33 @@ def cmd_ensemble(args) -> int:
 
 
 def cmd_summary(args) -> int:
-    from core.analysis.summary import compare_systems, green_summary
+    from core.analysis.scores import METRICS
+    from core.analysis.summary import HEADLINE_METRICS, compare_systems, green_summary, headline_metric
     from core.reads.frames import error_texts, judge_counts, judge_values, with_system
 
     store = open_store(args)
     errors = error_texts(store, args.dataset)
     counts = with_system(store, args.dataset, judge_counts(store, args.dataset))
-    scores = with_system(store, args.dataset, judge_values(store, args.dataset, metrics=["green"]))
+    # headed by GREEN for a GREEN-format judge, by CRIMSON for a CRIMSON run (as the Summaries page)
+    scores = with_system(store, args.dataset, judge_values(store, args.dataset, metrics=list(HEADLINE_METRICS)))
     if args.judge not in set(scores["judge"]):
-        raise ValueError(f"judge '{args.judge}' has no GREEN scores on '{args.dataset}'; "
+        raise ValueError(f"judge '{args.judge}' has no GREEN or CRIMSON scores on '{args.dataset}'; "
                          f"judges: {', '.join(sorted(set(scores['judge']))) or 'none'}")
+    metric = headline_metric(scores, args.judge)
     if args.compare:
-        table = compare_systems(errors, counts, scores, args.judge, systems=tuple(args.compare), seed=args.seed)
+        table = compare_systems(errors, counts, scores, args.judge, systems=tuple(args.compare), seed=args.seed,
+                                score_metric=metric)
         _emit(table, args.json)
         return 0
-    summary = green_summary(errors, counts, scores, args.judge, system=args.system, seed=args.seed)
+    summary = green_summary(errors, counts, scores, args.judge, system=args.system, seed=args.seed,
+                            score_metric=metric)
     if args.json:
         print(json.dumps(summary.to_json(), default=str))
     else:
-        print(f"GREEN {summary.green_mean:.3f} ± {summary.green_std:.3f} over {summary.n_reports} reports "
+        label = METRICS[metric].label if metric in METRICS else metric
+        value = ("-" if summary.green_mean is None
+                 else f"{summary.green_mean:.3f} ± {summary.green_std:.3f}")
+        print(f"{label} (mean ± std) {value} from {summary.green_n} values over {summary.n_reports} reports "
               f"(embedding: {summary.embedding}, seed {summary.seed})")
         _emit(summary.categories, False)
     return 0
@@ -347,7 +355,8 @@ def add_commands(add) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--n-boot", type=int, default=1000)
 
-    p = add("summary", cmd_summary, "GREEN-style clustered summary of a judge's error explanations")
+    p = add("summary", cmd_summary, "GREEN-style clustered summary of a judge's error explanations, headed by "
+            "its GREEN score (CRIMSON's for a CRIMSON run)")
     p.add_argument("--dataset", required=True)
     p.add_argument("--judge", required=True)
     p.add_argument("--system", help="only this candidate system")

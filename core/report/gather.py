@@ -139,7 +139,7 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
     """
     from core.analysis.calibration import count_calibration
     from core.analysis.errortypes import f1_bootstrap
-    from core.analysis.summary import green_summary
+    from core.analysis.summary import HEADLINE_METRICS, green_summary, headline_metric
     from core.reads.frames import (
         error_texts,
         expert_counts,
@@ -185,15 +185,17 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
 
     summary, note = None, ""
     errors = error_texts(store, dataset)
-    scores = with_system(store, dataset, judge_values(store, dataset, metrics=["green"]))
+    # a judge that explains its errors with a GREEN score, or a CRIMSON run (headed by CRIMSON's score)
+    scores = with_system(store, dataset, judge_values(store, dataset, metrics=list(HEADLINE_METRICS)))
     candidates = set(errors["judge"]) & set(scores["judge"])
     judge = _summary_judge(targets, candidates)
     if judge is None:
-        note = ("No judge on this dataset wrote GREEN-format error explanations yet; run one "
+        note = ("No judge on this dataset wrote GREEN-format or CRIMSON error explanations yet; run one "
                 f"(python -m core judge --dataset {dataset} --judge rules) to get a summary.")
     else:
         counts = with_system(store, dataset, jc)
-        summary = green_summary(errors, counts, scores, judge, seed=seed)
+        summary = green_summary(errors, counts, scores, judge, seed=seed,
+                                score_metric=headline_metric(scores, judge))
 
     excerpts: dict[str, dict] = {}
     if summary is not None and len(summary.clusters):

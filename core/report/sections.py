@@ -13,6 +13,7 @@ import textwrap
 
 import pandas as pd
 
+from core.analysis.scores import METRICS
 from core.glossary import judge_in_words, metric_in_words
 from core.reads.context import context_line
 from core.report.gather import ReportData, TargetResult
@@ -276,9 +277,10 @@ def summary_section(data: ReportData) -> str:
         return f"<p class='empty'>{e(data.summary_note)}</p>"
     out = [f"<p>Judge: <strong>{e(summary.judge)}</strong> (the judge closest to the experts that explains its "
            "errors). "]
-    if summary.green_mean is not None:
-        out.append(f"GREEN score: mean {summary.green_mean:.3f}, standard deviation {summary.green_std:.3f} over "
-                   f"{summary.green_n:,} reports. ")
+    if summary.green_mean is not None:  # the headline score: GREEN's, or CRIMSON's for a CRIMSON run
+        label = METRICS[summary.score_metric].label if summary.score_metric in METRICS else summary.score_metric
+        out.append(f"{e(label)} score: mean {summary.green_mean:.3f}, standard deviation {summary.green_std:.3f} "
+                   f"over {summary.green_n:,} reports. ")
     out.append(f"Explanations clustered per category (embedding {e(summary.embedding)}, seed {summary.seed}); "
                "the representatives are the explanations nearest the centre of the largest cluster.</p>")
     clusters = summary.clusters
