@@ -1,6 +1,7 @@
 """The Correlations page's charts: the scatter of one judge metric and the heatmap by facet.
 
-Not a page (app.py lists its pages). Also the labels the page and the charts share.
+Not a page (app.py lists its pages). Also the labels the page and the charts share. Beside each chart:
+SVG, PDF and CSV downloads drawn by core/paper as ``python -m core figures`` draws them (pages/_downloads.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.analysis.scores import METRICS
+from core.paper.figures_agreement import heatmap_figure, scatter_figure
 from pages._correlations_reads import MIN_N
+from pages._downloads import figure_downloads
 from pages._shared import BLUE, MISSING, OKABE_ITO, VERMILLION
 
 SCATTER_MAX = 5000  # points drawn; larger series show a seeded random sample (stated)
@@ -45,7 +48,7 @@ def esc(value) -> str:
 
 
 def scatter(series: pd.DataFrame, judge: str, metric: str, row: pd.Series, target: str, stat: str,
-             seed: int) -> None:
+             seed: int, *, dataset: str | None = None, synthetic: bool = False) -> None:
     n = len(series)
     shown = series
     if n > SCATTER_MAX:
@@ -90,6 +93,10 @@ def scatter(series: pd.DataFrame, judge: str, metric: str, row: pd.Series, targe
         xaxis_title=TARGET_AXIS[target] + " — jittered", yaxis_title=f"{esc(metric_label(metric))}{unit} — jittered",
         legend_title="system", height=440, margin={"t": 50, "b": 40})
     st.plotly_chart(fig, width="stretch", key="corr_scatter")
+    figure_downloads(lambda: scatter_figure(series, judge, metric, target=target, stat=stat, estimate=float(est),
+                                            n=int(row["n"]), dataset=dataset, synthetic=synthetic),
+                     name=f"scatter-{judge}-{metric}-{target}", key="corr_dl_fig_scatter", dataset=dataset,
+                     synthetic=synthetic)
     sample = f"a seeded random {SCATTER_MAX:,} of {n:,} pairs (seed {seed}); " if n > SCATTER_MAX else ""
     st.caption(f"Each point is one pair: {sample}both axes jittered (seed {seed}) so tied values stay visible — "
                f"by up to {JITTER_GAP:.0%} of the gap between adjacent values on a discrete axis, "
@@ -97,10 +104,11 @@ def scatter(series: pd.DataFrame, judge: str, metric: str, row: pd.Series, targe
 
 
 def heatmap(cells: pd.DataFrame, facet: str, series: list[tuple[str, str]], selected: tuple[str, str],
-             stat: str, target: str) -> None:
+             stat: str, target: str, *, dataset: str | None = None, synthetic: bool = False) -> None:
     if cells.empty:
         st.caption("No values in view.")
         return
+    original = cells
     est = STAT_EST[stat]
     cells = cells.assign(oriented=cells[est] * cells["expected_sign"],
                          row=[series_label(j, m) for j, m in zip(cells["judge"], cells["metric"], strict=True)])
@@ -129,6 +137,9 @@ def heatmap(cells: pd.DataFrame, facet: str, series: list[tuple[str, str]], sele
         xaxis_title=facet, yaxis_title="judge · metric", yaxis_autorange="reversed",
         height=max(260, 90 + 34 * len(rows)), margin={"t": 50, "b": 40})
     st.plotly_chart(fig, width="stretch", key="corr_heatmap")
+    figure_downloads(lambda: heatmap_figure(original, facet, series, stat=stat, min_n=MIN_N, dataset=dataset,
+                                            synthetic=synthetic),
+                     name=f"heatmap-{facet}-{stat}", key="corr_dl_fig_heat", dataset=dataset, synthetic=synthetic)
     st.caption(f"Sign-corrected: > 0 (blue) agrees with the experts in the metric's direction, < 0 (orange) "
                f"is the wrong way. Cells with fewer than {MIN_N} pairs show only n. Point estimates and p; "
                f"per-cell CIs: `python -m core correlate --breakdown {facet} --json`.")

@@ -2,7 +2,7 @@
 
 Shown only when the dataset holds pairwise expert preferences; a table of each judge's accuracy at
 picking the expert-preferred candidate (with its Wilson 95% CI and n) and a labelled chart of that
-accuracy by the experts' confidence.
+accuracy by the experts' confidence, with SVG, PDF and CSV downloads beside it (pages/_downloads.py).
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.analysis.scores import METRICS
+from core.paper.figures_agreement import preference_figure
 from core.reads.preferences import dataset_preference_accuracy
 from core.store.db import Store
+from pages._downloads import figure_downloads
 from pages._shared import (
     OKABE_ITO,
     cached,
@@ -32,7 +34,7 @@ def _label(judge: str, metric: str) -> str:
     return f"{judge} · {METRICS[metric].label if metric in METRICS else metric}"
 
 
-def draw_preferences(store: Store, dataset: str, top: int = 6) -> None:
+def draw_preferences(store: Store, dataset: str, top: int = 6, *, synthetic: bool = False) -> None:
     found = _accuracy(store, dataset)
     if found is None:
         return
@@ -71,3 +73,5 @@ def draw_preferences(store: Store, dataset: str, top: int = 6) -> None:
                       yaxis_range=[0, 1.05], height=380, legend={"orientation": "h", "y": -0.3},
                       margin={"t": 50, "b": 40})
     st.plotly_chart(fig, width="stretch", key="corr_pref_chart")
+    figure_downloads(lambda: preference_figure(table, top, dataset=dataset, synthetic=synthetic),
+                     name="preference-by-confidence", key="corr_dl_fig_pref", dataset=dataset, synthetic=synthetic)

@@ -8,6 +8,9 @@ Three views, as ``python -m core calibrate`` computes them:
   error injection (``python -m core inject``);
 * the reliability view: mean judge score per bin of the expert score.
 
+Beside each chart: SVG, PDF and CSV downloads of the same view, drawn by core/paper as ``python -m core
+figures`` draws it (pages/_downloads.py).
+
 URL state: ``judges`` (repeatable; absent = all), ``errors`` (sig / insig /
 both), ``range`` (``1-12``), ``metrics`` (repeatable), ``bins``, ``n_boot``,
 ``seed``.
@@ -22,6 +25,8 @@ import streamlit as st
 from core.analysis.calibration import count_calibration, injected_calibration, reliability
 from core.analysis.errortypes import SIGNIFICANCE_CHOICES
 from core.analysis.scores import METRICS
+from core.paper.figures_counts import calibration_figure as paper_calibration
+from core.paper.figures_counts import injected_figures, reliability_figure
 from core.reads.frames import (
     correlation_frame,
     expert_counts,
@@ -31,6 +36,7 @@ from core.reads.frames import (
     pair_groups,
 )
 from core.reads.queries import CATEGORY_NAMES
+from pages._downloads import figure_downloads
 from pages._shared import (
     OKABE_ITO,
     RUN_HINT,
@@ -238,6 +244,9 @@ def draw_counts(store, dataset: str, synthetic: bool, chosen: list[str], runs: l
         f"Judge-detected {word} per report (mean count)", title, (int(shown.min()), int(shown.max())),
         "expert count")
     st.plotly_chart(fig, width="stretch", key="cal_fig_counts")
+    figure_downloads(lambda t=table: paper_calibration(t, dataset=dataset, synthetic=synthetic),
+                     name=f"calibration-counts-{errors}-{lo}-{hi}", key="cal_dl_fig_counts", dataset=dataset,
+                     synthetic=synthetic)
     outside = int(table.groupby("judge")["n_outside"].first().max())
     if outside:
         total = outside + int(table.groupby("judge")["n"].sum().max())
@@ -293,6 +302,9 @@ def draw_injected(store, dataset: str, synthetic: bool, chosen: list[str], jc: p
         fig.update_xaxes(dtick=1)
         with col:
             st.plotly_chart(fig, width="stretch", key=f"cal_fig_injected_{cat}")
+            figure_downloads(lambda p=part: injected_figures(p, dataset=dataset, synthetic=synthetic)[0],
+                             name=f"injected-{cat}", key=f"cal_dl_fig_injected_{cat}", dataset=dataset,
+                             synthetic=synthetic)
     st.caption(f"Counts of the injected category only; 95% bootstrap CI ({settings['n_boot']} resamples, "
                f"seed {settings['seed']}).")
     view = table[["judge", "category", "x", "n", "y", "ci_low", "ci_high", "bias", "n_missing_judge"]]
@@ -344,6 +356,9 @@ def draw_reliability(store, dataset: str, synthetic: bool, chosen: list[str], ru
     fig = calibration_figure(table, "series", "Expert score (normalised to 0-1; bin midpoint)",
                              "Judge score (mean, 0-1)", title, (0, 1), "expert-score bin midpoint")
     st.plotly_chart(fig, width="stretch", key="cal_fig_reliability")
+    figure_downloads(lambda t=table: reliability_figure(t, dataset=dataset, synthetic=synthetic),
+                     name=f"reliability-{settings['bins']}-bins", key="cal_dl_fig_reliability", dataset=dataset,
+                     synthetic=synthetic)
     st.caption(f"{settings['bins']} equal-width bins of the expert score (mean over annotators, scaled to "
                f"0-1); 95% bootstrap CI ({settings['n_boot']} resamples, seed {settings['seed']}).")
     missing = _missing_caption(table, outside=False)

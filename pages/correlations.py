@@ -195,8 +195,9 @@ def _download(label: str, frame: pd.DataFrame, meta: dict, name: str, key: str) 
                        mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
 
 
-def _download_latex(point: pd.DataFrame, counts: dict, meta: dict, view: dict) -> None:
-    """The judge x metric table as LaTeX (booktabs, caption, label), as `correlate --format latex` writes it."""
+def _download_latex(table: pd.DataFrame, counts: dict, meta: dict, view: dict, with_ci: bool) -> None:
+    """The judge x metric table as LaTeX (booktabs, caption, label), as `correlate --format latex --with-n` writes
+    it; with the CIs (``--with-ci``) when the page shows them (``table`` is then the table with intervals)."""
     from core.paper.correlations import CorrelationContext, correlation_table
     from core.paper.latex import to_latex
 
@@ -207,9 +208,11 @@ def _download_latex(point: pd.DataFrame, counts: dict, meta: dict, view: dict) -
                              identical_removed=counts["identical_removed"])
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{'synthetic-' if meta['synthetic'] else ''}{meta['dataset']}-"
                   f"judge-metric-{meta['target']}") + ".tex"
-    st.download_button("Table LaTeX", data=lambda: to_latex(correlation_table(point, ctx, stat=view["stat"])),
+    st.download_button("Table LaTeX", data=lambda: to_latex(correlation_table(table, ctx, stat=view["stat"],
+                                                                         with_ci=with_ci, with_n=True)),
                        file_name=name, mime="application/x-tex", key="corr_dl_latex", icon=":material/download:",
-                       on_click="ignore", help="booktabs table with its caption and label, for \\input in a paper")
+                       on_click="ignore", help="booktabs table with its caption and label, for \\input in a paper: "
+                                               "each cell's n, and its 95% CI when the detail below shows CIs")
 
 
 def _styled_table(shaped):
@@ -484,11 +487,10 @@ def main() -> None:
     dl = st.columns(4)
     with dl[0]:
         _download("Table CSV", wide, meta, f"judge-metric-{target}", "corr_dl_table")
-    with dl[1]:  # the same table for the paper: booktabs LaTeX with its caption (core/paper)
-        _download_latex(point, counts, meta, view)
+    latex_slot = dl[1]  # the same table for the paper (core/paper), filled once the CIs are known
 
     _ceiling(args, meta, stat)
-    draw_preferences(store, dataset)  # only with comparisons
+    draw_preferences(store, dataset, synthetic=meta["synthetic"])  # only with comparisons
 
     # -- detail -----------------------------------------------------------------------------------
     st.markdown("#### Detail: n, estimates, 95% CIs, p")
@@ -496,6 +498,8 @@ def main() -> None:
     if (n_boot > 0 or ci == "asymptotic") and boot_ok(work, "table"):
         with st.spinner("Confidence intervals…"):
             table = load_table(*args, n_boot, seed, ci)
+    with latex_slot:  # booktabs LaTeX with its caption, n, and the CIs the detail shows
+        _download_latex(table, counts, meta, view, with_ci=table is not point)
     detail = _detail(table, resampled=table is not point)
     three = {"format": "%.3f"}
     show_table(detail, hide_index=True, key="corr_detail", column_config={
@@ -565,7 +569,7 @@ def main() -> None:
                 + ("" if pd.isna(row[est]) or row[est] * sign > 0 else " — **wrong sign ⚠**") + ".")
     left, right = st.columns([3, 2])
     with left:
-        scatter(series, judge, metric, row, target, stat, seed)
+        scatter(series, judge, metric, row, target, stat, seed, dataset=meta["dataset"], synthetic=meta["synthetic"])
     with right:
         st.markdown(f"**Pairs ({len(series):,})**")
         show_table(series.rename(columns={"ext_id": "id", "group_id": "group", "value": metric,
@@ -586,7 +590,8 @@ def main() -> None:
         if len(ranked_all) > len(heat_rows):
             st.caption(f"Rows: the {HEATMAP_ROWS} judge metrics with the highest |{STAT_SYMBOL[stat]}| in the "
                        f"table (of {len(ranked_all)}), plus the selected one.")
-        heatmap(cells, facet, heat_rows, (judge, metric), stat, target_words)  # the title in words, not a column
+        heatmap(cells, facet, heat_rows, (judge, metric), stat, target_words,  # the title in words, not a column
+                dataset=meta["dataset"], synthetic=meta["synthetic"])
         if not cells.empty:
             cols = [facet, "judge", "metric", "n", "tau", "p", "rho", "rho_p", "r", "r_p", "sign_ok", "too_few"]
             _download("Heatmap CSV", cells[cols], meta, f"by-{facet}-{target}", "corr_dl_heat")

@@ -9,6 +9,9 @@ Simulator, as ``python -m core simulate``: GREEN, GREEN-F1, Formula and the
 unified alpha/beta score for chosen TP, S and I, and line charts of each
 metric as one parameter varies (App. B.7, Fig. 7).
 
+Beside each chart: SVG, PDF and CSV downloads drawn by core/paper as ``python -m core figures`` draws
+(pages/_downloads.py).
+
 URL state: ``target``, ``train``, ``seed``, ``n_boot`` (ensembles);
 ``tp``, ``s``, ``i``, ``alpha``, ``beta_s``, ``beta_i``, ``vary`` (simulator).
 """
@@ -24,8 +27,10 @@ import streamlit as st
 from core.analysis.ensemble import ensemble_table, feature_sets_by_metric
 from core.analysis.scores import METRICS
 from core.analysis.simulate import UNIFIED, simulate_grid, sweep
+from core.paper.figures_agreement import ensemble_figure, simulator_figure
 from core.reads.frames import feature_frame, judge_runs
 from core.reads.targets import HIGHER_IS_BETTER, MAIN_TARGETS, dataset_targets
+from pages._downloads import figure_downloads
 from pages._shared import (
     OKABE_ITO,
     RUN_HINT,
@@ -219,6 +224,9 @@ def draw_ensembles(store, dataset: str | None, synthetic: bool) -> None:
                "with the experts (the target is oriented so that higher = better; VERT prints |tau|).")
     title = "Ensembles on held-out pairs" + (" · synthetic data" if synthetic else "")
     st.plotly_chart(tau_figure(table, title), width="stretch", key="ens_fig_tau")
+    if table["tau"].notna().any():
+        figure_downloads(lambda t=table: ensemble_figure(t, target=target, dataset=dataset, synthetic=synthetic),
+                         name=f"ensembles-{target}", key="ens_dl_fig_tau", dataset=dataset, synthetic=synthetic)
     view = table.drop(columns=["columns"]).assign(
         ensemble=table["ensemble"].map(lambda e: ENSEMBLE_LABELS.get(e, e)),
         feature_set=table["feature_set"].map(_set_label))
@@ -313,6 +321,9 @@ def draw_simulator() -> None:
     others = ", ".join(f"{SIM_PARAMS[k][0].split(' —')[0]} = {v:g}" for k, v in fixed.items())
     fig = sweep_figure(curves, vary, values[vary], f"Each metric as {label.split(' —')[0]} varies ({others})")
     st.plotly_chart(fig, width="stretch", key="ens_fig_sweep")
+    figure_downloads(lambda c=curves, v=vary, at=values[vary], x=label.split(" —")[0]:
+                     simulator_figure(c, v, at, words=SIM_METRICS, x_title=x),
+                     name=f"simulator-{vary}", key="ens_dl_fig_sweep")
     download_csv(curves, None, False, f"simulator-sweep-{vary}", "ens_dl_sweep")
 
 

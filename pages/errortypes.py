@@ -8,6 +8,9 @@ GREEN Table 4).
 F1, precision and recall carry 95% percentile CIs from a seeded bootstrap that resamples reference
 groups (``core.analysis.errortypes.f1_bootstrap``), as the correlations' intervals do.
 
+Beside the chart: SVG, PDF and CSV downloads of the same view, drawn by core/paper as ``python -m core
+figures`` draws it (pages/_downloads.py).
+
 URL state: ``judges`` (repeatable; absent = all), ``errors`` (sig / insig /
 both), ``measure`` (f1 / precision / recall), ``n_boot``, ``seed``.
 """
@@ -26,8 +29,10 @@ from core.analysis.errortypes import (
     mae_per_category,
 )
 from core.analysis.scores import CATEGORIES
+from core.paper.figures_counts import f1_figure as paper_f1_figure
 from core.reads.frames import expert_counts, judge_counts, judge_runs, pair_groups
 from core.reads.queries import CATEGORY_NAMES
+from pages._downloads import figure_downloads
 from pages._shared import (
     OKABE_ITO,
     RUN_HINT,
@@ -223,6 +228,8 @@ def draw(store, dataset: str, synthetic: bool, runs: list[str]) -> None:
     title = f"{MEASURES[measure]} per category, {SIGNIFICANCE_LABELS[errors]} errors" + (
         " · synthetic data" if synthetic else "")
     st.plotly_chart(f1_figure(f1, measure, title), width="stretch", key="et_fig_f1")
+    figure_downloads(lambda t=f1: paper_f1_figure(t, measure, dataset=dataset, synthetic=synthetic),
+                     name=f"{measure}-per-category-{errors}", key="et_dl_fig_f1", dataset=dataset, synthetic=synthetic)
     st.caption("Count level, per report and category: TP = min(expert, judge), FP = max(0, judge − expert), "
                "FN = max(0, expert − judge), summed over reports; a zero denominator gives 0. "
                "**all** is the micro average over a-f. Expert counts are means over annotators.")

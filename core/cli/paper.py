@@ -73,6 +73,8 @@ def print_correlate_table(args, store, table, frame, raters) -> int:
     with the default statistic, decimals, no CI and no n): the text table with its legend, as before; with
     --format: :mod:`core.paper`'s LaTeX, Markdown or CSV."""
     plain = args.stat == "tau" and args.decimals == 3 and not args.with_ci and not args.with_n
+    if getattr(args, "breakdown", None):  # --breakdown F: one column per value of F, as the papers' table
+        return _print_breakdown_table(args, store, table, frame, raters)
     if args.format is None and plain:
         from core.analysis.stats import judge_metric_table
 
@@ -88,6 +90,19 @@ def print_correlate_table(args, store, table, frame, raters) -> int:
     ctx = context_of(store, args.dataset, frame, args.target, raters.label, raters.annotators, args.drop_identical)
     shaped = correlation_table(table, ctx, stat=args.stat, decimals=args.decimals, with_ci=args.with_ci,
                                with_n=args.with_n)
+    _write_stdout(render(shaped, args.format or "markdown"))
+    return 0
+
+
+def _print_breakdown_table(args, store, cells, frame, raters) -> int:
+    """``correlate --breakdown F --table`` (or ``--format``): judge metrics x values of F in the papers' shape."""
+    from core.paper.compute import context_of
+    from core.paper.correlations import breakdown_table
+    from core.paper.formats import render
+
+    ctx = context_of(store, args.dataset, frame, args.target, raters.label, raters.annotators, args.drop_identical)
+    shaped = breakdown_table(cells, ctx, args.breakdown, stat=args.stat, decimals=args.decimals,
+                             with_ci=args.with_ci, with_n=args.with_n)
     _write_stdout(render(shaped, args.format or "markdown"))
     return 0
 
@@ -199,7 +214,7 @@ def add_commands(add) -> None:
     from core.paper.assemble import TABLE_KINDS
 
     p = add("tables", cmd_tables, "the papers' tables (correlations, F1 per error type, calibration, ensembles, "
-                                  "preferences, leaderboard) as LaTeX, Markdown or CSV")
+                                  "preferences, judges' and systems' leaderboards) as LaTeX, Markdown or CSV")
     add_settings_flags(p)
     p.add_argument("--table", choices=TABLE_KINDS, help="print this table (default correlations) to stdout")
     p.add_argument("--out", help="write every table in every format (or --format) into this folder, plus "
@@ -212,7 +227,8 @@ def add_commands(add) -> None:
     p.add_argument("--force", action="store_true", help="replace --bib if it exists (never the store)")
 
     p = add("figures", cmd_figures, "every chart as SVG and PDF at a fixed size (no browser), with the numbers "
-                                    "behind each as CSV: calibration, F1 per error type, scatter, preferences, heatmap")
+                                    "behind each as CSV: calibration, injected errors, reliability, F1 per error type, scatter, "
+                                    "preferences, heatmap, ensembles")
     add_settings_flags(p, table_flags=False)
     p.add_argument("--out", required=True, help="the folder to write NAME.svg, NAME.pdf and NAME.csv into")
     p.add_argument("--figure-format", nargs="+", choices=["svg", "pdf"], default=["svg", "pdf"],

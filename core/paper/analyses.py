@@ -1,6 +1,6 @@
 """The other tables of the papers as :class:`~core.paper.tables.PaperTable`: F1 per error type (VERT
 App. C), the count calibration (VERT Fig. 2 as numbers), the ensembles (VERT Table 5), preference accuracy
-(GREEN Fig. 6 as numbers) and the judges' leaderboard (LAIas Sec. 6.3).
+(GREEN Fig. 6 as numbers) and the judges' and systems' leaderboards (LAIas Sec. 6.3).
 
 Each builder takes the frame its command returns (:mod:`core.paper.compute`) and prints it; best and
 second best are :func:`core.analysis.stats.mark_best` on the printed values, per column, only where two or
@@ -195,3 +195,41 @@ def leaderboard_paper_table(board: pd.DataFrame, *, dataset: str, synthetic: boo
     return PaperTable(name="leaderboard-judges", corner="Judge · metric", columns=("Group", "Rank", "τ", "n", "Cost"),
                       column_keys=("group", "rank", "tau_oriented", "n", "cost"), rows=tuple(rows), caption=caption,
                       label=f"tab:{slug(dataset)}-leaderboard", with_ci=with_ci, with_n=False)
+
+
+def systems_paper_table(board: pd.DataFrame, *, dataset: str, synthetic: bool, decimals: int = 3,
+                        cost_text: Callable = str) -> PaperTable:
+    """Candidate systems ranked by a judge's score within groups of comparable runs (LAIas Sec. 6.3): the
+    score, the strict and relaxed pass rates (report checks only), n, cost and latency."""
+    from core.analysis.scores import METRICS
+
+    def number(value: float, places: int = decimals) -> Cell:
+        return Cell(text="–") if pd.isna(value) else Cell(text=fmt(float(value), places), value=float(value))
+
+    def label(metric: str) -> str:
+        return METRICS[metric].label if metric in METRICS else metric
+
+    rows = []
+    for _, r in board.iterrows():
+        cells = (Cell(text=str(r["group"])), Cell(text=f"{r['judge']} · {label(r['metric'])}"), Cell(text=str(int(r["rank"]))),
+                 number(r["score"]), number(r["strict_pass_rate"]), number(r["relaxed_pass_rate"]),
+                 Cell(text=f"{int(r['n']):,}", value=float(r["n"])),
+                 Cell(text=cost_text(r["cost_usd"], not pd.isna(r["cost_usd"]))),
+                 number(r["latency_ms_mean"], 0))
+        rows.append((str(r["system"]), cells))
+    groups = board["group"].nunique()
+    lower = sorted({str(m) for m, hib in zip(board["metric"], board["higher_is_better"], strict=True) if not hib})
+    caption = (f"Candidate systems ranked by each judge's score on {dataset}" + (" (synthetic data)" if synthetic else "")
+               + f": the mean score over the system's pairs, ranked only within groups of comparable runs (same "
+               "dataset version, split, judge kind, model, prompt and hash, generation settings, locale and metric; "
+               f"{groups} group{'s' if groups != 1 else ''}), by score, then strict and relaxed pass rate, cost and "
+               "latency (LAIas Sec. 6.3). "
+               + (f"Lower is better for {', '.join(lower)}. " if lower else "")
+               + "Pass rates only for report checks (strict: PASS; relaxed: not FAIL); cost and mean latency per call as recorded by "
+               "the runs (unknown when a price was missing).")
+    return PaperTable(name="leaderboard-systems", corner="System",
+                      columns=("Group", "Judge · metric", "Rank", "Score", "Strict pass", "Relaxed pass", "n", "Cost",
+                               "Latency (ms)"),
+                      column_keys=("group", "judge_metric", "rank", "score", "strict_pass_rate", "relaxed_pass_rate",
+                                   "n", "cost", "latency_ms_mean"),
+                      rows=tuple(rows), caption=caption, label=f"tab:{slug(dataset)}-systems")

@@ -10,6 +10,7 @@ from core.paper.analyses import (
     errortype_table,
     leaderboard_paper_table,
     preference_paper_table,
+    systems_paper_table,
 )
 from core.paper.compute import Results
 from core.paper.correlations import correlation_table
@@ -17,7 +18,7 @@ from core.paper.formats import FORMATS, SUFFIX, render
 from core.paper.tables import PaperTable
 
 #: ``tables --table NAME``: the tables by kind, in the order they are written.
-TABLE_KINDS = ("correlations", "errortypes", "calibration", "ensembles", "preferences", "leaderboard")
+TABLE_KINDS = ("correlations", "errortypes", "calibration", "ensembles", "preferences", "leaderboard", "systems")
 
 
 def all_tables(results: Results) -> dict[str, PaperTable]:
@@ -41,6 +42,8 @@ def all_tables(results: Results) -> dict[str, PaperTable]:
     if results.leaderboard is not None:
         out["leaderboard"] = leaderboard_paper_table(results.leaderboard, target=ctx.target, raters=ctx.raters,
                                                      decimals=s.decimals, cost_text=cost_text, **where, **opts)
+    if results.systems is not None:
+        out["systems"] = systems_paper_table(results.systems, decimals=s.decimals, cost_text=cost_text, **where)
     return out
 
 

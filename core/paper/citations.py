@@ -1,9 +1,13 @@
 """BibTeX of the prompts, metrics, datasets and statistics a methods paragraph cites.
 
-Entries are written from the papers' own reference lists where the repository holds them
-(/work/shared/seeds: GREEN, CREPE, VERT) and from the standard references of the statistics. Two
-entries carry what is known only: VERT is a preprint whose copy here prints no authors, and CREPE's
-venue is not printed in it; their ``note`` says so, to be completed before submission.
+Where each entry was checked (:data:`CHECKED`): the papers' own reference lists in the seed copies
+(/work/shared/seeds: CREPE prints GREEN, ReXVal, FineRadScore and Yu et al. 2023; GREEN prints ReXVal),
+the publishers' pages (ACL Anthology for CREPE, PhysioNet for ReXVal, the arXiv abstract pages of VERT,
+CRIMSON and RADAR), the authors' repository (CRIMSON's README gives its BibTeX) and the paper itself
+(MAIRA-2's first page). The seed copy of VERT prints no title or authors and that of RADAR only the
+authors' e-mail addresses; both were completed from their arXiv pages. One entry carries what is known
+only, with a ``note`` saying what is unverified: LAIas Bench, whose copy prints no year, venue or
+identifier. The statistics' references are the standard ones.
 """
 
 from __future__ import annotations
@@ -18,20 +22,45 @@ BIBTEX: dict[str, str] = {
   address = {Miami, Florida, USA},
   publisher = {Association for Computational Linguistics}
 }""",
-    "vert2026": """@misc{vert2026,
+    "bologna2026vert": """@misc{bologna2026vert,
   title = {{VERT}: Reliable {LLM} Judges for Radiology Report Evaluation},
-  author = {{VERT authors}},
+  author = {Bologna, Federica and Corbeil, Jean-Philippe and Wilkens, Matthew and Ben Abacha, Asma},
   year = {2026},
   eprint = {2604.03376},
   archivePrefix = {arXiv},
-  note = {Preprint under review; the copy the prompts were taken from prints no author names: complete them from arXiv:2604.03376}
+  primaryClass = {cs.AI}
 }""",
-    "cho2025crepe": """@misc{cho2025crepe,
-  title = {{CREPE}: Rapid Chest X-ray Report Evaluation by Predicting Multi-category Error Counts},
+    "cho2025crepe": """@inproceedings{cho2025crepe,
+  title = {{CREPE}: Rapid Chest {X}-ray Report Evaluation by Predicting Multi-category Error Counts},
   author = {Cho, Gihun and Jang, Seunghyun and Ko, Hanbin and Baek, Inhyeok and Park, Chang Min},
+  booktitle = {Proceedings of the 2025 Conference on Empirical Methods in Natural Language Processing},
+  pages = {21749--21766},
   year = {2025},
-  howpublished = {\\url{https://gihuncho.github.io/crepe}},
-  note = {Venue not printed in the copy used here; complete before submission}
+  address = {Suzhou, China},
+  publisher = {Association for Computational Linguistics}
+}""",
+    "baharoon2026crimson": """@misc{baharoon2026crimson,
+  title = {{CRIMSON}: A Clinically-Grounded {LLM}-Based Metric for Generative Radiology Report Evaluation},
+  author = {Baharoon, Mohammed and Heintz, Thibault and Raissi, Siavash and Alabbad, Mahmoud and Alhammad, Mona and AlOmaish, Hassan and Kim, Sung Eun and Banerjee, Oishi and Rajpurkar, Pranav},
+  year = {2026},
+  eprint = {2603.06183},
+  archivePrefix = {arXiv},
+  primaryClass = {cs.CL}
+}""",
+    "sun2026radar": """@misc{sun2026radar,
+  title = {{RADAR}: A Multimodal Benchmark for {3D} Image-Based Radiology Report Review},
+  author = {Sun, Zhaoyi and Jagtiani, Minal and Yim, Wen-wai and Xia, Fei and Gunn, Martin and Yetisgen, Meliha and Ben Abacha, Asma},
+  year = {2026},
+  eprint = {2603.06681},
+  archivePrefix = {arXiv},
+  primaryClass = {cs.CV}
+}""",
+    "ribeiro-laias": """@misc{ribeiro-laias,
+  title = {{LAIas Bench}: A Parametric Evaluation Protocol for Radiology Report Generation by Language Models},
+  author = {Ribeiro, Natan Para{\\'\\i}so and Moreno, Raquel and Akira, Francisco},
+  howpublished = {Laudos.AI, S{\\~a}o Paulo, Brazil},
+  year = {n.d.},
+  note = {Year, venue and identifier not printed in the copy used; the project's site lists a later version (LAIasBench: An Agent-Centric Benchmark for Radiology Finding-to-Report Generation) with five authors. Check before submission}
 }""",
     "yu2023evaluating": """@article{yu2023evaluating,
   title = {Evaluating progress in automatic chest {X}-ray radiology report generation},
@@ -43,10 +72,11 @@ BIBTEX: dict[str, str] = {
   year = {2023}
 }""",
     "yu2023rexval": """@misc{yu2023rexval,
-  title = {Radiology Report Expert Evaluation ({ReXVal}) Dataset},
+  title = {Radiology Report Expert Evaluation ({ReXVal}) Dataset (version 1.0.0)},
   author = {Yu, Feiyang and Endo, Mark and Krishnan, Rayan and Pan, Ian and Tsai, Andy and Reis, Eduardo Pontes and Fonseca, Eduardo Kaiser Ururahy Nunes and Lee, Henrique and Shakeri, Zahra and Ng, Andrew and Langlotz, Curtis and Venugopal, Vasantha Kumar and Rajpurkar, Pranav},
   year = {2023},
-  howpublished = {PhysioNet}
+  howpublished = {PhysioNet},
+  doi = {10.13026/2fp8-qr71}
 }""",
     "huang2024fineradscore": """@misc{huang2024fineradscore,
   title = {{FineRadScore}: A Radiology Report Line-by-Line Evaluation Technique Generating Corrections with Severity Scores},
@@ -57,11 +87,10 @@ BIBTEX: dict[str, str] = {
 }""",
     "bannur2024maira2": """@misc{bannur2024maira2,
   title = {{MAIRA-2}: Grounded Radiology Report Generation},
-  author = {Bannur, Shruthi and others},
+  author = {Bannur, Shruthi and Bouzid, Kenza and Castro, Daniel C. and Schwaighofer, Anton and Thieme, Anja and Bond-Taylor, Sam and Ilse, Maximilian and P{\\'e}rez-Garc{\\'\\i}a, Fernando and Salvatelli, Valentina and Sharma, Harshita and Meissen, Felix and Ranjit, Mercy and Srivastav, Shaury and Gong, Julia and Codella, Noel C. F. and Falck, Fabian and Oktay, Ozan and Lungren, Matthew P. and Wetscherek, Maria Teodora and Alvarez-Valle, Javier and Hyland, Stephanie L.},
   year = {2024},
   eprint = {2406.04449},
-  archivePrefix = {arXiv},
-  note = {Defines RadFact; complete the author list before submission}
+  archivePrefix = {arXiv}
 }""",
     "papineni2002bleu": """@inproceedings{papineni2002bleu,
   title = {{BLEU}: a Method for Automatic Evaluation of Machine Translation},
@@ -141,10 +170,25 @@ BIBTEX: dict[str, str] = {
 }""",
 }
 
+#: key -> where its authors, title, venue, year and identifier were checked.
+CHECKED: dict[str, str] = {
+    "ostmeier2024green": "CREPE's reference list (seed); the GREEN seed is the anonymous submission",
+    "bologna2026vert": "arXiv abstract page of 2604.03376 (the seed copy prints no title or authors)",
+    "cho2025crepe": "the seed's first page (title, authors); ACL Anthology 2025.emnlp-main.1102 (venue, pages)",
+    "baharoon2026crimson": "rajpurkarlab/CRIMSON README (commit cb1f126) and the arXiv abstract page of 2603.06183",
+    "sun2026radar": "arXiv abstract page of 2603.06681 (the seed copy prints the authors' e-mail addresses only)",
+    "ribeiro-laias": "the seed's first page (title, authors, affiliation); no year, venue or identifier: see note",
+    "yu2023evaluating": "CREPE's reference list (seed)",
+    "yu2023rexval": "CREPE's and GREEN's reference lists (seed); PhysioNet page (version, DOI)",
+    "huang2024fineradscore": "CREPE's reference list (seed)",
+    "bannur2024maira2": "the paper's first page (arXiv 2406.04449); no seed cites the arXiv id (VERT: Bannur et al., 2024)",
+}
+
 #: key -> how the text cites it.
 SHORT: dict[str, str] = {
-    "ostmeier2024green": "Ostmeier et al., 2024", "vert2026": "VERT, arXiv:2604.03376",
-    "cho2025crepe": "Cho et al., 2025", "yu2023evaluating": "Yu et al., 2023a", "yu2023rexval": "Yu et al., 2023b",
+    "ostmeier2024green": "Ostmeier et al., 2024", "bologna2026vert": "Bologna et al., 2026",
+    "cho2025crepe": "Cho et al., 2025", "baharoon2026crimson": "Baharoon et al., 2026", "sun2026radar": "Sun et al., 2026",
+    "ribeiro-laias": "Ribeiro et al., n.d.", "yu2023evaluating": "Yu et al., 2023a", "yu2023rexval": "Yu et al., 2023b",
     "huang2024fineradscore": "Huang et al., 2024", "bannur2024maira2": "Bannur et al., 2024",
     "papineni2002bleu": "Papineni et al., 2002", "lin2004rouge": "Lin, 2004", "kendall1945ties": "Kendall, 1945",
     "krippendorff2018content": "Krippendorff, 2018", "davison1997bootstrap": "Davison and Hinkley, 1997",
@@ -154,23 +198,34 @@ SHORT: dict[str, str] = {
 }
 
 #: A prompt id (prefix) or a metric -> the works its text or formula comes from.
-PROMPT_CITES = {"green_original": ("ostmeier2024green",), "green": ("ostmeier2024green", "vert2026"),
-                "vert": ("vert2026",), "formula": ("vert2026",), "rubric": ("vert2026",),
-                "radfact": ("bannur2024maira2", "vert2026"), "fineradscore": ("huang2024fineradscore", "vert2026")}
-METRIC_CITES = {"green": ("ostmeier2024green",), "ec_sig": ("ostmeier2024green", "vert2026"),
-                "ec_total": ("vert2026",), "green_f1": ("vert2026",), "formula": ("vert2026",), "vert": ("vert2026",),
-                "rubric": ("vert2026",), "radfact": ("bannur2024maira2",), "fineradscore": ("huang2024fineradscore",),
+PROMPT_CITES = {"green_original": ("ostmeier2024green",), "green": ("ostmeier2024green", "bologna2026vert"),
+                "vert": ("bologna2026vert",), "formula": ("bologna2026vert",), "rubric": ("bologna2026vert",),
+                "radfact": ("bannur2024maira2", "bologna2026vert"), "fineradscore": ("huang2024fineradscore", "bologna2026vert"),
+                "crimson": ("baharoon2026crimson",)}
+METRIC_CITES = {"green": ("ostmeier2024green",), "ec_sig": ("ostmeier2024green", "bologna2026vert"),
+                "ec_total": ("bologna2026vert",), "green_f1": ("bologna2026vert",), "formula": ("bologna2026vert",), "vert": ("bologna2026vert",),
+                "rubric": ("bologna2026vert",), "radfact": ("bannur2024maira2",), "fineradscore": ("huang2024fineradscore",),
                 "bleu4": ("papineni2002bleu",), "bleu2": ("papineni2002bleu", "yu2023evaluating"),
-                "rouge_l": ("lin2004rouge",)}
+                "rouge_l": ("lin2004rouge",), "laias_overall": ("ribeiro-laias",),
+                "laias_adv_overall": ("ribeiro-laias",)}
 
 
 def prompt_cites(prompt_id: str | None) -> tuple[str, ...]:
-    """The works a prompt comes from (few-shot VERT variants ``vert_*`` cite VERT)."""
+    """The works a prompt comes from (few-shot VERT variants ``vert_*`` cite VERT, every ``crimson*`` CRIMSON)."""
     if not prompt_id:
         return ()
     if prompt_id in PROMPT_CITES:
         return PROMPT_CITES[prompt_id]
-    return ("vert2026",) if prompt_id.startswith("vert") else ()
+    if prompt_id.startswith("crimson"):
+        return PROMPT_CITES["crimson"]
+    return ("bologna2026vert",) if prompt_id.startswith("vert") else ()
+
+
+def metric_cites(metric: str) -> tuple[str, ...]:
+    """The works a metric's definition comes from (every ``crimson*`` metric: CRIMSON)."""
+    if metric.startswith("crimson"):
+        return ("baharoon2026crimson",)
+    return METRIC_CITES.get(metric, ())
 
 
 def cite(keys, form: str) -> str:

@@ -2,7 +2,7 @@
 
 Each function here repeats one command's calls to ``core.analysis`` / ``core.reads`` with the same
 arguments (``correlate``, ``errortypes``, ``calibrate``, ``ensemble``, ``preference``, ``leaderboard
---kind judges``, ``agreement``); tests/paper checks the results against the commands' ``--json``. A
+--kind judges`` and ``--kind systems``, ``agreement``); tests/paper checks the results against the commands' ``--json``. A
 dataset without what an analysis needs gets None (with the reason in :attr:`Results.skipped`).
 """
 
@@ -36,6 +36,7 @@ class PaperSettings:
     significance: str = "sig"       # errortypes: sig | insig | both
     calibration_min: int = 0
     calibration_max: int = 12
+    reliability_bins: int = 5       # calibrate --bins: expert-score bins of the reliability figure
     train_size: int = 500
     ties: str = "half"
 
@@ -150,6 +151,39 @@ def ensemble_results(store: Store, dataset: str, s: PaperSettings):
                           target_higher_is_better=HIGHER_IS_BETTER[target], n_boot=s.n_boot)
 
 
+def injected_results(store: Store, dataset: str, s: PaperSettings) -> pd.DataFrame | None:
+    """``calibrate``'s detected-vs-injected table (VERT Fig. 3), None without injected errors or judge counts."""
+    from core.analysis.calibration import injected_calibration
+    from core.reads.frames import injected_counts, judge_counts, pair_groups
+
+    jc, injected = judge_counts(store, dataset), injected_counts(store, dataset)
+    if jc.empty or injected.empty:
+        return None
+    return injected_calibration(jc, injected, n_boot=s.n_boot, seed=s.seed, groups=pair_groups(store, dataset))
+
+
+#: The 0-1 judge scores ``calibrate`` bins against the expert score (and the Calibration page offers).
+RELIABILITY_METRICS = ("green", "green_f1", "formula", "vert", "rubric", "bleu4", "rouge_l", "radfact")
+
+
+def reliability_results(store: Store, dataset: str, s: PaperSettings) -> pd.DataFrame | None:
+    """``calibrate``'s reliability table (mean judge score per expert-score bin), None without expert scores
+    or a 0-1 judge score."""
+    from core.analysis.calibration import reliability
+    from core.reads.frames import correlation_frame, pair_groups
+    from core.reads.raters import resolve_raters
+
+    raters = resolve_raters(store, dataset, s.raters)
+    frame = correlation_frame(store, dataset, "score", annotators=raters.annotators)
+    if frame.empty:
+        return None
+    scores = frame[["pair_id", "judge", "metric", "value"]]
+    targets = frame.drop_duplicates("pair_id")[["pair_id", "target"]]
+    table = reliability(scores[scores["metric"].isin(RELIABILITY_METRICS)], targets, n_bins=s.reliability_bins,
+                        n_boot=s.n_boot, seed=s.seed, groups=pair_groups(store, dataset))
+    return None if table.empty else table
+
+
 def preference_results(store: Store, dataset: str, s: PaperSettings) -> tuple[pd.DataFrame, dict] | None:
     """``preference``'s table and what it used, None without comparisons."""
     from core.reads.preferences import dataset_preference_accuracy, load_preferences
@@ -169,6 +203,14 @@ def leaderboard_results(store: Store, dataset: str, s: PaperSettings) -> pd.Data
     raters = resolve_raters(store, dataset, s.raters)
     board = judges_leaderboard(store, dataset, target=target, n_boot=s.n_boot, seed=s.seed,
                                annotators=raters.annotators).assign(raters=raters.choice)
+    return None if board.empty else board
+
+
+def systems_results(store: Store, dataset: str, s: PaperSettings) -> pd.DataFrame | None:
+    """``leaderboard --kind systems`` (candidate systems ranked within comparable groups), None when empty."""
+    from core.reads.leaderboard import systems_leaderboard
+
+    board = systems_leaderboard(store, dataset)
     return None if board.empty else board
 
 
@@ -209,17 +251,25 @@ class Results:
     frame: pd.DataFrame
     f1: pd.DataFrame | None = None
     calibration: pd.DataFrame | None = None
+    injected: pd.DataFrame | None = None
+    reliability: pd.DataFrame | None = None
     ensemble: object | None = None
     preference: tuple[pd.DataFrame, dict] | None = None
     leaderboard: pd.DataFrame | None = None
+    systems: pd.DataFrame | None = None
     agreement: dict | None = None
     declared: dict = field(default_factory=dict)  # import-outputs --lower/--higher-is-better, per (judge, metric)
     skipped: dict[str, str] = field(default_factory=dict)
 
 
+#: What compute_all computes unless told (the tables and the methods); figures add injected and reliability.
+DEFAULT_PARTS = ("f1", "calibration", "ensemble", "preference", "leaderboard", "systems", "agreement")
+
+
 def compute_all(store: Store, dataset: str, s: PaperSettings, parts: tuple[str, ...] | None = None) -> Results:
-    """Every analysis the paper outputs need (or only ``parts`` of them besides the correlations: f1,
-    calibration, ensemble, preference, leaderboard, agreement), each as its command computes it."""
+    """The analyses the paper outputs need besides the correlations: ``parts`` of f1, calibration, injected,
+    reliability, ensemble, preference, leaderboard, systems, agreement (default :data:`DEFAULT_PARTS`), each
+    as its command computes it."""
     info = dataset_info(store, dataset)
     corr, ctx, frame = correlation_results(store, dataset, s)
     from core.reads.frames import declared_orientations
@@ -228,12 +278,15 @@ def compute_all(store: Store, dataset: str, s: PaperSettings, parts: tuple[str, 
                   declared=declared_orientations(store, dataset))
     steps = {"f1": (errortype_results, "no judge reported per-category error counts, or no expert counts"),
              "calibration": (calibration_results, "no per-category error counts on both sides"),
+             "injected": (injected_results, "no injected errors (python -m core inject) with judge counts"),
+             "reliability": (reliability_results, "no expert scores with a 0-1 judge score"),
              "ensemble": (ensemble_results, "fewer than two judge metrics"),
              "preference": (preference_results, "no pairwise preferences (import-preferences)"),
              "leaderboard": (leaderboard_results, "no judge to rank"),
+             "systems": (systems_results, "no candidate systems (pairs.system) scored by a judge"),
              "agreement": (agreement_results, "fewer than two annotators")}
     for name, (func, reason) in steps.items():
-        if parts is not None and name not in parts:
+        if name not in (DEFAULT_PARTS if parts is None else parts):
             continue
         value = func(store, dataset, s)
         setattr(out, name, value)

@@ -88,56 +88,114 @@ def _ci(row: pd.Series, est: str, lo: str, hi: str, decimals: int) -> tuple[tupl
     return (fmt(low, decimals), fmt(high, decimals)), (low, high)
 
 
+def _cells(shaped, by_key: dict, est: str, lo: str, hi: str, decimals: int) -> tuple:
+    """The PaperTable rows of a :func:`core.analysis.stats.judge_metric_table` (``by_key``: (row, column) -> the
+    long table's row, for the CIs)."""
+    rows = []
+    for key in shaped.values.index:
+        cells = []
+        for column in shaped.values.columns:
+            v = float(shaped.values.at[key, column])
+            n = shaped.n.at[key, column]
+            n = None if pd.isna(n) else int(n)
+            if math.isnan(v):
+                cells.append(Cell(text=shaped.text.at[key, column] if n is not None else "–", n=n))
+                continue
+            ci = _ci(by_key[(str(key), str(column))], est, lo, hi, decimals)
+            cells.append(Cell(text=fmt(v, decimals), value=v, bold=bool(shaped.best.at[key, column]),
+                              underline=bool(shaped.second.at[key, column]),
+                              dagger=bool(shaped.dagger.at[key, column]),
+                              wrong_sign=bool(shaped.wrong_sign.at[key, column]),
+                              ci=ci[0] if ci else None, ci_value=ci[1] if ci else None, n=n))
+        rows.append((str(key), tuple(cells)))
+    return tuple(rows)
+
+
+def _check(stat: str, decimals: int) -> str:
+    stat = STAT_ALIASES.get(stat, stat)
+    if stat not in STAT_COLUMNS:
+        raise ValueError(f"unknown statistic {stat!r}; valid: tau, rho, r")
+    if not 0 <= decimals <= 6:
+        raise ValueError(f"--decimals must be 0-6, not {decimals}")
+    return stat
+
+
+def _n_text(rows: tuple, n_pairs: int) -> str:
+    ns = [c.n for _, cells in rows for c in cells if c.n is not None and not math.isnan(c.value)]
+    text = count_words(n_pairs, "pair")
+    if ns and (min(ns) != n_pairs or max(ns) != n_pairs):
+        text += f" (each cell: n = {min(ns):,}" + (f" to {max(ns):,})" if min(ns) != max(ns) else ")")
+    return text
+
+
+def _identical_words(ctx: CorrelationContext) -> str:
+    return (f"{count_words(ctx.n_identical, 'identical pair')} (candidate = reference) "
+            + ("removed" if ctx.identical_removed else "kept"))
+
+
+MARKS = ("† p ≥ 0.01; ⚠ correlation against the metric's orientation; bold best and underlined second best per "
+         "column (on the printed values), only where two or more {what} have a value.")
+
+
 def correlation_table(corr: pd.DataFrame, ctx: CorrelationContext, *, stat: str = "kendall", decimals: int = 3,
                       with_ci: bool = False, with_n: bool = False) -> PaperTable:
     """The judge x metric table of ``corr`` (one row per judge and metric) in statistic ``stat``."""
     from core.analysis.scores import METRICS
     from core.analysis.stats import judge_metric_table
 
-    stat = STAT_ALIASES.get(stat, stat)
-    if stat not in STAT_COLUMNS:
-        raise ValueError(f"unknown statistic {stat!r}; valid: tau, rho, r")
-    if not 0 <= decimals <= 6:
-        raise ValueError(f"--decimals must be 0-6, not {decimals}")
+    stat = _check(stat, decimals)
     est, value, lo, hi = STAT_COLUMNS[stat]
     shaped = judge_metric_table(corr, value, decimals=decimals)
     by_key = {(str(r["judge"]), str(r["metric"])): r for _, r in corr.iterrows()}
-    rows = []
-    for judge in shaped.values.index:
-        cells = []
-        for metric in shaped.values.columns:
-            v = float(shaped.values.at[judge, metric])
-            n = shaped.n.at[judge, metric]
-            n = None if pd.isna(n) else int(n)
-            if math.isnan(v):
-                cells.append(Cell(text=shaped.text.at[judge, metric] if n is not None else "–", n=n))
-                continue
-            ci = _ci(by_key[(str(judge), str(metric))], est, lo, hi, decimals)
-            cells.append(Cell(text=fmt(v, decimals), value=v, bold=bool(shaped.best.at[judge, metric]),
-                              underline=bool(shaped.second.at[judge, metric]),
-                              dagger=bool(shaped.dagger.at[judge, metric]),
-                              wrong_sign=bool(shaped.wrong_sign.at[judge, metric]),
-                              ci=ci[0] if ci else None, ci_value=ci[1] if ci else None, n=n))
-        rows.append((str(judge), tuple(cells)))
+    rows = _cells(shaped, by_key, est, lo, hi, decimals)
     keys = tuple(str(m) for m in shaped.values.columns)
     headers = tuple(METRICS[m].label if m in METRICS else m for m in keys)
-    ns = [c.n for _, cells in rows for c in cells if c.n is not None and not math.isnan(c.value)]
 
     symbol = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}[stat]
-    n_text = count_words(ctx.n_pairs, "pair")
-    if ns and (min(ns) != ctx.n_pairs or max(ns) != ctx.n_pairs):
-        n_text += f" (each cell: n = {min(ns):,}" + (f" to {max(ns):,})" if min(ns) != max(ns) else ")")
-    ident = (f"{count_words(ctx.n_identical, 'identical pair')} (candidate = reference) "
-             + ("removed" if ctx.identical_removed else "kept"))
     caption = (f"Agreement of judge metrics with the experts on {ctx.dataset}"
                + (" (synthetic data)" if ctx.synthetic else "") + f": |{symbol}| ({STAT_WORDS[stat]}) between "
-               f"each metric and {target_words(ctx.target)}, averaged over {ctx.raters}; {n_text} in "
-               f"{count_words(ctx.n_groups, 'reference group')}; {ident}. ")
+               f"each metric and {target_words(ctx.target)}, averaged over {ctx.raters}; {_n_text(rows, ctx.n_pairs)} "
+               f"in {count_words(ctx.n_groups, 'reference group')}; {_identical_words(ctx)}. ")
     if with_ci:
         caption += ci_statement(corr) + " "
     caption += ("† p ≥ 0.01; ⚠ correlation against the metric's orientation; bold best and underlined second "
                 "best per column (on the printed values), only where two or more judges have the metric.")
 
     return PaperTable(name=f"correlations-{slug(ctx.target)}-{stat}", corner="Judge", columns=headers,
-                      column_keys=keys, rows=tuple(rows), caption=caption,
+                      column_keys=keys, rows=rows, caption=caption,
                       label=f"tab:{slug(ctx.dataset)}-{slug(ctx.target)}-{stat}", with_ci=with_ci, with_n=with_n)
+
+
+def breakdown_table(cells: pd.DataFrame, ctx: CorrelationContext, facet: str, *, stat: str = "kendall",
+                    decimals: int = 3, with_ci: bool = False, with_n: bool = False) -> PaperTable:
+    """``correlate --breakdown FACET`` in the papers' shape: one row per judge metric, one column per value of
+    ``facet`` (``cells``: a :func:`core.analysis.stats.breakdown` table), with the correlation table's rules
+    (|statistic|, dagger, wrong sign, best and second best per column on the printed values, CI of the
+    printed quantity)."""
+    from core.analysis.scores import METRICS
+    from core.analysis.stats import judge_metric_table
+
+    stat = _check(stat, decimals)
+    est, value, lo, hi = STAT_COLUMNS[stat]
+    labels = [f"{j} · {METRICS[m].label if m in METRICS else m}" for j, m in zip(cells["judge"], cells["metric"],
+                                                                                strict=True)]
+    long = cells.assign(series=labels, facet_value=cells[facet].astype(object).where(cells[facet].notna(), "(none)")
+                        .astype(str))
+    shaped = judge_metric_table(long, value, rows="series", columns="facet_value", decimals=decimals)
+    by_key = {(str(r["series"]), str(r["facet_value"])): r for _, r in long.iterrows()}
+    rows = _cells(shaped, by_key, est, lo, hi, decimals)
+    keys = tuple(str(v) for v in shaped.values.columns)
+    symbol = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}[stat]
+    caption = (f"Agreement of judge metrics with the experts on {ctx.dataset}"
+               + (" (synthetic data)" if ctx.synthetic else "") + f", by {facet}: |{symbol}| ({STAT_WORDS[stat]}) "
+               f"between each metric and {target_words(ctx.target)}, averaged over {ctx.raters}, computed on the "
+               f"pairs of each {facet} value (columns); {_n_text(rows, ctx.n_pairs)} in "
+               f"{count_words(ctx.n_groups, 'reference group')} in all; {_identical_words(ctx)}; a cell with too "
+               "few pairs shows its n. ")
+    if with_ci:
+        caption += ci_statement(cells) + " "
+    caption += MARKS.format(what="judge metrics")
+    return PaperTable(name=f"correlations-{slug(ctx.target)}-{stat}-by-{slug(facet)}", corner="Judge · metric",
+                      columns=keys, column_keys=keys, rows=rows, caption=caption,
+                      label=f"tab:{slug(ctx.dataset)}-{slug(ctx.target)}-{stat}-{slug(facet)}", with_ci=with_ci,
+                      with_n=with_n)

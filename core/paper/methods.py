@@ -14,7 +14,7 @@ import platform
 
 import pandas as pd
 
-from core.paper.citations import METRIC_CITES, bibtex, cite, prompt_cites
+from core.paper.citations import bibtex, cite, metric_cites, prompt_cites
 from core.paper.compute import Results
 from core.paper.correlations import STAT_WORDS, target_words
 from core.paper.tables import count_words
@@ -130,7 +130,7 @@ def methods_paragraph(results: Results, runs: pd.DataFrame, costs: pd.DataFrame)
     p.add(f"{count_words(ctx.n_identical, 'pair')} whose candidate equals the reference (after collapsing white "
           "space) " + ("were removed before every statistic" if ctx.identical_removed else
                        f"{'was' if ctx.n_identical == 1 else 'were'} kept"), "cho2025crepe")
-    metric_keys = [k for m in dict.fromkeys(corr["metric"]) for k in METRIC_CITES.get(m, ())]
+    metric_keys = [k for m in dict.fromkeys(corr["metric"]) for k in metric_cites(str(m))]
     by_run = costs.set_index("run_id") if len(costs) else None
     described, keys = [], []
     for _, run in runs[runs["judge"].isin(judges)].iterrows():
@@ -145,11 +145,11 @@ def methods_paragraph(results: Results, runs: pd.DataFrame, costs: pd.DataFrame)
         f1 = results.f1
         p.add(f"F1 per error category sums true positives, false positives and false negatives over reports before "
               f"dividing, with 95% percentile bootstrap intervals over reference groups "
-              f"({int(f1['n_boot'].max()):,} resamples, seed {int(f1['seed'].iloc[0])})", "vert2026")
+              f"({int(f1['n_boot'].max()):,} resamples, seed {int(f1['seed'].iloc[0])})", "bologna2026vert")
     if results.ensemble is not None and len(results.ensemble.table):
         t = results.ensemble.table
         p.add(f"Ensembles were fitted on {int(t['n_train'].max()):,} train pairs and evaluated on "
-              f"{int(t['n_test'].max()):,} held-out pairs only ({results.ensemble.split.rule})", "vert2026")
+              f"{int(t['n_test'].max()):,} held-out pairs only ({results.ensemble.split.rule})", "bologna2026vert")
     if results.preference is not None:
         used = results.preference[1]
         p.add(f"Preference accuracy counts how often a judge's score prefers the candidate the expert preferred "

@@ -26,7 +26,7 @@ def read_csv(path) -> pd.DataFrame:
 
 
 def test_every_figure_is_an_svg_and_a_pdf_of_a_fixed_size(figures_three):
-    from core.paper.figures import HEIGHT, WIDTH
+    from core.paper.figstyle import HEIGHT, TALL, WIDTH
 
     stems = sorted({p.stem for p in figures_three.iterdir()})
     assert {"calibration-counts", "f1-per-category", "heatmap-modality"} <= set(stems)
@@ -36,7 +36,8 @@ def test_every_figure_is_an_svg_and_a_pdf_of_a_fixed_size(figures_three):
         root = ET.fromstring(svg.read_bytes())  # well-formed XML
         assert root.tag.endswith("svg")
         width, height = float(root.get("width")), float(root.get("height"))
-        assert WIDTH <= width <= WIDTH + 400 and HEIGHT <= height <= HEIGHT + 200, (stem, width, height)
+        plot = TALL if stem.startswith("ensembles-") else HEIGHT  # the fixed sizes of core/paper/figstyle.py
+        assert WIDTH <= width <= WIDTH + 400 and plot <= height <= plot + 200, (stem, width, height)
         assert len(root.findall(".//{http://www.w3.org/2000/svg}text")) >= 5  # titles, ticks: readable text
         data = pdf.read_bytes()
         assert data.startswith(b"%PDF-") and b"/Type /Page" in data and len(data) > 8_000, stem
@@ -97,3 +98,70 @@ def test_the_preference_figure_plots_preference_accuracy(paper_demo, tmp_path):
         expected = levels[(r["judge"], r["metric"], r["confidence"])]
         assert r["accuracy"] == pytest.approx(expected["accuracy"], rel=1e-12) and r["n"] == expected["n"]
     assert shown["series"].nunique() <= 6
+
+
+def test_reliability_and_ensemble_figures_hold_the_commands_numbers(three_rater, figures_three):
+    stems = {p.stem for p in figures_three.iterdir()}
+    assert "reliability-scores" not in stems  # study3 has error counts only: no expert score to bin
+    ens = pd.DataFrame(json.loads(cli(three_rater, "ensemble", "--dataset", THREE, "--json").stdout))
+    ens = ens[ens["tau"].notna()].set_index(["ensemble", "feature_set"])
+    shown = read_csv(figures_three / "ensembles-sig-errors.csv")
+    assert len(shown) == len(ens) > 5
+    for _, r in shown.iterrows():
+        want = ens.loc[(r["ensemble"], r["feature_set"])]
+        assert r["tau"] == pytest.approx(want["tau"], rel=1e-9) and r["n_test"] == want["n_test"]
+        assert (r["ci_low"], r["ci_high"]) == pytest.approx((want["ci_low"], want["ci_high"]), rel=1e-9)
+    assert (shown["dataset"] == THREE).all() and not shown["synthetic"].any()
+
+
+def test_the_demo_has_a_reliability_figure_of_calibrates_numbers(paper_demo, tmp_path):
+    out = tmp_path / "figs"
+    cli(paper_demo, "figures", "--dataset", "demo", "--out", str(out), "--figure-format", "pdf", "--n-boot", "200")
+    want = pd.DataFrame(json.loads(cli(paper_demo, "calibrate", "--dataset", "demo", "--json", "--n-boot",
+                                       "200").stdout)["reliability"])
+    want = want[want["n"] > 0].reset_index(drop=True)
+    shown = read_csv(out / "reliability-scores.csv")
+    assert list(zip(shown["judge"], shown["metric"], shown["bin"], strict=True)) == \
+        list(zip(want["judge"], want["metric"], want["bin"], strict=True))
+    assert shown["y"].to_numpy() == pytest.approx(want["y"].to_numpy(), rel=1e-9)
+    assert shown["ci_low"].to_numpy() == pytest.approx(want["ci_low"].to_numpy(), rel=1e-9, nan_ok=True)
+    assert list(shown["n"]) == list(want["n"]) and shown["synthetic"].all()
+    pdf = (out / "reliability-scores.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-") and b"/FontFile" in pdf
+
+
+def test_an_injected_dataset_gets_vert_fig3_per_error_type(paper_demo, tmp_path):
+    """A dataset shaped like ``inject``'s output (annotator ``injected``, k = 1-3 errors of one type per report,
+    taken from the demo's expert counts, no model): one figure per injected type, with calibrate's numbers."""
+    import shutil
+
+    store = tmp_path / "inj.duckdb"
+    shutil.copyfile(paper_demo, store)
+    from core.store.db import Store
+
+    counts = Store(store).query_df(
+        "SELECT p.ext_id, p.reference, p.candidate, a.category, avg(a.value) AS count FROM annotations a JOIN pairs p "
+        "USING (pair_id) WHERE p.dataset = 'demo' AND a.field = 'error_count' AND a.significant GROUP BY ALL")
+    picked = counts[counts["category"].isin(["a", "b"]) & counts["count"].isin([1.0, 2.0, 3.0])]
+    picked = picked.drop_duplicates("ext_id")  # one injected type per report
+    picked[["ext_id", "reference", "candidate"]].to_csv(tmp_path / "pairs.csv", index=False)
+    picked.assign(significant="true", count=picked["count"].astype(int))[
+        ["ext_id", "category", "significant", "count"]].to_csv(tmp_path / "injected.csv", index=False)
+    cli(store, "import-pairs", str(tmp_path / "pairs.csv"), "--dataset", "inj", "--id-col", "ext_id",
+        "--reference-col", "reference", "--candidate-col", "candidate", "--kind", "error_counts")
+    cli(store, "import-annotations", str(tmp_path / "injected.csv"), "--dataset", "inj", "--id-col", "ext_id",
+        "--category-col", "category", "--significant-col", "significant", "--count-col", "count",
+        "--annotator", "injected")
+    cli(store, "judge", "--dataset", "inj", "--judge", "rules", "--allow-failures")
+    out = tmp_path / "figs"
+    cli(store, "figures", "--dataset", "inj", "--out", str(out), "--n-boot", "200")
+    want = pd.DataFrame(json.loads(cli(store, "calibrate", "--dataset", "inj", "--json", "--n-boot",
+                                       "200").stdout)["injected"])
+    for cat in ("a", "b"):
+        shown = read_csv(out / f"injected-{cat}.csv")
+        expected = want[(want["category"] == cat) & (want["n"] > 0)].reset_index(drop=True)
+        assert list(shown["x"]) == list(expected["x"]) and list(shown["n"]) == list(expected["n"])
+        assert shown["y"].to_numpy() == pytest.approx(expected["y"].to_numpy(), rel=1e-9)
+        root = ET.fromstring((out / f"injected-{cat}.svg").read_bytes())
+        assert any(f"({cat})" in (t.text or "") for t in root.iter("{http://www.w3.org/2000/svg}text"))
+        assert (out / f"injected-{cat}.pdf").read_bytes().startswith(b"%PDF-")
