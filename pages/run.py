@@ -301,8 +301,11 @@ def choose_tasks(models, datasets: list[str], dataset: str, store) -> tuple[list
     a, b, c, d = st.columns(4)
     st.session_state.setdefault("run_temps", [0.0])
     temps = a.multiselect("Temperature", TEMPERATURES, key="run_temps")
-    max_tokens = int(b.number_input("Max tokens", min_value=64, max_value=65536, value=2048, step=64,
-                                    key="run_max_tokens"))
+    chosen_max = b.number_input("Max tokens", min_value=64, max_value=65536, value=None, step=64,
+                                placeholder="each prompt's default", key="run_max_tokens",
+                                help="Empty: each prompt's own output budget (8,192 for the CRIMSON prompts, whose "
+                                     "answer lists every finding; 2,048 for the others), shown in the estimate")
+    max_tokens = None if chosen_max is None else int(chosen_max)  # None: Task.params takes the prompt's default
     st.session_state.setdefault("run_efforts", [NOT_SET])
     efforts = c.multiselect("Reasoning effort", EFFORTS, key="run_efforts",
                             help="'not set' sends no reasoning_effort; providers that do not take it ignore it")
