@@ -625,7 +625,13 @@ def _dedupe(raw: list[Finding]) -> list[Finding]:
         if compat:
             positives[compat[0]] = _merge(positives[compat[0]], f)
         elif related and any(positives[i].section != f.section for i in related):
-            continue  # a conflicting restatement in the impression: the findings section wins
+            # a conflicting restatement in the impression: the findings section wins, with the comparison
+            # only the impression states ("borderline heart" ... "mild stable cardiomegaly")
+            i = next(i for i in related if positives[i].section != f.section)
+            if f.change and not positives[i].change:
+                positives[i] = replace(positives[i], change=f.change, change_text=f.change_text,
+                                       change_at=f.change_at)
+            continue
         else:
             positives.append(f)
     negatives = [n for n in negatives if not any(concepts_related(p.concept, n.concept) for p in positives)]

@@ -38,8 +38,12 @@ _MASS = r"mass(?:es)?"
 _LESION = r"lesions?"
 _NODE = r"lymph\s+nodes?"
 # "the heart is mildly enlarged": the organ names the finding, the rest is read as usual
-_IS_ENLARGED = r"(?=\s+(?:is|are|appears?|remains?)\s+(?:again\s+|still\s+)?(?:\w+ly\s+)?(?:enlarged|dilated|prominent|large))"
+_IS_ENLARGED = (r"(?=\s+(?:is|are|appears?|remains?)\s+(?:again\s+|still\s+)?(?:\w+ly\s+|borderline\s+)?"
+                r"(?:enlarged|dilated|prominent|large|borderline\s+(?:in\s+)?size))")
 # "blunting of the left costophrenic angle" (IU reports write "costophrenic XXXX" where a word was removed)
+# "the aorta is calcified and tortuous": the second adjective (fixed-width look-behinds, one per wording)
+_AFTER_AORTA_IS = "(?:" + "|".join(f"(?<=aorta {verb} {adj} and )" for verb in ("is", "appears")
+                                   for adj in ("calcified", "atherosclerotic", "tortuous", "ectatic")) + ")"
 _CP = r"costophrenic\s+(?:angles?|recess(?:es)?|sulc(?:us|i)|xxxx)"
 
 CONCEPTS: tuple[Concept, ...] = (
@@ -74,6 +78,9 @@ CONCEPTS: tuple[Concept, ...] = (
        r"enlarged\s+(?:cardiomediastinal|cardiac)\s+(?:silhouette|contours?|shadow)",
        r"enlargement\s+of\s+the\s+(?:heart|cardiomediastinal\s+silhouette)",
        r"borderline\s+(?:enlarged\s+)?(?:heart\s+size|cardiac\s+size|heart|cardiac\s+silhouette)",
+       # "heart size at the upper limits of normal" is the borderline heart in other words
+       r"(?:heart|cardiac\s+silhouette|cardiac)(?:\s+size)?(?=\s+(?:is|appears?|remains?)\s+(?:at\s+)?(?:the\s+)?"
+       r"upper\s+limits?\s+of\s+normal)",
        r"(?:heart|cardiac\s+silhouette|cardiomediastinal\s+silhouette)(?:\s+size)?" + _IS_ENLARGED),
       "graded", level=3),
     C("atelectasis", "atelectasis", (r"atelectas[ie]s", r"atelectatic\s+changes?", r"subsegmental\s+collapse",
@@ -183,7 +190,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"atherosclerotic\s+(?:changes?|disease|calcifications?|plaques?)\s+(?:of|in|within)\s+the\s+(?:\w+\s+)?"
        r"aort(?:a|ic\s+(?:arch|knob|xxxx))", r"(?:atherosclerotic|calcified|calcific)\s+(?:thoracic\s+)?aorta",
        r"calcified\s+aortic\s+(?:arch|knob|xxxx)", r"aortic\s+(?:arch|knob)\s+calcifications?",
-       r"(?:thoracic\s+)?aorta(?=\s+(?:is|appears?)\s+(?:\w+ly\s+)?(?:calcified|atherosclerotic))")),
+       r"(?:thoracic\s+)?aorta(?=\s+(?:is|appears?)\s+(?:\w+ly\s+)?(?:calcified|atherosclerotic))",
+       r"calcified(?=\s+(?:and\s+)?(?:(?:tortuous|ectatic)\s+)?(?:(?:thoracic|descending)\s+)?aorta)", _AFTER_AORTA_IS + r"(?:calcified|atherosclerotic)")),
     C("carotid_stenosis", "internal carotid artery stenosis",
       (r"(?:internal\s+carotid\s+artery|internal\s+carotid|ICA|carotid\s+artery|carotid)\s+stenosis",
        r"stenosis\s+of\s+the\s+(?:left\s+|right\s+)?(?:internal\s+carotid\s+artery|ICA)"),
@@ -386,14 +394,15 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"degenerative\s+(?:endplate\s+)?changes?", r"osteophytes?", r"osteophytosis", r"spondylotic\s+changes?",
        r"(?:degenerative\s+)?endplate\s+(?:changes?|sclerosis|spurring)", r"arthritic\s+changes?", r"spurring",
        r"degenerative\s+disease", r"(?:thoracic\s+|lumbar\s+|cervical\s+|multilevel\s+)?spondylosis",
-       r"degenerative\s+(?:thoracic\s+|lumbar\s+|cervical\s+)?spine"), family="degenerative", generic=True),
+       r"degenerative\s+(?:thoracic\s+|lumbar\s+|cervical\s+)?spine",
+       r"degeneration\s+(?:of|in)\s+the\s+(?:\w+\s+)?spine"), family="degenerative", generic=True),
     C("hernia", "hernia", (r"hernias?",)),
     # support devices: their presence is not an error of clinical weight; their position is read as a size
     C("endotracheal_tube", "endotracheal tube", (r"endotracheal\s+tube", r"ET\s+tube", r"ETT"), family="device"),
     C("enteric_tube", "enteric tube",
       (r"(?:nasogastric|orogastric|enteric|feeding|NG|OG|Dobhoff)\s+tube", r"NGT"), family="device"),
     C("venous_catheter", "central venous catheter",
-      (r"(?:central\s+venous|venous|dialysis)\s+catheter", r"central\s+line", r"PICC(?:\s+line)?",
+      (r"(?:central\s+venous|venous|dialysis)\s+catheter", r"central\s+(?:venous\s+)?line", r"PICC(?:\s+line)?",
        r"(?:port-?a-?cath|chest\s+port|port\s+catheter)", r"Swan-?Ganz\s+catheter",
        r"(?:chest\s+)?xxxx(?=\s+tip\b)"), family="device"),
     C("chest_tube", "chest tube", (r"chest\s+tubes?", r"pleural\s+(?:drain|catheter|pigtail)s?", r"thoracostomy\s+tubes?"),
@@ -488,7 +497,7 @@ NORMAL_PREFIX = r"\bnormal(?:\s+(?:sized?|caliber))?\s+(?:-?\s*)"
 SCALES: dict[str, tuple[tuple[str, float], ...]] = {
     # general severity / amount
     "sev": (
-        (r"trace|tiny|minimal|minimally|trivial|subtle|borderline", 0),
+        (r"trace|tiny|minimal|minimally|trivial|subtle|borderline|upper\s+limits?\s+of\s+normal", 0),
         (r"small(?:-sized)?|mild|mildly|slight|slightly", 1),
         (r"moderate(?:-sized)?|moderately|medium", 2),
         (r"large(?:-sized)?|severe|severely|marked|markedly|extensive|massive", 3),
@@ -623,7 +632,9 @@ LIMIT_PRE = (r"(?:cannot|can\s*not|could\s+not|unable\s+to|not\s+possible\s+to|i
              # recommendations name what to look for, not what is seen ("correlate for fluid overload")
              r"(?:clinical(?:ly)?\s+)?correlat(?:e|ion)\s+(?:clinically\s+)?(?:for|with)(?:\s+(?:possible|any))?|"
              r"to\s+(?:evaluate|assess|exclude|rule\s+out)(?:\s+for)?|(?:evaluate|assess)\s+for|"
-             r"follow-?up\s+(?:\w+\s+){0,3}for")
+             r"follow-?up\s+(?:\w+\s+){0,3}for|"
+             # "overlapping bone could obscure a small nodule": what might be hidden, not what is seen
+             r"(?:could|may|might|can)\s+(?:obscure|mask|hide)")
 #: A finding of the patient's history, not one read on this image ("known lung cancer", "history of
 #: pneumonia"); scopes forward like a pre-negation.  A finding stated with a comparison ("known nodule,
 #: unchanged") is on the image.
