@@ -16,7 +16,9 @@ Caching (pages/_correlations_reads.py): the data are read once per (store versio
 one DuckDB query, into a pairs x series matrix (``core.reads.pairmatrix``: one row per pair with its facets
 and target, one column per judge metric) held as a shared resource (never copied); a view is a mask over
 the pairs, and every table is cached per (store version, dataset, target, filters, toggle, n_boot, seed).
-The scatter and the heatmap are drawn by pages/_correlations_charts.py. Bootstrap work
+The scatter and the heatmap are drawn by pages/_correlations_charts.py, each with SVG, PDF and CSV downloads
+made on click by core/paper (pages/_downloads.py); the Table LaTeX download carries each cell's n and, when the
+detail shows them, its CIs (as ``correlate --table --format latex --with-n [--with-ci]``). Bootstrap work
 above ``BOOT_BUDGET`` pair-resamples (docs/PERFORMANCE.md) waits for a click,
 so a large store stays responsive; the point estimates, p-values and
 daggers never wait.
