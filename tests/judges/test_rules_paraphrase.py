@@ -299,9 +299,10 @@ def test_the_fixes_do_not_hide_what_is_there():
     assert sorted(e.category for e in res.errors) == ["a", "b"]
 
 
-# Real IU references by number (random.Random(2024) over the abnormal-coded reports with at most two "XXXX"
-# outside the machine-written set's references), each with a candidate written for it.  Two of the draw are
-# left out, with the reason: "Increased interstitial opacities." in the findings and "... opacities XXXX
+# Real IU references by number (random.Random(2024), 40 drawn from the abnormal-coded reports with at most two
+# "XXXX" outside the machine-written set's references; candidates were written for 32 of them, the 8 longest or
+# most garbled left unwritten), each with a candidate written for it.  Two of the 32 are left out, with the
+# reason: "Increased interstitial opacities." in the findings and "... opacities XXXX
 # represent interstitial edema" in the impression (1139), and "scattered opacities in the lung bases" read as
 # "bibasilar atelectasis" in the impression (984), are one finding to a radiologist but two to the judge:
 # joining a density and its reading across sections cost the IU benchmark's hard (b), (d) and (f) F1, whose
