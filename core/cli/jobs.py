@@ -48,16 +48,23 @@ def cmd_jobs(args) -> int:
 def cmd_cancel(args) -> int:
     from core.jobs.launch import signal_cancel
     from core.jobs.table import request_cancel
+    from core.judges.batchstore import drop_open
 
-    job = request_cancel(open_store(args), args.job)
+    store = open_store(args)
+    job = request_cancel(store, args.job)
     signalled = job["state"] in ("queued", "running") and signal_cancel(job)
+    dropped = 0 if job["state"] in ("queued", "running") else drop_open(store, args.job)  # a stopped job's batches
     if args.json:
-        print(json.dumps({"job_id": args.job, "state": job["state"], "signalled": signalled}))
+        print(json.dumps({"job_id": args.job, "state": job["state"], "signalled": signalled,
+                          "batches_dropped": dropped}))
     elif job["state"] in ("queued", "running"):
         print(f"cancel requested for job {args.job} ({job['state']}, pid {job['pid']}): no new call is sent; "
               "answers already received are kept, and a resume sends only what was never answered")
     else:
-        print(f"job {args.job} is {job['state']}: nothing is running")
+        print(f"job {args.job} is {job['state']}: nothing is running"
+              + (f"; {dropped} open provider batch(es) dropped: their answers will not be collected, and a run "
+                 "sends those prompts again (the provider may still run them: cancel them there too)"
+                 if dropped else ""))
     return 0
 
 
@@ -103,7 +110,8 @@ def add_commands(add) -> None:
     p = add("jobs", cmd_jobs, "list judge jobs (CLI and dashboard) with state, progress, answers and cost")
     p.add_argument("--dataset", help="only this dataset's jobs")
     p.add_argument("--all", action="store_true", help="every job (default: the 20 newest)")
-    p = add("cancel", cmd_cancel, "cancel a running job: no new call is sent, answers received are kept")
+    p = add("cancel", cmd_cancel, "cancel a running job: no new call is sent, answers received are kept; a stopped "
+            "--batch job's open provider batches are dropped (not collected)")
     p.add_argument("job", help="the job id (see `jobs`)")
     p = add("resume", cmd_resume,
             "run an interrupted, failed or cancelled job again here: journaled answers are stored without "

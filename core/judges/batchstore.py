@@ -11,9 +11,16 @@ from __future__ import annotations
 
 import pandas as pd
 
+from core.judges.leases import RunBusy
 from core.store.db import Store
 
 TERMINAL = ("completed", "expired", "failed", "cancelled")
+
+
+class BatchesOpen(RunBusy):
+    """Some of a run's prompts sit in provider batches that are still open (a ``--batch`` job whose process
+    stopped before it collected them): sending them again would pay for them twice, so nothing was sent.
+    A kind of :class:`~core.judges.leases.RunBusy`: the CLI exits 5, as for a held lease."""
 
 
 def _counts(batch) -> tuple[int, int]:
@@ -101,3 +108,59 @@ def job_batch_texts(store: Store, job_ids: list[str]) -> dict[str, str]:
     if rows.empty:
         return {}
     return {job: batch_text(group) for job, group in rows.groupby("job_id")}
+
+
+# -- a run that would send again what an open batch holds ---------------------------------------------
+
+_OPEN_KEYS = """
+WITH open_lines AS (
+    SELECT job_id, input_file_id, state, created_at, unnest(keys) AS cache_key
+    FROM job_batches WHERE NOT collected AND run_id IS DISTINCT FROM ?
+)
+SELECT job_id, count(DISTINCT input_file_id) AS n_batches, count(DISTINCT cache_key) AS n_keys,
+       string_agg(DISTINCT state, ', ' ORDER BY state) AS states, min(created_at) AS since
+FROM open_lines o
+WHERE cache_key IN (SELECT unnest(?::VARCHAR[]))
+  AND NOT EXISTS (SELECT 1 FROM judge_outputs j WHERE j.cache_key = o.cache_key AND j.error IS NULL)
+GROUP BY job_id ORDER BY since, job_id
+"""
+
+
+def refuse_if_open(store: Store, keys: list[str], own_run: str | None = None) -> None:
+    """Raise :class:`BatchesOpen` when a batch not yet collected holds one of ``keys`` that has no answer in
+    the store; otherwise return (one query when no batch is open, the usual case).
+
+    Called by :func:`core.judges.llm.execute_work` once the run holds its leases, before anything is copied or
+    sent: a live ``--batch`` job holds leases on its keys (so a run that meets it stops at the lease); one whose
+    process died does not, and only its ``job_batches`` rows say the provider has those prompts. ``own_run``: a
+    batch run's own run id, whose open batches it polls itself (:class:`core.judges.batch.BatchRun`). Live
+    scoring (``core.judges.live``) stores nothing and is not checked. ``python -m core cancel JOB`` drops a
+    stopped job's open batches (:func:`drop_open`), after which runs send those prompts again.
+    """
+    if not keys or not store.query_one("SELECT count(*) FROM job_batches WHERE NOT collected"):
+        return
+    rows = store.query_df(_OPEN_KEYS, [own_run, list(keys)])
+    if rows.empty:
+        return
+    first = rows.iloc[0]
+    job, n = str(first["job_id"]), int(rows["n_keys"].sum())
+    others = f", and {len(rows) - 1} other job(s)" if len(rows) > 1 else ""
+    way_out = (f"collect them with `python -m core resume {job}`, or drop them with `python -m core cancel {job}`"
+               if job.startswith("job-") else "collect them by running the same `judge --batch` command again")
+    raise BatchesOpen(
+        f"{n:,} of these {len(keys):,} prompts are in provider batches still open for job {job} "
+        f"({int(first['n_batches'])} batch(es): {first['states']}{others}), sent with --batch and not collected; "
+        f"nothing was sent (sending them again would pay twice): {way_out}, then run again")
+
+
+def drop_open(store: Store, job_id: str) -> int:
+    """Give up the batches ``job_id`` left open (``cancel`` of a job that is not running): they are marked
+    collected with nothing stored, so runs send their prompts again and no resume polls them. Returns how
+    many; the provider may still run them (and charge for them): cancel them there too."""
+    with store.write("job_version") as conn:
+        n = conn.execute("SELECT count(*) FROM job_batches WHERE job_id = ? AND NOT collected", [job_id]).fetchone()[0]
+        if n:
+            conn.execute("UPDATE job_batches SET collected = TRUE, message = 'dropped by cancel: not collected', "
+                         "updated_at = current_timestamp WHERE job_id = ? AND NOT collected", [job_id])
+    return int(n)
+

@@ -40,8 +40,8 @@ from dataclasses import asdict, dataclass, field, fields
 from urllib.parse import urlsplit, urlunsplit
 
 from core import settings
+from core.judges import batchstore, leases
 from core.judges import journal as journal_mod
-from core.judges import leases
 from core.judges.gcpause import import_frozen
 from core.judges.messages import DEFAULT_MAX_TOKENS, default_max_tokens, pair_messages
 from core.judges.runs import (
@@ -476,6 +476,7 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     keys = list(dict.fromkeys(w[3] for w in todo))
     leases.claim(store, keys, leases.current_job())  # before the cache is read: see leases.claim
     try:
+        batchstore.refuse_if_open(store, keys, run_id if send else None)  # a stopped --batch job's open batches
         return _execute_leased(store, run_id, prompt_id, work, todo, summary, make_caller, started,
                                concurrency=concurrency, progress=progress, cancel=cancel,
                                flush_interval=flush_interval, send=send)
