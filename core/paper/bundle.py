@@ -169,7 +169,13 @@ def build_bundle(store: Store, dataset: str, s: PaperSettings, *, with_text: boo
     prompts, prompt_files = _prompts(store, dataset)
     files.update(prompt_files)
     files.update(table_files(store, dataset, s))
-    results = compute_all(store, dataset, s)
+    if with_figures:  # every figure the dataset has: the analyses of the tables and those only figures draw
+        from core.paper.compute import DEFAULT_PARTS
+        from core.paper.figures import FIGURE_PARTS
+
+        results = compute_all(store, dataset, s, parts=tuple(dict.fromkeys(DEFAULT_PARTS + FIGURE_PARTS)))
+    else:
+        results = compute_all(store, dataset, s)
     paragraph = methods_paragraph(results, judge_runs(store, dataset), run_costs(store, dataset))
     files["methods.txt"] = (paragraph.render("text") + "\n").encode("utf-8")
     files["methods.tex"] = (paragraph.render("latex") + "\n").encode("utf-8")

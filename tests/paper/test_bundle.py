@@ -146,6 +146,7 @@ def test_a_bundle_with_figures_carries_them_and_still_reproduces(paper_demo, tmp
     (tmp_path / "b.zip").write_bytes(data)
     names = set(members(tmp_path / "b.zip"))
     assert {"figures/calibration-counts.svg", "figures/calibration-counts.pdf", "figures/f1-per-category.csv",
-            "figures/heatmap-modality.pdf"} <= names
+            "figures/heatmap-modality.pdf", "figures/reliability-scores.svg", "figures/ensembles-score.pdf"} <= names
+    assert "tables/leaderboard-systems.tex" in names
     result = reproduce(tmp_path / "b.zip", tmp_path / "fresh")
     assert result.ok and len(result.identical) >= 15
