@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from core.cli.common import api_base_default, open_store
+from core.cli.common import add_api_base_flag, open_store
 
 
 def _records(frame) -> list[dict]:
@@ -137,7 +137,7 @@ def add_commands(add) -> None:
     p.add_argument("--llm-run", help="combine with this LLM-phase run (default: the newest for the locale)")
     p.add_argument("--no-llm", action="store_true", help="deterministic phase only (results marked degraded)")
     p.add_argument("--judge", help="run the LLM phase with this litellm model first")
-    p.add_argument("--api-base", default=api_base_default())
+    add_api_base_flag(p)
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--limit", type=int, help="LLM phase: only the first N pairs (by id)")
     p.add_argument("--temperature", type=float, default=0.0)

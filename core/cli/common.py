@@ -4,6 +4,7 @@ line, and the defaults read from the environment (through core.settings)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 
@@ -63,9 +64,27 @@ def api_key(args) -> str | None:
     return value
 
 
-def api_base_default() -> str | None:
-    """``--api-base``'s default: RADJUDGE_API_BASE (core.settings)."""
+def api_bases_default() -> str | None:
+    """``judge``'s ``--api-base`` default: RADJUDGE_API_BASE (core.settings) as set, one URL or several
+    (replicas of one model, split by core.judges.replicas.endpoints)."""
     return settings.api_base()
+
+
+def api_base_default() -> str | None:
+    """The ``--api-base`` default of a command that calls one endpoint (inject, score, review-judge, checks):
+    the first URL of RADJUDGE_API_BASE, which may list several for ``judge``'s replicas (separated by spaces
+    or commas, as core.judges.replicas.endpoints splits them); None when it is unset or blank."""
+    value = settings.api_base()
+    return next((url for url in re.split(r"[\s,]+", value.strip()) if url), None) if value else None
+
+
+ONE_ENDPOINT_HELP = ("the model's OpenAI-compatible endpoint (default: $RADJUDGE_API_BASE; this command calls one "
+                     "endpoint, so when that lists several URLs, replicas for `judge`, it takes the first)")
+
+
+def add_api_base_flag(p) -> None:
+    """``--api-base`` of a command that calls one endpoint: one URL, by default the first of RADJUDGE_API_BASE."""
+    p.add_argument("--api-base", default=api_base_default(), metavar="URL", help=ONE_ENDPOINT_HELP)
 
 
 def add_flag_pair(p, dest: str, first: tuple[str, bool, str], second: tuple[str, bool, str]) -> None:

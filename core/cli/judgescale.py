@@ -5,7 +5,7 @@ Kept apart from core.cli.main (which registers them) so the parser module stays 
 
 from __future__ import annotations
 
-from core.cli.common import api_base_default
+from core.cli.common import api_bases_default
 
 _BATCH_HELP = ("send the prompts through the provider's batch API (OpenAI-compatible /v1/files and /v1/batches): "
                "about half the price, answers within the completion window (24 h); the batch ids are recorded "
@@ -36,7 +36,7 @@ def resolve(args, store, offline: bool) -> tuple[str | list[str] | None, dict | 
     line for a combination that cannot run."""
     from core.judges.replicas import endpoints, own_runner
 
-    urls = endpoints(args.api_base if args.api_base is not None else api_base_default())
+    urls = endpoints(args.api_base if args.api_base is not None else api_bases_default())
     api_base = None if not urls else urls[0] if len(urls) == 1 else urls
     if not offline and (len(urls) > 1 or args.batch):
         runner = own_runner(store, args.dataset, args.prompt)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from core.cli.common import (
     Progress,
+    add_api_base_flag,
     add_call_flags,
     add_excerpt_flags,
     add_flag_pair,
-    api_base_default,
     api_key,
     confirmed,
     excerpt_flag,
@@ -543,7 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, nargs="+", default=[1, 2, 3], choices=[1, 2, 3])
     p.add_argument("--limit", type=int)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--api-base", default=api_base_default())
+    add_api_base_flag(p)
     p.add_argument("--api-key-env", metavar="NAME", help=_KEY_HELP)
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--no-validate", action="store_true", help="skip the plausibility check (F.3)")

@@ -14,7 +14,7 @@ import json
 import math
 from pathlib import Path
 
-from core.cli.common import Progress, add_call_flags, api_base_default, open_store, print_result
+from core.cli.common import Progress, add_api_base_flag, add_call_flags, open_store, print_result
 from core.review.importer import ReviewColumns
 from core.review.labels import LABELS
 
@@ -119,7 +119,7 @@ def add_commands(add) -> None:
     p.add_argument("--judge", required=True, help="rules | a litellm model name")
     p.add_argument("--slices", type=int, choices=[0, 10, 20, 50],
                    help="slices per edit (default: 10 when the dataset has images, else 0)")
-    p.add_argument("--api-base", default=api_base_default())
+    add_api_base_flag(p)
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--limit", type=int, help="only the first N edits (by id)")
     add_call_flags(p)

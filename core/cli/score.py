@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli.common import api_base_default, api_key
+from core.cli.common import add_api_base_flag, api_key
 
 _TEXT_HELP = "the report text, or @FILE to read it from a file (@- reads standard input)"
 
@@ -137,8 +137,7 @@ def add_commands(add) -> None:
                    help="an offline judge, or a litellm model name (e.g. openai/NAME on a local server)")
     p.add_argument("--prompt", default="green", help="a model judge's prompt (zero-shot: GREEN format, or crimson, "
                    "crimson_noguide, ... with the context given below; default green)")
-    p.add_argument("--api-base", default=api_base_default(), help="the model's endpoint (default: "
-                   "$RADJUDGE_API_BASE)")
+    add_api_base_flag(p)
     p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key for --api-base")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds for the model call (default 120)")
     for name, what in (("age", "age"), ("sex", "sex"), ("indication", "indication (why the exam was done)"),
