@@ -57,6 +57,7 @@ from core.judges.rules.patterns import (
     ABBREV_END,
     ABNORMAL,
     ADJ,
+    ADJECTIVE_AFTER,
     AND_OR_SEP,
     AS_ARE,
     BARE_HEADER_RE,
@@ -95,6 +96,7 @@ from core.judges.rules.patterns import (
     STOP,
     TAG_RE,
     TIRADS_RE,
+    WEAK_CHANGE_RE,
     WORD_RE,
 )
 from core.judges.rules.patterns import (
@@ -447,7 +449,11 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         # ... but "lung volumes are mildly decreased" describes too
         first_end = mentions[0].end
         changes = [c for c in changes if c[2] not in V.NEEDS_TEMPORAL
-                   or (c[0] >= first_end and not COPULA_BEFORE.search(masked, max(0, c[0] - 30), c[0]))]
+                   or (c[0] >= first_end and not COPULA_BEFORE.search(masked, max(0, c[0] - 30), c[0])
+                       and not ADJECTIVE_AFTER.match(masked, c[1]))]
+    strong = [c for c in changes if not WEAK_CHANGE_RE.fullmatch(masked, c[0], c[1])]
+    if strong and len(strong) < len(changes):
+        changes = strong
     # "leads show an unchanged cardiomediastinal silhouette": the comparison is the silhouette's
     # (not when a finding's words come first: "stable calcified granuloma left lung base")
     changes = [c for c in changes if not ((m := CHANGE_OF_ANATOMY.match(masked, c[1]))

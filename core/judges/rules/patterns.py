@@ -222,6 +222,11 @@ VERSUS = re.compile(r"\b(?:versus|vs)\b", _I)
 AS_ARE = re.compile(r"\s*,?\s*as\s+(?:are|is|were|was)\b", _I)
 #: "volumes are mildly decreased": a predicate that describes, not a comparison (without a temporal cue)
 COPULA_BEFORE = re.compile(r"\b(?:is|are|appears?|remains?)\s+(?:\w+ly\s+)?$", _I)
+WEAK_CHANGE_RE = re.compile(V.WEAK_CHANGE, _I)
+#: a change word used as an adjective of the noun after it ("with increased interstitial opacities",
+#: "increased retrosternal airspace"): a description, not a comparison, unless the sentence names the past
+ADJECTIVE_AFTER = re.compile(r"\s+(?!(?:in|on|since|from|compared|than|and|or|to|at|over|when|relative|with|by|"
+                             r"but|further|somewhat|\w+ly)\b)[a-z]", _I)
 #: a comparison word followed by the anatomy it describes ("unchanged cardiomediastinal silhouette")
 CHANGE_OF_ANATOMY = re.compile(r"\s+(?![A-Z])(?!(?i:in|of|from|since)\b)(?:\w+\s+)?(?i:cardiomediastinal|silhouettes?|"
                                r"mediastin\w*|heart|lungs?|contours?|chest)\b")

@@ -644,11 +644,16 @@ HISTORY = (r"(?:(?:a|known|prior|past|clinical|reported)\s+)?history\s+of|h/o|hx
 #: Comparison-with-prior cues by kind of change.  Checked in this order.
 CHANGES: tuple[tuple[str, str], ...] = (
     ("new", r"not\s+(?:present|seen|visualized|identified|evident)\s+(?:on|in)\s+(?:the\s+)?(?:prior|previous|"
-            r"earlier)|interval\s+(?:development|appearance)|new(?:ly)?(?:\s+since)?"),
+            r"earlier)|interval\s+(?:development|appearance)|new(?:ly)?(?:\s+since)?|"
+            # "consolidation has developed", "developing left upper lobe consolidation"
+            r"(?:has|have)\s+(?:since\s+)?developed|developing"),
     ("unchanged", r"not\s+(?:significantly\s+)?changed|no\s+(?:(?:significant|interval|appreciable)\s+){0,2}change|"
                   r"redemonstrat(?:ed|ion|es)|remain(?:s|ed)?|"
                   r"grossly\s+unchanged|unchanged|stable|similar\s+(?:to|in\s+(?:size|appearance)|compared)|"
-                  r"persistent|persists|again\s+(?:seen|noted|demonstrated|identified)"),
+                  r"persistent|persists|again\s+(?:seen|noted|demonstrated|identified)|"
+                  # "there is again mild elevation", "again visualized is", "continued interstitial prominence"
+                  r"(?<=there is )again|(?<=there are )again|again\s+(?:visualized|redemonstrated|present|evident)|"
+                  r"continu(?:ed|es|ing)"),
     ("resolved", r"(?:has\s+|have\s+)?(?:since\s+)?resolved|no\s+longer\s+(?:seen|visualized|present|identified|"
                  r"evident)|interval\s+resolution"),
     ("increased", r"increas(?:e|es|ed|ing)|larger|enlarging|grown|progress(?:ed|ion|ing)|worse(?:ned|ning)?|"
@@ -659,6 +664,9 @@ CHANGES: tuple[tuple[str, str], ...] = (
 #: Changes that only count as a comparison when a reference to the past is in the sentence
 #: or when they follow the observation ("increased opacity" describes, "opacity, increased" compares).
 NEEDS_TEMPORAL = ("increased", "decreased")
+#: Comparison words that yield to an explicit one in the same sentence ("an infiltrate has developed ..., increased
+#: compared with the prior study" is an increase)
+WEAK_CHANGE = r"(?:has|have)\s+(?:since\s+)?developed|developing|continu(?:ed|es|ing)|(?:there\s+(?:is|are)\s+)?again"
 TEMPORAL = (r"prior|previous(?:ly)?|preceding|since|compar(?:ed|ison)|interval|before|earlier|last\s+(?:study|exam)|"
             r"then")
 #: The object of a comparison ("the prior study of DATE"), masked with it.
