@@ -46,3 +46,25 @@ def test_increased_before_its_noun_describes():
     res = judge_pair("Cardiomegaly with increased interstitial opacities suggesting mild edema.",
                      "The heart is enlarged. Increased interstitial opacities, suggestive of mild edema.")
     assert res.errors == []
+
+
+def test_wordings_of_real_reports():
+    assert set(present("There is aortic atherosclerotic vascular calcification.")) == {"aortic_atherosclerosis"}
+    assert set(present("Heart size at the upper limits of normal.")) == {"cardiomegaly"}
+    assert set(present("Heart size top normal.")) == {"cardiomegaly"}
+    assert "diaphragm_flattening" in present("The lungs are hyperinflated and the diaphragms flattened.")
+    assert "bronchovascular_crowding" in present("Low volumes with crowding of the central bronchovascular markings.")
+    assert set(present("Multiple small calcified bilateral hilar nodules.")) == {"granuloma"}
+    assert set(present("Right-sided chest XXXX catheter tip is at the lower SVC.")) == {"venous_catheter"}
+    assert set(present("Left chest cardiac XXXX generator with 2 distal leads in the right atrium.")) == {
+        "cardiac_device"}
+    assert "interstitial_lung_disease" in present("The differential could include edema or interstitial disease.")
+    assert set(present("Atherosclerotic and degenerative changes of the thoracic aorta.")) == {"aortic_atherosclerosis"}
+    # what the new wordings must not take
+    assert "degenerative_changes" in present("Degenerative changes of the thoracic spine.")
+    assert present("The heart size is normal.") == {}
+    assert "lung_nodule" in present("Noncalcified pulmonary nodules in the right upper lobe.")
+    assert "venous_catheter" not in present("The nasogastric tube tip is in the stomach.")
+    # a global comparison over "the appearance of the chest" is not the finding's; "progression of" compares
+    assert change("Unchanged appearance of the chest with a small left pleural effusion.", "pleural_effusion") is None
+    assert change("Masslike opacity suggesting progression of malignancy.", "malignancy") == "increased"

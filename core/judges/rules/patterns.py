@@ -226,9 +226,10 @@ WEAK_CHANGE_RE = re.compile(V.WEAK_CHANGE, _I)
 #: a change word used as an adjective of the noun after it ("with increased interstitial opacities",
 #: "increased retrosternal airspace"): a description, not a comparison, unless the sentence names the past
 ADJECTIVE_AFTER = re.compile(r"\s+(?!(?:in|on|since|from|compared|than|and|or|to|at|over|when|relative|with|by|"
-                             r"but|further|somewhat|\w+ly)\b)[a-z]", _I)
+                             r"but|of|further|somewhat|\w+ly)\b)[a-z]", _I)
 #: a comparison word followed by the anatomy it describes ("unchanged cardiomediastinal silhouette")
-CHANGE_OF_ANATOMY = re.compile(r"\s+(?![A-Z])(?!(?i:in|of|from|since)\b)(?:\w+\s+)?(?i:cardiomediastinal|silhouettes?|"
+CHANGE_OF_ANATOMY = re.compile(r"\s+(?![A-Z])(?!(?i:in|of|from|since)\b)(?:\w+\s+)?(?i:appearance\s+of\s+the\s+)?"
+                               r"(?i:cardiomediastinal|silhouettes?|"
                                r"mediastin\w*|heart|lungs?|contours?|chest)\b")
 ALTERNATIVE = re.compile(r"^\s*(?:,\s*)?(?:or|versus|vs\.?)\s+(?:[a-z-]+\s+){0,2}$", _I)
 CLAUSE_WORD = re.compile(r"\b(?:is|are|was|were|be|been|has|have|shows?|demonstrates?|noted|seen|there)\b", _I)

@@ -79,8 +79,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"enlargement\s+of\s+the\s+(?:heart|cardiomediastinal\s+silhouette)",
        r"borderline\s+(?:enlarged\s+)?(?:heart\s+size|cardiac\s+size|heart|cardiac\s+silhouette)",
        # "heart size at the upper limits of normal" is the borderline heart in other words
-       r"(?:heart|cardiac\s+silhouette|cardiac)(?:\s+size)?(?=\s+(?:is|appears?|remains?)\s+(?:at\s+)?(?:the\s+)?"
-       r"upper\s+limits?\s+of\s+normal)",
+       r"(?:heart|cardiac\s+silhouette|cardiac)(?:\s+size)?(?=\s+(?:(?:is|appears?|remains?)\s+)?(?:at\s+)?(?:the\s+)?"
+       r"(?:upper\s+limits?\s+of\s+normal|top[-\s]normal))",
        r"(?:heart|cardiac\s+silhouette|cardiomediastinal\s+silhouette)(?:\s+size)?" + _IS_ENLARGED),
       "graded", level=3),
     C("atelectasis", "atelectasis", (r"atelectas[ie]s", r"atelectatic\s+changes?", r"subsegmental\s+collapse",
@@ -93,7 +93,8 @@ CONCEPTS: tuple[Concept, ...] = (
       "always",
       scales=("disp",), family="fracture"),
     C("granuloma", "calcified granuloma", (r"calcified\s+granulom(?:as?|ata)", r"granulom(?:as?|ata)",
-                                           r"calcified\s+nodules?", r"granulomatous\s+calcifications?"),
+                                           r"calcified\s+(?:(?:bilateral|right|left|hilar|perihilar)\s+){0,2}nodules?",
+                                           r"granulomatous\s+calcifications?"),
       family="calcification", also=("nodule", "granulomatous")),
     # the disease read from calcified granulomas or nodes: either can stand for it
     C("granulomatous_disease", "granulomatous disease",
@@ -184,12 +185,15 @@ CONCEPTS: tuple[Concept, ...] = (
       alt_level=1, scales=("sev", "pct"), family="stenosis"),
     C("aortic_atherosclerosis", "aortic atherosclerosis",
       (r"atherosclerotic\s+calcification\s+of\s+the\s+aorta", r"aortic\s+atherosclerosis",
-       r"atherosclerosis\s+of\s+the\s+aort(?:a|ic\s+(?:arch|knob|xxxx))", r"aortic\s+(?:atherosclerotic\s+)?calcifications?",
+       r"atherosclerosis\s+of\s+the\s+aort(?:a|ic\s+(?:arch|knob|xxxx))",
+       r"aortic\s+(?:atherosclerotic\s+)?(?:vascular\s+)?calcifications?",
        r"calcifications?\s+of\s+the\s+(?:\w+\s+)?aort(?:a|ic\s+(?:arch|knob|xxxx))",
        r"atherosclerotic\s+(?:calcifications?|changes?|disease)", r"atherosclerosis",
        r"atherosclerotic\s+(?:changes?|disease|calcifications?|plaques?)\s+(?:of|in|within)\s+the\s+(?:\w+\s+)?"
        r"aort(?:a|ic\s+(?:arch|knob|xxxx))", r"(?:atherosclerotic|calcified|calcific)\s+(?:thoracic\s+)?aorta",
-       r"calcified\s+aortic\s+(?:arch|knob|xxxx)", r"aortic\s+(?:arch|knob)\s+calcifications?",
+       r"calcified\s+aortic\s+(?:arch|knob|xxxx)",
+       # "degenerative and atherosclerotic changes of the thoracic aorta": the aorta's wall, not the spine
+       r"degenerative\s+changes\s+of\s+the\s+(?:thoracic\s+)?aorta", r"aortic\s+(?:arch|knob)\s+calcifications?",
        r"(?:thoracic\s+)?aorta(?=\s+(?:is|appears?)\s+(?:\w+ly\s+)?(?:calcified|atherosclerotic))",
        r"calcified(?=\s+(?:and\s+)?(?:(?:tortuous|ectatic)\s+)?(?:(?:thoracic|descending)\s+)?aorta)", _AFTER_AORTA_IS + r"(?:calcified|atherosclerotic)")),
     C("carotid_stenosis", "internal carotid artery stenosis",
@@ -373,7 +377,7 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"(?:uncal|tonsillar|transtentorial|downward)\s+herniation",), "always"),
     C("hemoperitoneum", "hemoperitoneum", (r"hemoperitoneum", r"hemothorax"), "always"),
     C("interstitial_lung_disease", "interstitial lung disease",
-      (r"interstitial\s+lung\s+disease", r"(?:pulmonary|interstitial)\s+fibrosis", r"honeycombing",
+      (r"interstitial\s+(?:lung\s+)?disease", r"(?:pulmonary|interstitial)\s+fibrosis", r"honeycombing",
        r"fibrotic\s+lung\s+disease",
        r"usual\s+interstitial\s+pneumonia"),
       "always"),
@@ -404,12 +408,15 @@ CONCEPTS: tuple[Concept, ...] = (
     C("venous_catheter", "central venous catheter",
       (r"(?:central\s+venous|venous|dialysis)\s+catheter", r"central\s+(?:venous\s+)?line", r"PICC(?:\s+line)?",
        r"(?:port-?a-?cath|chest\s+port|port\s+catheter)", r"Swan-?Ganz\s+catheter",
+       # "chest XXXX catheter tip is at the lower SVC": a catheter ending in a central vein
+       r"catheter(?=\s+tip\s+(?:is\s+|projects\s+)?(?:at|in|over|within)\s+(?:the\s+)?(?:\w+\s+)?(?:SVC|superior\s+"
+       r"vena\s+cava|cavoatrial))",
        r"(?:chest\s+)?xxxx(?=\s+tip\b)"), family="device"),
     C("chest_tube", "chest tube", (r"chest\s+tubes?", r"pleural\s+(?:drain|catheter|pigtail)s?", r"thoracostomy\s+tubes?"),
       family="device"),
     C("cardiac_device", "cardiac device",
       (r"(?:dual-?chamber\s+)?pacemaker", r"(?:pacer|pacing|ICD)\s+(?:leads?|wires?|device)", r"AICD",
-       r"defibrillator", r"loop\s+recorder", r"ICD", r"pacer", r"(?:transvenous|pacemaker|epicardial)\s+(?:pacing\s+)?(?:leads?|wires?)",
+       r"defibrillator", r"loop\s+recorder", r"(?:cardiac|chest)\s+(?:\w+\s+)?generator(?=\s+with\s+(?:\w+\s+){0,2}leads)", r"ICD", r"pacer", r"(?:transvenous|pacemaker|epicardial)\s+(?:pacing\s+)?(?:leads?|wires?)",
        r"(?:atrial\s+)?septal\s+(?:defect\s+)?(?:occluder|closure\s+device)"), family="device"),
     C("sternotomy", "median sternotomy", (r"(?:median\s+)?sternotomy(?:\s+wires)?", r"sternal\s+wires",
                                           r"CABG"), family="device"),
