@@ -103,6 +103,14 @@ def task_answer(messages: list[dict]) -> str:
     return answer
 
 
+class _Server(ThreadingHTTPServer):
+    # A real server's listen backlog (uvicorn, vLLM's: 2048). The default of 5 makes the kernel drop
+    # connections when a client opens 64 at once, and a dropped one stalls its call for up to its timeout:
+    # runs of 1,000 pairs at concurrency 64 took 30-122 s instead of 5 s now and then (docs/SCALE.md).
+    request_queue_size = 256
+    daemon_threads = True
+
+
 class FakeOpenAI:
     def __init__(self, latency: float = 0.0, plan: dict[str, list[str]] | None = None,
                  slow_seconds: float = 5.0, retry_after: float = 1.0, port: int = 0,
@@ -128,8 +136,7 @@ class FakeOpenAI:
         self._attempts: dict[str, int] = defaultdict(int)
         self.attempt_times: dict[str, list[float]] = defaultdict(list)
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", port), self._handler())
         self._thread: threading.Thread | None = None
 
     @property
