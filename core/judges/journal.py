@@ -77,15 +77,7 @@ class Journal:
 
     def append(self, rec: OutputRecord) -> None:
         """Write one answer and fsync it; raises OSError when the disk refuses (the caller stops)."""
-        data = (json.dumps({k: getattr(rec, k) for k in _FIELDS}, ensure_ascii=False) + "\n").encode("utf-8")
-        with self._lock:
-            fd = self._open()
-            if self.offset + len(data) > self.reserved:
-                self._reserve(self.offset + len(data) - self.reserved)
-            os.pwrite(fd, data, self.offset)
-            os.fsync(fd)
-            self.offset += len(data)
-            self.count += 1
+        self.append_many([rec])
 
     def append_many(self, records: list[OutputRecord]) -> None:
         """Write several answers with one fsync (a downloaded batch file's); OSError as :meth:`append`."""
