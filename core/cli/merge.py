@@ -45,6 +45,8 @@ def cmd_merge(args) -> int:
             print(f"  {table}: +{n:,}")
         if report.failures_replaced:
             print(f"  recorded failures replaced by the source's answers: {report.failures_replaced:,}")
+        if report.context_filled:
+            print(f"  pairs whose empty patient context the source filled: {report.context_filled:,}")
         if report.runs_recounted:
             print(f"  runs held by both, recounted: {', '.join(report.runs_recounted)}")
     print(f"not merged (each machine's own): {', '.join(report.not_merged)}")

@@ -34,6 +34,7 @@ import duckdb
 
 from core.store.db import Store, StoreError, insert_metric_values, is_damage, new_pair_numbers
 from core.store.mergesource import MERGED_TABLES, MergeRefused, open_source, sql_string
+from core.taxonomy import CONTEXT_FIELDS
 
 __all__ = ["NOT_MERGED", "TABLES", "MergeConflict", "MergeRefused", "MergeReport", "Table", "merge_store"]
 
@@ -55,6 +56,7 @@ class Table:
     shown: tuple[str, ...] = ()
     kept: tuple[str, ...] = ()  # columns this store keeps as they are (not compared)
     rows: str = "TRUE"  # SQL over ``s``: the source rows merged by key (others are merged apart)
+    filled: tuple[str, ...] = ()  # compared only where both stores hold a value; an empty one here is filled
 
 
 _COUNTS = tuple(f"{p}_{c}" for p in ("sig", "insig") for c in "abcdef")
@@ -65,9 +67,9 @@ TABLES: tuple[Table, ...] = (
     Table("datasets", ("name",), ("kind", "synthetic"), "printf('dataset %s', s.name)", ("kind", "synthetic"),
           ("source", "license", "version", "description", "created_at")),
     Table("pairs", ("pair_id",), ("dataset", "ext_id", "reference", "candidate", "group_id", "system", "modality",
-                                  "anatomy", "split", "meta", "age", "sex", "indication", "history"),
+                                  "anatomy", "split", "meta"),
           "printf('pair %s (dataset %s, id %s)', s.pair_id, s.dataset, s.ext_id)", ("dataset", "ext_id"),
-          ("content_hash", "identical", "pair_no")),
+          ("content_hash", "identical", "pair_no"), filled=CONTEXT_FIELDS),
     Table("annotations", ("pair_id", "annotator", "field", "category", "significant"),
           ("value", "scale_max", "scale_min"),
           "printf('annotation of pair %s by %s (%s%s)', s.pair_id, s.annotator, s.field, "
@@ -122,6 +124,7 @@ class MergeReport:
     migrated: bool  # the source was at an older schema (merged from a migrated temporary copy)
     added: dict[str, int] = field(default_factory=dict)
     failures_replaced: int = 0  # recorded failures here that the source's answers replaced
+    context_filled: int = 0  # pairs here whose empty patient context the source's filled (never a stored value)
     runs_recounted: list[str] = field(default_factory=list)
     nothing_new: bool = False
     not_merged: tuple[str, ...] = (*NOT_MERGED, "trash_*")
@@ -150,7 +153,7 @@ def merge_store(store: Store, source: str | Path) -> MergeReport:
                 if total:
                     raise MergeConflict(source, conflicts, total)
                 _merge(conn, report)
-                if not any(report.added.values()) and not report.failures_replaced:
+                if not any(report.added.values()) and not report.failures_replaced and not report.context_filled:
                     raise _NothingNew
         except _NothingNew:
             report.nothing_new = True
@@ -177,16 +180,23 @@ def _value(side: str, col: str) -> str:
     return f"coalesce(CAST({side}.{col} AS VARCHAR), 'none')"
 
 
+def _differs(t: Table, col: str) -> str:
+    """SQL: the source row ``s`` and this store's ``t`` disagree on ``col`` (a filled column: both hold a value)."""
+    if col in t.filled:
+        return f"(s.{col} IS NOT NULL AND t.{col} IS NOT NULL AND s.{col} <> t.{col})"
+    return f"s.{col} IS DISTINCT FROM t.{col}"
+
+
 def find_conflicts(conn) -> tuple[list[str], int]:
     """Every disagreement between the attached ``src`` and this store, one line each, and their number."""
     found: list[str] = []
     total = 0
     for t in TABLES:
         parts = ", ".join(
-            f"CASE WHEN s.{c} IS DISTINCT FROM t.{c} THEN "
+            f"CASE WHEN {_differs(t, c)} THEN "
             + (f"'{c} ' || {_value('t', c)} || ' here, ' || {_value('s', c)} || ' in the source'"
-               if c in t.shown else f"'{c}'") + " END" for c in t.compare)
-        differs = " OR ".join(f"s.{c} IS DISTINCT FROM t.{c}" for c in t.compare)
+               if c in t.shown else f"'{c}'") + " END" for c in (*t.compare, *t.filled))
+        differs = " OR ".join(_differs(t, c) for c in (*t.compare, *t.filled))
         lines, n = _lines(conn, f"SELECT {t.label} || ': differs from this store (' || concat_ws('; ', {parts}) || ')' "
                                 f"AS line FROM src.{t.name} s JOIN {t.name} t ON {_on(t.keys)} "
                                 f"WHERE ({differs}) AND {t.rows}")
@@ -235,11 +245,22 @@ def _merge(conn, report: MergeReport) -> None:
             select = f"SELECT s.* FROM src.{t.name} s"
         added[t.name] = _count(conn, f"INSERT INTO {t.name} BY NAME {select} ANTI JOIN {t.name} t ON {_on(t.keys)} "
                                      f"WHERE {t.rows}")
+        if t.filled:
+            report.context_filled += _fill(conn, t)
         if t.name == "judge_runs":
             _merge_outputs(conn, report)
         if t.name == "ratings":
             added["annotations"] += _merge_mirrors(conn)
     report.added = {name: added.get(name, 0) for name in MERGED_TABLES}
+
+
+def _fill(conn, t: Table) -> int:
+    """Fill this store's empty ``t.filled`` columns from the source's rows of the same key (a store from before
+    migration 009 has no patient context, a later import may add it); the number of rows filled."""
+    empty = " OR ".join(f"(x.{c} IS NULL AND s.{c} IS NOT NULL)" for c in t.filled)
+    keys = " AND ".join(f"x.{k} = s.{k}" for k in t.keys)
+    sets = ", ".join(f"{c} = coalesce(x.{c}, s.{c})" for c in t.filled)
+    return _count(conn, f"UPDATE {t.name} x SET {sets} FROM src.{t.name} s WHERE {keys} AND ({empty})")
 
 
 def _merge_mirrors(conn) -> int:

@@ -213,6 +213,42 @@ def test_conflicts_are_refused_one_line_each_and_nothing_changes(study, tmp_path
     assert dump_sha(target) == target_before
 
 
+def test_patient_context_fills_what_is_empty_and_two_values_conflict(study, tmp_path):
+    """A store without patient context (e.g. from before migration 009) and one with it merge both ways: the
+    empty fields are filled, a stored value is never replaced, two different values are one conflict line."""
+    target = _merged(study, tmp_path / "target.duckdb").path
+    pair, ext, age = rows(target, "SELECT pair_id, ext_id, age FROM pairs WHERE age IS NOT NULL "
+                                  "ORDER BY pair_id LIMIT 1")[0]
+    bare = tmp_path / "bare.duckdb"
+    shutil.copyfile(study["parts"][0], bare)
+    con = duckdb.connect(str(bare))
+    con.execute("UPDATE pairs SET age = NULL, sex = NULL, indication = NULL, history = NULL")
+    con.close()
+    before = dump_sha(target)
+    assert merge_store(Store(target), bare).nothing_new  # nothing to add: empty fields there take nothing here
+    assert dump_sha(target) == before
+
+    con = duckdb.connect(str(target))  # now the other way: this store lost the context of pairs
+    n_with = con.execute("SELECT count(*) FROM pairs WHERE age IS NOT NULL").fetchone()[0]
+    con.execute("UPDATE pairs SET age = NULL WHERE pair_id = ?", [pair])
+    con.close()
+    report = merge_store(Store(target), study["parts"][0])
+    assert report.context_filled == 1 and not report.nothing_new
+    assert rows(target, f"SELECT age FROM pairs WHERE pair_id = '{pair}'") == [(age,)]
+    assert rows(target, "SELECT count(*) FROM pairs WHERE age IS NOT NULL")[0][0] == n_with
+
+    other = tmp_path / "other.duckdb"
+    shutil.copyfile(study["parts"][0], other)
+    con = duckdb.connect(str(other))
+    con.execute("UPDATE pairs SET age = '7' WHERE pair_id = ?", [pair])
+    con.close()
+    before = dump_sha(target)
+    with pytest.raises(MergeConflict) as exc:
+        merge_store(Store(target), other)
+    assert exc.value.conflicts == [f"pair {pair} (dataset demo, id {ext}): differs from this store (age)"]
+    assert dump_sha(target) == before
+
+
 def test_an_answer_replaces_a_recorded_failure_never_the_reverse(study, tmp_path):
     full = study["full"]
     llm_run = rows(full, "SELECT run_id FROM judge_runs WHERE judge_kind = 'llm'")[0][0]
@@ -326,7 +362,7 @@ def test_every_column_of_a_merged_table_is_compared_or_kept_on_purpose(tmp_store
     for t in TABLES:
         cols = {r[0] for r in rows(tmp_store.path, "SELECT column_name FROM duckdb_columns() WHERE table_name = "
                                                    f"'{t.name}'")}
-        assert cols == set(t.keys) | set(t.compare) | set(t.kept), t.name
+        assert cols == set(t.keys) | set(t.compare) | set(t.kept) | set(t.filled), t.name
         assert set(t.shown) <= set(t.compare)
 
 
