@@ -17,7 +17,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Analysis (README: Analysis)",
      ("correlate", "agreement", "errortypes", "calibrate", "ensemble", "summary", "preference", "compare",
       "simulate", "report")),
-    ("Paper-ready results (README: Paper-ready results)", ("tables", "methods", "figures", "bundle", "reproduce")),
+    ("Paper-ready results (README: Writing the paper)", ("tables", "methods", "figures", "bundle", "reproduce")),
     ("Report-edit review (README: Report-edit review)", ("import-review", "review-judge", "review-eval")),
     ("Report checks and leaderboards (README: Report checks)", ("checks", "leaderboard")),
     ("Distilled scorer (README: Distilled scorer and fine-tuning exports)", ("distill", "export-finetune")),
