@@ -359,17 +359,8 @@ class BatchRun:
             self.summary.stored += len(answers)
         except Exception as exc:
             self._fail("could not write the store", exc)
-        s = self.summary
         for rec in records:
-            if rec.error is None:
-                s.ok += 1
-                if rec.cost_usd is None:
-                    s.cost_known = False
-                else:
-                    s.cost_usd = (s.cost_usd or 0.0) + rec.cost_usd
-            else:
-                s.failed += 1
-                s.failures.append({"ext_id": self.ext_of.get(rec.pair_id, rec.pair_id), "error": rec.error})
+            self.summary.count(rec, self.ext_of.get(rec.pair_id, rec.pair_id))
         self._report()
         if self.failed_write:
             raise BatchWriteFailed

@@ -114,6 +114,16 @@ class RunSummary:
         self.seconds = round(time.monotonic() - started, 3)
         return self
 
+    def count(self, rec: OutputRecord, ext_id: str) -> None:
+        """Count one answer (its cost; an unknown price makes the run's unknown) or one failure."""
+        if rec.error is not None:
+            self.failed += 1
+            self.failures.append({"ext_id": ext_id, "error": rec.error})
+        elif rec.cost_usd is None:
+            self.ok, self.cost_known = self.ok + 1, False
+        else:
+            self.ok, self.cost_usd = self.ok + 1, (self.cost_usd or 0.0) + rec.cost_usd
+
     def to_json(self) -> dict:
         d = asdict(self)
         d["failures"] = self.failures[:50]
@@ -626,15 +636,7 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
                 fail(f"could not write the journal {journal.path}", exc)
         async with lock:
             pending.append(rec)
-            if rec.error is None:
-                summary.ok += 1
-                if rec.cost_usd is None:
-                    summary.cost_known = False
-                else:
-                    summary.cost_usd = (summary.cost_usd or 0.0) + rec.cost_usd
-            else:
-                summary.failed += 1
-                summary.failures.append({"ext_id": ext_of[pair_id], "error": rec.error})
+            summary.count(rec, ext_of[pair_id])
         if progress:
             progress(summary.ok + summary.failed, total, _stats(summary))
 
