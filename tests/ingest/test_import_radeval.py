@@ -210,6 +210,18 @@ def test_a_judge_name_holding_another_kind_of_import_is_refused(store, tmp_path)
     assert counts(store) == before
 
 
+def test_a_green_import_into_a_radeval_judge_is_refused(store, tmp_path):
+    """The other direction: text or scores under the name of a RadEval run would mix into its metrics."""
+    import_radeval(store, EXAMPLE, IDS, dataset="demo")
+    scores = tmp_path / "s.csv"
+    pd.DataFrame({"id": ids(), "v": range(20)}).to_csv(scores, index=False)
+    before = counts(store)
+    with pytest.raises(ImportValidationError, match="judge 'radeval' already holds imported RadEval per-sample "
+                                                    "results on dataset 'demo'"):
+        import_outputs(store, scores, dataset="demo", judge="radeval", id_col="id", score_col="v")
+    assert counts(store) == before
+
+
 def test_each_metric_keeps_its_orientation_in_the_correlation_table(store, tmp_path):
     data = example() | {"my_score": example()["green"]}  # a name outside RadEval's table
     import_radeval(store, write_json(tmp_path / "r.json", data), IDS, dataset="demo")

@@ -94,6 +94,16 @@ def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
     return _store_imported(store, run_id, judge, dataset, params, outputs, metrics, errors, progress)
 
 
+#: What a run holds, by the kind of import that made it (params["mode"]); text and score columns are one kind.
+_KIND_WORDS = {"green": "GREEN-format text or scores", "crimson": "CRIMSON answers",
+               "radeval": "RadEval per-sample results"}
+
+
+def import_kind(mode: str | None) -> str | None:
+    """The kind of import a run's ``params["mode"]`` stands for: one judge name holds one kind."""
+    return "green" if mode in ("text", "score") else mode
+
+
 def _store_imported(store: Store, run_id: str, judge: str, dataset: str, params: dict, outputs: list,
                     metrics: list, errors: list, progress: Progress | None, warnings: list[str] | None = None,
                     ) -> ImportReport:
@@ -107,8 +117,8 @@ def _store_imported(store: Store, run_id: str, judge: str, dataset: str, params:
     with store.write() as conn:
         run = conn.execute("SELECT judge_kind, params FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
         held = json.loads(run[1] or "{}") if run is not None else {}
-        if run is not None and (held.get("mode") == "crimson") != (params["mode"] == "crimson"):
-            what = "CRIMSON answers" if held.get("mode") == "crimson" else "GREEN-format text or scores"
+        if run is not None and import_kind(held.get("mode")) != import_kind(params["mode"]):
+            what = _KIND_WORDS.get(import_kind(held.get("mode")), f"outputs of mode {held.get('mode')!r}")
             raise ImportValidationError([f"judge '{judge}' already holds imported {what} on dataset '{dataset}': "
                                          "import these under another --judge name"])
         if run is not None and held.get("crimson_map") != params.get("crimson_map"):

@@ -31,7 +31,7 @@ from core.ingest.importers.common import (
     limit_problems,
     tick_progress,
 )
-from core.ingest.importers.outputs import imported_run_id
+from core.ingest.importers.outputs import import_kind, imported_run_id
 from core.ingest.importers.reading import read_table
 from core.store.db import Store, insert_metric_values
 
@@ -314,7 +314,7 @@ def _write(conn, run_id: str, judge: str, dataset: str, incoming: pd.DataFrame, 
     values. A stored value that differs from the file's raises, and the transaction rolls back."""
     run = conn.execute("SELECT params FROM judge_runs WHERE run_id = ?", [run_id]).fetchone()
     params = json.loads(run[0] or "{}") if run is not None else {}
-    if run is not None and params.get("mode") != MODE:
+    if run is not None and import_kind(params.get("mode")) != MODE:
         raise ImportValidationError([f"judge '{judge}' of dataset '{dataset}' already holds imported outputs of "
                                      f"another kind ({params.get('mode') or 'unknown'}); import RadEval's results "
                                      "under another --judge name"])
