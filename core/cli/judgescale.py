@@ -34,15 +34,16 @@ def add_scale_flags(p) -> None:
 def resolve(args, store, offline: bool) -> tuple[str | list[str] | None, dict | None]:
     """(the endpoint(s) for the run: None, one URL or a list, the batch options or None); ValueError in one
     line for a combination that cannot run."""
-    from core.judges.replicas import endpoints, own_runner
+    from core.judges.registry import entry_for, scale_problem
+    from core.judges.replicas import endpoints
 
     urls = endpoints(args.api_base if args.api_base is not None else api_bases_default())
     api_base = None if not urls else urls[0] if len(urls) == 1 else urls
     if not offline and (len(urls) > 1 or args.batch):
-        runner = own_runner(store, args.dataset, args.prompt)
-        if runner:
-            raise ValueError(f"several --api-base and --batch run the plain model judge; {args.judge} on this "
-                             f"dataset/prompt runs {runner}: give one --api-base and no --batch")
+        problem = scale_problem(entry_for(store, args.dataset, args.judge, args.prompt), args.judge,
+                                batch=bool(args.batch), replicas=len(urls) > 1)
+        if problem:
+            raise ValueError(problem)
     if not args.batch:
         return api_base, None
     if offline:

@@ -104,17 +104,33 @@ def _offline_kwargs(kwargs: dict) -> dict:
     return {k: kwargs[k] for k in _OFFLINE_KWARGS if k in kwargs}
 
 
-def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kwargs):
-    """Run ``judge`` on ``dataset``; returns a RunSummary (see core.judges.llm)."""
-    named = by_name(judge)
-    model = named is None
-    if model and (not judge or judge.strip() != judge):
-        raise ValueError(f"judge name {judge!r} is not valid; use {valid_names()} or a model")
+def entry_for(store, dataset: str, judge: str, prompt_id: str) -> Registration:
+    """The registration a run of ``judge`` (a name or a model) with ``prompt_id`` on ``dataset`` goes to."""
     kinds = _entries("dataset_kind")
     kind = _dataset_kind(store, dataset) if kinds else None
-    entry = next((r for r in kinds if r.key == kind), None) or named
-    if entry is None:
-        entry = next((r for r in _entries("prompt") if r.key == prompt_id), None) or _entries("model")[0]
+    entry = next((r for r in kinds if r.key == kind), None) or by_name(judge)
+    return entry or next((r for r in _entries("prompt") if r.key == prompt_id), None) or _entries("model")[0]
+
+
+def scale_problem(entry: Registration, judge: str, *, batch: bool, replicas: bool) -> str | None:
+    """Why ``--batch`` or several endpoints cannot run on ``entry`` (a dataset kind's or a prompt's own runner,
+    e.g. RADAR review or LAIas: they are for the plain model runner only), or None."""
+    if (batch or replicas) and entry.on in ("dataset_kind", "prompt"):
+        return (f"several --api-base and --batch run the plain model judge; {judge} on this dataset/prompt runs "
+                f"{entry.target}: give one --api-base and no --batch")
+    return None
+
+
+def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kwargs):
+    """Run ``judge`` on ``dataset``; returns a RunSummary (see core.judges.llm)."""
+    model = by_name(judge) is None
+    if model and (not judge or judge.strip() != judge):
+        raise ValueError(f"judge name {judge!r} is not valid; use {valid_names()} or a model")
+    entry = entry_for(store, dataset, judge, prompt_id)
+    problem = scale_problem(entry, judge, batch=kwargs.get("batch") is not None,
+                            replicas=isinstance(kwargs.get("api_base"), list))
+    if problem:  # a job submitted from the dashboard reaches here without the CLI's check
+        raise ValueError(problem)
     if model and entry.check_model:
         from core.judges.llm import check_model
 

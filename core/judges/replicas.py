@@ -154,15 +154,3 @@ class ReplicaCaller(Caller):
         except Exception:  # bookkeeping only: never fail a call over it
             return False
         return bool(active)
-
-
-def own_runner(store, dataset: str, prompt_id: str) -> str | None:
-    """The runner that is not the plain model runner this judge would go to (a dataset kind's or a prompt's
-    own, e.g. RADAR review or LAIas): several replicas and --batch are for the plain model runner only."""
-    from core.judges.registry import REGISTRY
-
-    kind = store.query_one("SELECT kind FROM datasets WHERE name = ?", [dataset])
-    for r in REGISTRY:
-        if (r.on == "dataset_kind" and r.key == kind) or (r.on == "prompt" and r.key == prompt_id):
-            return r.target
-    return None

@@ -142,3 +142,16 @@ def test_three_replicas_one_killed_mid_run_and_restarted(tmp_path):
                             capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
     results = json.loads(json.loads(listed.stdout)[0]["results"])
     assert all(r.url in results[0]["replicas"] for r in replicas)  # the share per replica, in the job's results
+
+
+def test_batch_and_replicas_are_refused_for_a_prompt_with_its_own_runner_from_any_caller(demo_store_copy):
+    """The dashboard's jobs reach run_judge without the CLI's check: LAIas' own runner takes neither a batch
+    nor a list of endpoints, so both are refused there in one line, before anything is stored or sent."""
+    from core.judges.registry import run_judge
+
+    runs = demo_store_copy.query_one("SELECT count(*) FROM judge_runs")
+    for extra in ({"batch": {}}, {"api_base": ["http://127.0.0.1:9/v1", "http://127.0.0.1:10/v1"]}):
+        with pytest.raises(ValueError, match="several --api-base and --batch run the plain model judge; openai/x on "
+                                             "this dataset/prompt runs core.checks.adversarial:run_laias_judge"):
+            run_judge(demo_store_copy, dataset="demo", judge="openai/x", prompt_id="laias_judge", **extra)
+    assert demo_store_copy.query_one("SELECT count(*) FROM judge_runs") == runs
