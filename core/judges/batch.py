@@ -36,14 +36,13 @@ from core.judges.batchfiles import (
     ENDPOINT,
     OPENAI_MAX_BYTES,
     OPENAI_MAX_REQUESTS,
-    RETRYABLE_STATUS,
     BatchPrice,
     iter_lines,
     read_result,
     request_line,
     split_files,
 )
-from core.judges.llm import CANCEL_GRACE, NO_KEY, check_model, safe_api_base
+from core.judges.llm import CANCEL_GRACE, NO_KEY, check_model, retryable, safe_api_base
 from core.judges.runs import OutputRecord, write_outputs
 
 RETRY_MODES = ("batch", "direct")
@@ -386,9 +385,9 @@ class BatchRun:
 
 
 def _transient(exc: Exception) -> bool:
-    """A provider error worth trying again: no HTTP status (a connection), or a retryable one."""
-    status = getattr(exc, "status_code", None)
-    return status is None or (str(status).isdigit() and int(status) in RETRYABLE_STATUS)
+    """A provider error worth trying again, by the gateway's rule for a call (a dropped connection, a timeout,
+    a retryable status); any other error without a status (a bug, a malformed answer) is not polled forever."""
+    return retryable(exc)
 
 
 class BatchWriteFailed(RuntimeError):

@@ -17,10 +17,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from core.judges.llm import RETRYABLE_STATUS  # the gateway's: a line fails for the same reasons as a call
+
 OPENAI_MAX_REQUESTS = 50_000  # requests per batch file (OpenAI's limit)
 OPENAI_MAX_BYTES = 200 * 1024 * 1024  # bytes per batch file (OpenAI's limit)
 ENDPOINT = "/v1/chat/completions"
-RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 RETRYABLE_CODES = {"batch_expired", "batch_cancelled", "rate_limit_exceeded", "server_error", "timeout"}
 
 

@@ -208,7 +208,7 @@ def _status_of(exc: Exception) -> int | None:
         return None
 
 
-def _retryable(exc: Exception) -> bool:
+def retryable(exc: Exception) -> bool:
     name = type(exc).__name__
     if name in {"Timeout", "APIConnectionError", "RateLimitError", "InternalServerError",
                 "ServiceUnavailableError", "BadGatewayError", "APITimeoutError"}:
@@ -371,7 +371,7 @@ class Caller:
             try:
                 resp = await self.complete(**kwargs)
             except Exception as exc:  # provider errors come in many classes; classify below
-                if attempt >= self.max_retries or not _retryable(exc):
+                if attempt >= self.max_retries or not retryable(exc):
                     return OutputRecord(pair_id="", error=_short_error(exc, self.api_key),
                                         latency_ms=(time.monotonic() - start) * 1000)
                 wait = _retry_after(exc)
