@@ -189,7 +189,7 @@ class BatchRun:
             try:
                 return getattr(self.litellm, function)(**kwargs, **self.provider)
             except Exception as exc:
-                if attempt >= self.caller.max_retries or not _transient(exc) or self.cancel.is_set():
+                if attempt >= self.caller.max_retries or not transient(exc) or self.cancel.is_set():
                     raise
                 time.sleep(min(60.0, self.caller.backoff * 2 ** attempt))
                 attempt += 1
@@ -253,7 +253,7 @@ class BatchRun:
                     batch = self._call("retrieve_batch", batch_id=row["batch_id"])
                 except Exception as exc:  # unreachable now: keep the batch and try next time
                     row["message"] = self._error("read the batch", exc)
-                    if not _transient(exc):  # refused (a 401, a 404): say so on its pairs; a resume may still
+                    if not transient(exc):  # refused (a 401, a 404): say so on its pairs; a resume may still
                         self._store([self._failure(k, row["message"]) for k in row["keys"]])  # collect it
                         del self.open[file_id]
                     continue
@@ -384,7 +384,7 @@ class BatchRun:
                                                         "cost_usd": s.cost_usd if s.cost_known else None})
 
 
-def _transient(exc: Exception) -> bool:
+def transient(exc: Exception) -> bool:
     """A provider error worth trying again, by the gateway's rule for a call (a dropped connection, a timeout,
     a retryable status); any other error without a status (a bug, a malformed answer) is not polled forever."""
     return retryable(exc)

@@ -292,11 +292,11 @@ def test_only_errors_a_call_would_retry_keep_a_batch_polled():
     """A provider error is worth polling again by the gateway's rule: a dropped connection or a retryable
     status; an error with no status that is no connection problem (a bug, a malformed answer) is not polled
     forever."""
-    from core.judges.batch import _transient
+    from core.judges.batch import transient
 
     class Status(Exception):
         def __init__(self, code):
             self.status_code = code
 
-    assert _transient(ConnectionError("reset")) and _transient(TimeoutError()) and _transient(Status(429))
-    assert not _transient(Status(404)) and not _transient(AttributeError("'NoneType' has no attribute 'id'"))
+    assert transient(ConnectionError("reset")) and transient(TimeoutError()) and transient(Status(429))
+    assert not transient(Status(404)) and not transient(AttributeError("'NoneType' has no attribute 'id'"))
