@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from core.judges import OFFLINE_JUDGES
 from core.judges.llm import GenParams, cache_key, environment_key_allowed, is_private_endpoint, safe_api_base
-from core.judges.messages import default_max_tokens, pair_messages
+from core.judges.messages import default_params, pair_messages
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
 from core.settings import API_BASE_VAR, LOCAL_ONLY_VAR, MODELS_VAR, apply_offline_defaults, environ, merged
 from core.store.db import Store
@@ -265,7 +265,7 @@ def count_cached(store: Store, dataset: str, model: str, prompt_id: str, pair_id
     """
     if model in OFFLINE_JUDGES:
         return _offline_done(store, dataset, model, pair_ids)
-    params = params or GenParams(max_tokens=default_max_tokens(prompt_id))
+    params = default_params(prompt_id, params)
     keys = [cache_key(model, m, params) for m in _rendered(store, dataset, prompt_id, pair_ids, shots)]
     hits = _cached_keys(store, keys)
     return sum(1 for k in keys if k in hits)
@@ -302,7 +302,7 @@ def plan_run(store: Store, dataset: str, judge: str, pair_ids: list[str], prompt
     if judge in OFFLINE_JUDGES:
         cached = _offline_done(store, dataset, judge, pair_ids) if n else 0
         return RunPlan(judge, None, None, n, cached, 0, 0, 0.0)
-    params = params or GenParams(max_tokens=default_max_tokens(prompt_id))
+    params = default_params(prompt_id, params)
     messages = _rendered(store, dataset, prompt_id, pair_ids, shots) if n else []
     keys = [cache_key(judge, m, params) for m in messages]
     hits = _cached_keys(store, keys)

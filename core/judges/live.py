@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 
 from core.judges.llm import Caller, GenParams, check_endpoint, check_model, run_on_gateway_loop
-from core.judges.messages import default_max_tokens
+from core.judges.messages import default_params
 from core.judges.runs import answer_reader
 from core.parse import ParseResult, parse_output
 from core.settings import local_only as local_only_setting
@@ -196,7 +196,7 @@ def score_live(reference: str, candidate: str, model: str, prompt_id: str = "gre
     check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
     check_model(model, api_base)
     messages = render_messages(prompt_id, reference, candidate, context=context)
-    params = params or GenParams(max_tokens=default_max_tokens(prompt_id))
+    params = default_params(prompt_id, params)
     caller = Caller(model, params, api_base, api_key, timeout, max_retries, backoff=0.5)
     rec = run_on_gateway_loop(caller.call(messages))
     if rec.error is not None:

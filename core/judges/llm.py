@@ -43,7 +43,7 @@ from core import settings
 from core.judges import batchstore, leases
 from core.judges import journal as journal_mod
 from core.judges.gcpause import import_frozen
-from core.judges.messages import DEFAULT_MAX_TOKENS, default_max_tokens, pair_messages
+from core.judges.messages import DEFAULT_MAX_TOKENS, default_params, pair_messages
 from core.judges.runs import (
     OutputRecord,
     RunSpec,
@@ -420,7 +420,7 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     from core.judges import replicas as replica_mod
     from core.prompts import prompt_hash
 
-    params = params or GenParams(max_tokens=default_max_tokens(prompt_id))  # 8,192 for CRIMSON's prompts
+    params = default_params(prompt_id, params)  # 8,192 for CRIMSON's prompts
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     local_only = local_only_setting() if local_only is None else local_only

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from core.reads.context import context_dict
 
-__all__ = ["CRIMSON_MAX_TOKENS", "DEFAULT_MAX_TOKENS", "default_max_tokens", "pair_messages"]
+__all__ = ["CRIMSON_MAX_TOKENS", "DEFAULT_MAX_TOKENS", "default_max_tokens", "default_params", "pair_messages"]
 
 #: Output tokens per answer when none is given ...
 DEFAULT_MAX_TOKENS = 2048
@@ -25,6 +25,14 @@ def default_max_tokens(prompt_id: str | None) -> int:
     from core.prompts import CRIMSON_PROMPTS
 
     return CRIMSON_MAX_TOKENS if prompt_id in CRIMSON_PROMPTS else DEFAULT_MAX_TOKENS
+
+
+def default_params(prompt_id: str | None, params=None):
+    """``params``, or the generation settings of a run of ``prompt_id`` the user set nothing for (its output
+    budget, the rest ``GenParams``' defaults): the runner, Live scoring and the planner all take them here."""
+    from core.judges.llm import GenParams  # the gateway imports this module
+
+    return params or GenParams(max_tokens=default_max_tokens(prompt_id))
 
 
 def pair_messages(prompt_id: str, row, shots=None) -> list[dict[str, str]]:
