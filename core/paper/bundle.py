@@ -140,15 +140,16 @@ def _commands(dataset: str, s: PaperSettings) -> list[str]:
             shlex.join(base + ["figures", "--dataset", dataset, "--out", "figures", *flags])]
 
 
-def table_files(store: Store, dataset: str, s: PaperSettings) -> dict[str, bytes]:
+def table_files(store: Store, dataset: str, s: PaperSettings, results=None) -> dict[str, bytes]:
     """``tables/NAME.{tex,md,csv}`` and ``tables/tables.tex``, as :func:`core.paper.assemble.write_tables`
-    writes them (the bytes :func:`reproduce` compares)."""
+    writes them (the bytes :func:`reproduce` compares), from ``results`` when the caller has computed them
+    (figure-only parts in them make no table)."""
     import tempfile
 
     from core.paper.assemble import all_tables, write_tables
     from core.paper.compute import compute_all
 
-    tables = all_tables(compute_all(store, dataset, s))
+    tables = all_tables(results if results is not None else compute_all(store, dataset, s))
     with tempfile.TemporaryDirectory() as tmp:
         files = write_tables(tables, Path(tmp))
         return {f"tables/{p.name}": p.read_bytes() for p in files}
@@ -168,7 +169,6 @@ def build_bundle(store: Store, dataset: str, s: PaperSettings, *, with_text: boo
     files: dict[str, bytes] = {f"data/{t}.parquet": b for t, b in dataset_rows(store, dataset, text).items()}
     prompts, prompt_files = _prompts(store, dataset)
     files.update(prompt_files)
-    files.update(table_files(store, dataset, s))
     if with_figures:  # every figure the dataset has: the analyses of the tables and those only figures draw
         from core.paper.compute import DEFAULT_PARTS
         from core.paper.figures import FIGURE_PARTS
@@ -176,6 +176,7 @@ def build_bundle(store: Store, dataset: str, s: PaperSettings, *, with_text: boo
         results = compute_all(store, dataset, s, parts=tuple(dict.fromkeys(DEFAULT_PARTS + FIGURE_PARTS)))
     else:
         results = compute_all(store, dataset, s)
+    files.update(table_files(store, dataset, s, results))  # the same analyses, computed once
     paragraph = methods_paragraph(results, judge_runs(store, dataset), run_costs(store, dataset))
     files["methods.txt"] = (paragraph.render("text") + "\n").encode("utf-8")
     files["methods.tex"] = (paragraph.render("latex") + "\n").encode("utf-8")
