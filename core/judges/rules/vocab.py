@@ -25,7 +25,7 @@ finding is clinically significant (see the module documentation of
 from __future__ import annotations
 
 from core.judges.rules.concept import Concept
-from core.judges.rules.vocab_chest import CHEST_CONCEPTS
+from core.judges.rules.vocab_chest import AFTER_AORTA_IS, CHEST_CONCEPTS
 
 # --------------------------------------------------------------------------- #
 # Observations                                                                 #
@@ -41,9 +41,6 @@ _NODE = r"lymph\s+nodes?"
 _IS_ENLARGED = (r"(?=\s+(?:is|are|appears?|remains?)\s+(?:again\s+|still\s+)?(?:\w+ly\s+|borderline\s+)?"
                 r"(?:enlarged|dilated|prominent|large|borderline\s+(?:in\s+)?size))")
 # "blunting of the left costophrenic angle" (IU reports write "costophrenic XXXX" where a word was removed)
-# "the aorta is calcified and tortuous": the second adjective (fixed-width look-behinds, one per wording)
-_AFTER_AORTA_IS = "(?:" + "|".join(f"(?<=aorta {verb} {adj} and )" for verb in ("is", "appears")
-                                   for adj in ("calcified", "atherosclerotic", "tortuous", "ectatic")) + ")"
 _CP = r"costophrenic\s+(?:angles?|recess(?:es)?|sulc(?:us|i)|xxxx)"
 
 CONCEPTS: tuple[Concept, ...] = (
@@ -195,7 +192,7 @@ CONCEPTS: tuple[Concept, ...] = (
        # "degenerative and atherosclerotic changes of the thoracic aorta": the aorta's wall, not the spine
        r"degenerative\s+changes\s+of\s+the\s+(?:thoracic\s+)?aorta", r"aortic\s+(?:arch|knob)\s+calcifications?",
        r"(?:thoracic\s+)?aorta(?=\s+(?:is|appears?)\s+(?:\w+ly\s+)?(?:calcified|atherosclerotic))",
-       r"calcified(?=\s+(?:and\s+)?(?:(?:tortuous|ectatic)\s+)?(?:(?:thoracic|descending)\s+)?aorta)", _AFTER_AORTA_IS + r"(?:calcified|atherosclerotic)")),
+       r"calcified(?=\s+(?:and\s+)?(?:(?:tortuous|ectatic)\s+)?(?:(?:thoracic|descending)\s+)?aorta)", AFTER_AORTA_IS + r"(?:calcified|atherosclerotic)")),
     C("carotid_stenosis", "internal carotid artery stenosis",
       (r"(?:internal\s+carotid\s+artery|internal\s+carotid|ICA|carotid\s+artery|carotid)\s+stenosis",
        r"stenosis\s+of\s+the\s+(?:left\s+|right\s+)?(?:internal\s+carotid\s+artery|ICA)"),

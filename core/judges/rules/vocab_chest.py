@@ -28,7 +28,7 @@ _SIDE = r"(?:(?:right|left|bilateral)\s+)?"
 # "the aorta is mildly tortuous", "the left hemidiaphragm remains elevated"
 _IS = r"(?=\s+(?:is|are|appears?|remains?)\s+(?:again\s+|still\s+)?(?:\w+ly\s+)?(?:\w+\s+and\s+)?"
 # "the aorta is calcified and tortuous": the second adjective (fixed-width look-behinds, one per wording)
-_AFTER_AORTA_IS = "(?:" + "|".join(f"(?<=aorta {verb} {adj} and )" for verb in ("is", "appears")
+AFTER_AORTA_IS = "(?:" + "|".join(f"(?<=aorta {verb} {adj} and )" for verb in ("is", "appears")
                                    for adj in ("calcified", "atherosclerotic", "tortuous", "ectatic")) + ")"
 _MARKINGS = r"(?:interstitial|bronchovascular|lung|pulmonary|reticular)\s+markings"
 _ABNORMAL_MARKINGS = r"(?:increased|prominent|coarse(?:ned)?|accentuated|thickened|prominence)"
@@ -110,7 +110,7 @@ CHEST_CONCEPTS: tuple[C, ...] = (
        r"(?:(?:thoracic|descending|ascending)\s+){0,2}aorta" + _IS + r"(?:tortuous|ectatic|unfolded))",
        # "tortuous calcified aorta", "the aorta is calcified and tortuous": the other adjective names the other finding
        r"(?:tortuous|ectatic)(?=\s+(?:and\s+)?(?:calcified|atherosclerotic)\s+(?:(?:thoracic|descending)\s+)?aorta)",
-       _AFTER_AORTA_IS + r"(?:tortuous|ectatic)"),
+       AFTER_AORTA_IS + r"(?:tortuous|ectatic)"),
       "never"),
     C("mediastinal_shift", "mediastinal shift",
       (r"(?:(?:right|left)ward\s+|(?:right|left)-to-(?:right|left)\s+)?(?:cardio)?mediastinal\s+shift",
