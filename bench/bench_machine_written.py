@@ -38,6 +38,10 @@ SEED = 32  # the issue's number: the draw of references and of the held-out spli
 N_NORMAL, N_ABNORMAL = 35, 70
 MAX_XXXX = 2  # de-identification gaps ("XXXX") allowed in a reference: more leave too little to read
 HELDOUT_SLOTS = {7, 8, 9}  # draw positions (mod 10) held out within each group: 30%
+# A second development split, written after rules-10 by other writers and first measured before any judge
+# change was tuned on it: the size of the gap between a tuned split and text the judge has not seen.
+SEED_2, N2_NORMAL, N2_ABNORMAL = 3202, 14, 26
+SPLITS = ("dev", "dev2", "heldout")
 SECTION = "### Rules judge on machine-written candidates (bench_machine_written.py)"
 
 
@@ -81,6 +85,19 @@ def choose_references(reports: dict[int, IUReport]) -> list[tuple[int, str, str]
         pool = [r.iu_id for r in eligible if r.normal == (group == "normal")]
         for k, iu_id in enumerate(rng.sample(pool, size)):
             out.append((iu_id, group, "heldout" if k % 10 in HELDOUT_SLOTS else "dev"))
+    return out
+
+
+def choose_second_references(reports: dict[int, IUReport], exclude: set[int]) -> list[tuple[int, str, str]]:
+    """The ``dev2`` split's references as (IU id, group, "dev2"): among the same eligible reports, outside
+    ``exclude`` (the first draw and the paraphrase probes' references), ``N2_NORMAL`` coded normal and
+    ``N2_ABNORMAL`` coded otherwise, drawn in id order with ``random.Random(SEED_2)`` (normal first)."""
+    rng = random.Random(SEED_2)
+    eligible = [r for r in reports.values() if r.text.count("XXXX") <= MAX_XXXX and r.iu_id not in exclude]
+    out = []
+    for group, size in (("normal", N2_NORMAL), ("abnormal", N2_ABNORMAL)):
+        pool = [r.iu_id for r in eligible if r.normal == (group == "normal")]
+        out += [(iu_id, group, "dev2") for iu_id in rng.sample(pool, size)]
     return out
 
 
