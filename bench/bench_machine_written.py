@@ -9,7 +9,7 @@ exactly as ``bench/iu_edits.py`` reads it (:func:`iu_edits.fetch_archive`).
     .venv/bin/python bench/bench_machine_written.py [--json] [--skip-iu] [--readme LABEL] [--write]
     .venv/bin/python bench/bench_machine_written.py --skip-iu --details   # the dev split's disagreements
 
-``--details`` lists, for the ``dev`` split only, every candidate whose counts differ from its labels and
+``--details`` lists, for the ``dev`` and ``dev2`` splits only, every candidate whose counts differ from its labels and
 every listed finding the judge did not extract (and extracted finding no list holds): what a judge change
 is tuned on. The held-out split is only ever reported as totals.
 """
@@ -42,6 +42,7 @@ HELDOUT_SLOTS = {7, 8, 9}  # draw positions (mod 10) held out within each group:
 # change was tuned on it: the size of the gap between a tuned split and text the judge has not seen.
 SEED_2, N2_NORMAL, N2_ABNORMAL = 3202, 14, 26
 SPLITS = ("dev", "dev2", "heldout")
+TUNED = ("dev", "dev2")  # the splits --details lists; the held-out split is only ever reported as totals
 SECTION = "### Rules judge on machine-written candidates (bench_machine_written.py)"
 
 
@@ -205,7 +206,7 @@ def extraction(pairs: list[tuple[list[dict], list[str]]]) -> dict:
 
 
 def details(refs: dict[int, dict], cands: list[dict], verdicts: dict[str, Verdict], iu: dict[int, IUReport]) -> list[str]:
-    """The dev split's disagreements, one line each: counts that differ from the labels (with the judge's
+    """The tuned splits' disagreements, one line each: counts that differ from the labels (with the judge's
     explanations), listed findings not extracted and extracted findings no list holds."""
     from core.judges.rules import judge_pair
 
@@ -216,7 +217,7 @@ def details(refs: dict[int, dict], cands: list[dict], verdicts: dict[str, Verdic
         return missed, extra
 
     lines = []
-    dev = [c for c in cands if refs[c["iu_id"]]["split"] == "dev"]
+    dev = [c for c in cands if refs[c["iu_id"]]["split"] in TUNED]
     for iu_id in sorted({c["iu_id"] for c in dev}):
         missed, extra = unmatched(refs[iu_id]["findings"], verdicts[f"{iu_id}-1"].ref_found
                                   if f"{iu_id}-1" in verdicts else [])
@@ -355,7 +356,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0, help="the IU variants' seed (iu_edits.py's default)")
     ap.add_argument("--write", action="store_true", help="replace this benchmark's section of docs/PERFORMANCE.md")
     ap.add_argument("--readme", metavar="LABEL", help="replace the section '### LABEL' of machine_written/README.md")
-    ap.add_argument("--details", action="store_true", help="list the dev split's disagreements (never held-out)")
+    ap.add_argument("--details", action="store_true", help="list the dev and dev2 splits' disagreements (never held-out)")
     args = ap.parse_args()
 
     iu = iu_reports_by_id()
@@ -366,8 +367,10 @@ def main() -> int:
     if args.details:
         print("\n".join(details(refs, cands, by_cid, iu)))
     sets = {}
-    for split in ("dev", "heldout", "all"):
+    for split in (*SPLITS, "all"):
         chosen = [c for c in cands if split == "all" or refs[c["iu_id"]]["split"] == split]
+        if not chosen:
+            continue
         sets[f"machine-written {split}"] = summarise(refs, chosen, by_cid, iu)
     if not args.skip_iu:
         sets.update(iu_benchmark(args.iu_pairs, args.seed))

@@ -83,6 +83,7 @@ def test_wordings_of_real_reports():
 # upper lobe" in the findings and "right upper lobe" in the impression, are garbled).  Before rules-10 the judge
 # flagged 21 of the 70; 8 are still flagged and left out below, each with its cause.
 SEED, DRAWN, TAKEN = 3232, 200, 72
+UNWRITTEN = (3085, 3080)  # drawn and taken, but garbled: no candidate was written
 IU_PAIRS_2: list[tuple[int, str]] = [
     (202, "FINDINGS: Frontal and lateral views of the chest were obtained. The heart is enlarged. There is central "
           "pulmonary vascular congestion. Increased interstitial opacities are present, suggestive of mild "
@@ -394,13 +395,13 @@ def test_the_draw_is_reproduced_and_outside_the_other_sets(iu_reports):
     import iu_edits
     from test_rules_paraphrase import IU_PAIRS
 
-    excluded = {r["iu_id"] for r in mw.load_references()} | {i for i, _ in IU_PAIRS} | {1139, 984}
+    excluded = {r["iu_id"] for r in mw.load_references() if r["split"] != "dev2"} | {i for i, _ in IU_PAIRS} | {1139, 984}
     pool = [r.iu_id for r in iu_reports.values()
             if not r.normal and r.text.count("XXXX") <= 2 and r.iu_id not in excluded]
     drawn = random.Random(SEED).sample(pool, DRAWN)
     taken = sorted(drawn, key=lambda i: -len(iu_edits.stated(iu_reports[i].text)))[:TAKEN]
     ids = [i for i, _ in IU_PAIRS_2]
-    assert set(ids) == set(taken) - {3085, 3080}
+    assert set(ids) == set(taken) - set(UNWRITTEN)
     assert len(ids) == len(set(ids)) >= 60
     assert set(LEFT_OUT) <= set(ids) and len(LEFT_OUT) <= 8
 
