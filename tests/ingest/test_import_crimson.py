@@ -164,3 +164,36 @@ def test_imported_crimson_scores_correlate_with_their_built_in_orientation(store
     row = next(r for r in table if r["judge"] == "medgemma" and r["metric"] == "crimson")
     assert row["n"] == 3 and row["expected_sign"] == 1 and not row["orientation_assumed"]
     assert not any(r["metric"].startswith(("crimson_", "sig_")) for r in table)  # counts only with --all-metrics
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_results_json_and_answers_saved_with_a_byte_order_mark_import_as_utf8_does(tmp_path, capsys, encoding):
+    """CRIMSON's results JSON and a CSV of answers, saved as UTF-16 or UTF-8 with a BOM, store what UTF-8 does."""
+    results = {"average": {"crimson_score": 0.64},
+               "results": [{"id": "p0", "crimson_score": 1.0, "raw_evaluation": PERFECT},
+                           {"id": "p1", "crimson_score": 0.2778, "raw_evaluation": PARTIAL}]}
+    text = json.dumps(results, indent=2)  # pretty-printed, as evaluate_reports.py writes it
+    stored = {}
+    for enc in ("utf-8", encoding):
+        folder = tmp_path / enc
+        folder.mkdir()
+        enc_store = Store(folder / "s.duckdb")
+        pairs = pd.DataFrame({"id": [f"p{i}" for i in range(6)], "ref": [f"Reference {i}." for i in range(6)],
+                              "cand": [f"Candidate {i}." for i in range(6)]})
+        import_pairs(enc_store, pairs, dataset="d", columns=PairColumns("id", "ref", "cand"), name="pairs.csv")
+        (folder / "results.json").write_bytes(text.encode(enc))
+        answers = _csv(folder / "answers.csv", list(ANSWERS.items()))
+        answers.write_bytes(answers.read_text(encoding="utf-8").encode(enc))
+        for path, judge, cols in ((folder / "results.json", "crimson-gpt", ("raw_evaluation", "crimson_score")),
+                                  (answers, "medgemma", ("answer", None))):
+            args = [str(path), "--format", "crimson", "--dataset", "d", "--judge", judge, "--id-col", "id",
+                    "--text-col", cols[0], *(["--score-col", cols[1]] if cols[1] else []), "--json"]
+            code, out, err = _cli(enc_store, capsys, *args)
+            assert code == 0, (enc, judge, err)
+            assert json.loads(out)["added"] == (2 if judge == "crimson-gpt" else 5)
+        stored[enc] = [enc_store.query_df(sql) for sql in (
+            "SELECT run_id, judge_name, params, n_ok, n_failed FROM judge_runs ORDER BY run_id",
+            "SELECT run_id, pair_id, raw_text, parse_status, parse_reason FROM judge_outputs ORDER BY ALL",
+            "SELECT * FROM metric_values ORDER BY ALL", "SELECT * FROM judge_errors ORDER BY ALL")]
+    for utf8, other in zip(stored["utf-8"], stored[encoding], strict=True):
+        pd.testing.assert_frame_equal(utf8, other)

@@ -237,3 +237,24 @@ def test_each_metric_keeps_its_orientation_in_the_correlation_table(store, tmp_p
         assert row["expected_sign"] == (1 if up else -1)
         assert bool(row["orientation_assumed"]) == (metric not in RADEVAL_METRICS), metric
     assert table.loc["my_score", "tau"] == table.loc["green", "tau"]  # same values, only the flag differs
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_results_and_ids_saved_with_a_byte_order_mark_import_as_the_utf8_files_do(base_store, tmp_path, encoding):
+    """Windows tools save JSON and text as UTF-16 or UTF-8 with a BOM; every importer reads them alike."""
+    stored = {}
+    for enc in ("utf-8", encoding):
+        folder = tmp_path / enc
+        folder.mkdir()
+        results, id_file = folder / "per_sample.json", folder / "ids.txt"
+        results.write_bytes(EXAMPLE.read_text(encoding="utf-8").encode(enc))
+        id_file.write_bytes(IDS.read_text(encoding="utf-8").encode(enc))
+        store = copy_store(base_store, folder / "s.duckdb")
+        report = import_radeval(store, results, id_file, dataset="demo")
+        assert report.added == 20 * len(example()), enc
+        stored[enc] = [store.query_df(sql) for sql in (
+            "SELECT run_id, judge_name, params, n_ok FROM judge_runs",
+            "SELECT run_id, pair_id, parse_status FROM judge_outputs ORDER BY ALL",
+            "SELECT * FROM metric_values ORDER BY ALL")]
+    for utf8, other in zip(stored["utf-8"], stored[encoding], strict=True):
+        pd.testing.assert_frame_equal(utf8, other)

@@ -10,7 +10,7 @@ nothing: rows already in the store with the same content are counted as
 Row numbers in messages count data rows from 1 (the header is not a row), so
 "row 3" is the third record of the file.
 
-Modules: ``common`` (shared types and limits), ``reading`` (files -> frames),
+Modules: ``common`` (shared types and limits), ``reading`` (files -> bytes -> text -> frames, for all),
 ``validation`` (cells, ids, datasets), ``pairs``, ``annotations`` and ``outputs``
 (one importer each). Everything public is importable from this package.
 """
@@ -35,7 +35,13 @@ from core.ingest.importers.pairs import (
     prepare_pairs,
     write_pairs,
 )
-from core.ingest.importers.reading import check_scalar_cells, read_table, require_columns
+from core.ingest.importers.reading import (
+    check_scalar_cells,
+    decode_text,
+    read_bytes,
+    read_table,
+    require_columns,
+)
 from core.ingest.importers.validation import (
     SignificanceRule,
     cell_bool,
@@ -70,6 +76,7 @@ __all__ = [
     "check_duplicates",
     "check_scalar_cells",
     "column_ids",
+    "decode_text",
     "import_annotations",
     "import_crimson_outputs",
     "import_outputs",
@@ -82,6 +89,7 @@ __all__ = [
     "parse_context_cols",
     "prepare_annotations",
     "prepare_pairs",
+    "read_bytes",
     "read_table",
     "require_columns",
     "require_dataset",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pandas as pd
 
@@ -16,7 +17,13 @@ from core.ingest.importers.common import (
     limit_problems,
     tick_progress,
 )
-from core.ingest.importers.reading import check_scalar_cells, read_table, require_columns
+from core.ingest.importers.reading import (
+    check_scalar_cells,
+    decode_text,
+    read_bytes,
+    read_table,
+    require_columns,
+)
 from core.store.db import Store, insert_metric_values, stable_hash
 
 
@@ -164,26 +171,27 @@ def _store_imported(store: Store, run_id: str, judge: str, dataset: str, params:
 
 def _crimson_table(data, name: str | None) -> tuple[pd.DataFrame, str | None]:
     """The rows of a file of CRIMSON answers: any table read_table reads, or the JSON that CRIMSON's
-    evaluate_reports.py writes (``{"average": ..., "results": [{"id": ..., "raw_evaluation": {...}}, ...]}``)."""
-    raw = None
-    if isinstance(data, (str, bytes)) or hasattr(data, "__fspath__"):
-        if isinstance(data, bytes):
-            raw = data
-        elif str(name or data).lower().endswith(".json"):
-            try:
-                with open(data, "rb") as fh:
-                    raw = fh.read()
-            except OSError:
-                raw = None  # read_table says what is wrong with the path
-    if raw is not None and raw.lstrip()[:1] == b"{":
+    evaluate_reports.py writes (``{"average": ..., "results": [{"id": ..., "raw_evaluation": {...}}, ...]}``).
+
+    Both are read and decoded as every import is (UTF-8 with or without its BOM, UTF-16 with a BOM)."""
+    if isinstance(data, pd.DataFrame):
+        return read_table(data, name), name
+    raw, label = read_bytes(data, name)
+    if label is None or Path(label).suffix.lower() == ".json":
         try:
-            obj = json.loads(raw)
-        except (ValueError, RecursionError):
-            obj = None
+            text = decode_text(raw, label)
+        except ImportValidationError:
+            text = ""  # read_table below says what is wrong with the bytes
+        obj = None
+        if text.lstrip()[:1] == "{":
+            try:
+                obj = json.loads(text)
+            except (ValueError, RecursionError):
+                obj = None
         if isinstance(obj, dict) and isinstance(obj.get("results"), list):
-            label = name or validation.source_label(data)
+            label = label or validation.source_label(data)
             return read_table(json.dumps(obj["results"]).encode("utf-8"), f"{label}.json"), label
-    return read_table(data, name), name
+    return read_table(raw, label), label
 
 
 def _answer_text(value: object) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +31,7 @@ from core.ingest.importers.common import (
     tick_progress,
 )
 from core.ingest.importers.outputs import import_kind, imported_run_id
-from core.ingest.importers.reading import read_table
+from core.ingest.importers.reading import decode_text, read_bytes, read_table
 from core.store.db import Store, insert_metric_values
 
 __all__ = ["RADEVAL_METRICS", "RadEvalMetric", "RadEvalReport", "import_radeval", "read_ids",
@@ -108,26 +107,11 @@ class _Object(dict):
             self[key] = value
 
 
-def _read_bytes(source, name: str | None, what: str) -> tuple[bytes, str]:
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.is_file():
-            raise ImportValidationError([f"{what} file not found: {path}"])
-        return path.read_bytes(), name or path.name
-    if isinstance(source, (bytes, bytearray)):
-        return bytes(source), name or what
-    return source.read(), name or getattr(source, "name", None) or what
-
-
-def _text(data: bytes, name: str) -> str:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ImportValidationError([f"'{name}' is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
-                                     f"{exc.start}); save it as UTF-8 and import again"]) from exc
-    if "\x00" in text:
-        raise ImportValidationError([f"'{name}' holds a NUL byte; save it as UTF-8 text and import again"])
-    return text
+def _read(source, name: str | None, what: str) -> tuple[str, str]:
+    """A file's text and its name (``what`` when it has none), read as every importer reads its files."""
+    data, name = read_bytes(source, name, f"{what} file")
+    name = name or what
+    return decode_text(data, name), name
 
 
 def read_radeval_results(source, name: str | None = None) -> dict[str, list]:
@@ -141,8 +125,7 @@ def read_radeval_results(source, name: str | None = None) -> dict[str, list]:
     if isinstance(source, dict):
         obj, name = source, name or "RadEval results"
     else:
-        data, name = _read_bytes(source, name, "RadEval results")
-        text = _text(data, name)
+        text, name = _read(source, name, "RadEval results")
         if not text.strip():
             raise ImportValidationError([f"'{name}' is empty"])
         try:
@@ -221,11 +204,12 @@ def read_ids(source, name: str | None = None, id_col: str | None = None) -> tupl
             raise ImportValidationError([f"column '{id_col}' (ids) not found in the ids file; its columns are: "
                                          f"{', '.join(map(str, df.columns))}"])
         return validation.column_ids(df, id_col, problems), problems
-    data, name = _read_bytes(source, name, "ids")
+    data, name = read_bytes(source, name, "ids file")
+    name = name or "ids"
     if Path(name).suffix.lower() in _TABLE_SUFFIXES:
         raise ImportValidationError([f"'{name}' looks like a table: say which column holds the ids (--id-col), "
                                      "or give a text file with one id per line"])
-    lines = _text(data, name).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = decode_text(data, name).replace("\r\n", "\n").replace("\r", "\n").split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
     ids = [line.strip() or None for line in lines]

@@ -1,4 +1,5 @@
-"""Reading a file (CSV/TSV/JSONL/Parquet) into a frame, refusing what no store can hold; column checks."""
+"""Reading a file: its bytes and their text (:func:`read_bytes`, :func:`decode_text`, used by every importer),
+and a CSV/TSV/JSONL/Parquet table as a frame, refusing what no store can hold; column checks."""
 
 from __future__ import annotations
 
@@ -25,25 +26,50 @@ def _format_of(name: str) -> str:
     return _FORMATS[suffix]
 
 
-def _decode(data: bytes) -> str:
-    """Bytes -> text. UTF-8 (with or without BOM) or UTF-16 with a BOM; nothing guessed."""
+def read_bytes(source: str | os.PathLike | bytes | bytearray | BinaryIO, name: str | None = None,
+               what: str = "file") -> tuple[bytes, str | None]:
+    """The bytes of a file and its name: every importer reads its input through this one function.
+
+    ``source``: a path, bytes, or a binary file (an upload); ``name`` overrides the file's own name (it
+    tells the format and names the file in messages). ``what`` names the file when it is not found
+    (``"ids file"``). Returns ``(data, name)``; ``name`` is ``None`` for bytes given without one.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.is_file():
+            raise ImportValidationError([f"{what} not found: {path}"])
+        return path.read_bytes(), name or path.name
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source), name
+    return source.read(), name or getattr(source, "name", None)
+
+
+def decode_text(data: bytes, name: str | None = None) -> str:
+    """Bytes -> text: UTF-8 (with or without its BOM) or UTF-16 with a BOM; nothing guessed.
+
+    UTF-32, invalid UTF-8 and NUL bytes (UTF-16 without a BOM, binary data) are refused with the reason,
+    naming the file when ``name`` is given.
+    """
+    label = f"'{name}'" if name else "file"
     if data.startswith(b"\xff\xfe\x00\x00") or data.startswith(b"\x00\x00\xfe\xff"):
-        raise ImportValidationError(["file is UTF-32 text; save it as UTF-8 (or UTF-16 with a BOM) and import again"])
+        raise ImportValidationError([f"{label} is UTF-32 text; save it as UTF-8 (or UTF-16 with a BOM) and "
+                                     "import again"])
     if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
         try:
-            return data.decode("utf-16")
+            text = data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            raise ImportValidationError([f"file has a UTF-16 mark but is not valid UTF-16: {exc}"]) from exc
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ImportValidationError(
-            [f"file is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-             "save it as UTF-8 and import again"]
-        ) from exc
+            raise ImportValidationError([f"{label} has a UTF-16 mark but is not valid UTF-16: {exc}"]) from exc
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ImportValidationError(
+                [f"{label} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                 "save it as UTF-8 and import again"]
+            ) from exc
     if "\x00" in text:
-        raise ImportValidationError([f"file contains a NUL byte at character {text.index(chr(0))} (UTF-16 without "
-                                     "a byte-order mark? save it as UTF-8 and import again)"])
+        raise ImportValidationError([f"{label} contains a NUL byte at character {text.index(chr(0))} (UTF-16 "
+                                     "without a byte-order mark? save it as UTF-8 and import again)"])
     return text
 
 
@@ -55,17 +81,7 @@ def read_table(source: str | os.PathLike | bytes | BinaryIO | pd.DataFrame, name
     """
     if isinstance(source, pd.DataFrame):
         return _check_cells(source.copy())
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        name = name or path.name
-        if not path.exists():
-            raise ImportValidationError([f"file not found: {path}"])
-        data = path.read_bytes()
-    elif isinstance(source, bytes):
-        data = source
-    else:
-        data = source.read()
-        name = name or getattr(source, "name", None)
+    data, name = read_bytes(source, name)
     if not name:
         raise ImportValidationError(["give the file name so its format is known"])
     fmt = _format_of(name)
@@ -77,7 +93,7 @@ def read_table(source: str | os.PathLike | bytes | BinaryIO | pd.DataFrame, name
         except Exception as exc:  # pyarrow raises many types; all mean "not a parquet file"
             raise ImportValidationError([f"'{name}' is not a readable Parquet file: {exc}"]) from exc
         return _check_cells(_clean_frame(df))
-    text = _decode(data)
+    text = decode_text(data, name)
     if fmt == "jsonl":  # JSON escapes can spell a NUL or half a surrogate pair; CSV text cannot
         return _check_cells(_clean_frame(_read_jsonl(text, name)))
     sep = "\t" if fmt == "tsv" else ","
