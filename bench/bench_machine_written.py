@@ -1,8 +1,8 @@
 """Machine-written candidates on IU references: the development set of issue 32, scored against its own labels.
 
-The set (``bench/machine_written/references.jsonl`` and ``candidates.jsonl``, described in its README) holds, for 105 Open-i Indiana
-University chest X-ray reports, a hand-checked list of the findings a radiologist would count and three
-candidates written in the styles of today's report generators, each with its errors recorded as it was
+The set (``bench/machine_written/references.jsonl`` and ``candidates.jsonl``, described in its README) holds, for 145 Open-i Indiana
+University chest X-ray reports (splits ``dev``, ``dev2`` and ``heldout``), a hand-checked list of the findings a
+radiologist would count and three candidates written in the styles of today's report generators, each with its errors recorded as it was
 written. The IU text itself is not committed: it is read at run time from the torchxrayvision wheel
 exactly as ``bench/iu_edits.py`` reads it (:func:`iu_edits.fetch_archive`).
 

@@ -59,12 +59,13 @@ def test_the_set_has_the_size_and_mix_the_issue_asks_for(references, candidates)
 
 
 def test_the_held_out_split_is_about_thirty_percent_and_follows_the_reference(references, candidates):
-    held = [r for r in references.values() if r["split"] == "heldout"]
-    assert {r["split"] for r in references.values()} == {"dev", "heldout"}
-    assert 0.25 <= len(held) / len(references) <= 0.35
+    assert {r["split"] for r in references.values()} == set(mw.SPLITS)
+    first = [r for r in references.values() if r["split"] != "dev2"]  # the first draw: dev and held-out
+    held = [r for r in first if r["split"] == "heldout"]
+    assert 0.25 <= len(held) / len(first) <= 0.35
     assert all(c["iu_id"] in references for c in candidates)
     for group in ("normal", "abnormal"):  # both groups are held out in proportion
-        rows = [r for r in references.values() if r["group"] == group]
+        rows = [r for r in first if r["group"] == group]
         assert 0.2 <= sum(r["split"] == "heldout" for r in rows) / len(rows) <= 0.4
     assert all(any(c["iu_id"] == i for c in candidates) for i in references)
 
@@ -149,8 +150,16 @@ def iu() -> dict[int, mw.IUReport]:
 
 def test_the_references_are_the_seeded_draw_of_real_iu_reports(iu, references):
     assert [r.text for r in iu.values()] == mw.iu_edits.iu_reports()  # the same text iu_edits reads
-    drawn = mw.choose_references(iu)
-    assert [(i, g, s) for i, g, s in drawn] == [(r["iu_id"], r["group"], r["split"]) for r in references.values()]
+    stored = [(r["iu_id"], r["group"], r["split"]) for r in references.values()]
+    assert mw.choose_references(iu) == [row for row in stored if row[2] != "dev2"]
+    # the second split: outside the first draw and the paraphrase probes' references (their tuning material)
+    sys.path.insert(0, str(ROOT / "tests" / "judges"))
+    from test_rules_paraphrase import IU_PAIRS
+    from test_rules_paraphrase_iu import IU_PAIRS_2, UNWRITTEN
+
+    probes = {i for i, _ in IU_PAIRS} | {1139, 984} | {i for i, _ in IU_PAIRS_2} | set(UNWRITTEN)
+    first = {i for i, _, s in stored if s != "dev2"}
+    assert mw.choose_second_references(iu, first | probes) == [row for row in stored if row[2] == "dev2"]
     assert all(i in iu for i in references)
 
 
