@@ -18,7 +18,6 @@ from core.cli.common import (
     add_api_base_flag,
     add_call_flags,
     add_excerpt_flags,
-    add_flag_pair,
     api_key,
     confirmed,
     excerpt_flag,
@@ -63,66 +62,6 @@ def cmd_import_pairs(args) -> int:
                        context=parse_context_cols(args.context_cols))
     report = import_pairs(open_store(args), Path(args.file), dataset=args.dataset, columns=cols, kind=args.kind,
                           synthetic=args.synthetic, progress=Progress(True))
-    print_result(report.to_json(), args.json)
-    return 0
-
-
-def cmd_import_outputs(args) -> int:
-    """One branch per --format: green (text or score columns), crimson, radeval."""
-    if args.format == "radeval":
-        return _import_radeval(args)
-    if args.format == "crimson":
-        return _import_crimson(args)
-    from core.ingest.importers import ImportValidationError, import_outputs
-
-    if args.ids:
-        raise ImportValidationError(["--ids goes with --format radeval; a table of outputs names its id column "
-                                     "(--id-col)"])
-    if args.crimson_map:
-        raise ImportValidationError(["--crimson-map goes with --format crimson"])
-    missing = [flag for flag, value in (("--judge", args.judge), ("--id-col", args.id_col)) if not value]
-    if missing:
-        raise ImportValidationError([f"give {' and '.join(missing)}: --format green reads a table of outputs "
-                                     "named after their judge, with an id column"])
-    report = import_outputs(open_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
-                            id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
-                            metric=args.metric, progress=Progress(True), higher_is_better=args.higher_is_better)
-    print_result(report.to_json(), args.json)
-    return 0
-
-
-def _import_crimson(args) -> int:
-    """import-outputs --format crimson: a table of CRIMSON JSON answers (--text-col), scored as CRIMSON runs are."""
-    from core.ingest.importers import ImportValidationError, import_crimson_outputs
-
-    wrong = [f for f, v in (("--ids", args.ids), ("--metric", args.metric), ("--lower/--higher-is-better",
-                                                                              args.higher_is_better)) if v is not None]
-    if wrong:
-        raise ImportValidationError([f"{', '.join(wrong)} do(es) not apply to --format crimson"])
-    report = import_crimson_outputs(open_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
-                                    id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
-                                    crimson_map=args.crimson_map, progress=Progress(True))
-    print_result(report.to_json(), args.json)
-    return 0
-
-
-def _import_radeval(args) -> int:
-    """import-outputs --format radeval: RadEval's per-sample JSON, with the pair ids in its order (--ids)."""
-    from core.ingest.importers import ImportValidationError
-    from core.ingest.importers.radeval import import_radeval
-
-    wrong = [flag for flag, value in (("--text-col", args.text_col), ("--score-col", args.score_col),
-                                      ("--metric", args.metric),
-                                      ("--lower-is-better/--higher-is-better", args.higher_is_better))
-             if value is not None]
-    if wrong:
-        raise ImportValidationError([f"{', '.join(wrong)} do(es) not apply to --format radeval: every metric is "
-                                     "imported under RadEval's name, with its orientation from RadEval's table"])
-    if not args.ids:
-        raise ImportValidationError(["give the pair ids in RadEval's order: --ids FILE (one id per line, or a "
-                                     "CSV/TSV/JSONL with --id-col)"])
-    report = import_radeval(open_store(args), Path(args.file), Path(args.ids), dataset=args.dataset,
-                            judge=args.judge or "radeval", id_col=args.id_col, progress=Progress(True))
     print_result(report.to_json(), args.json)
     return 0
 
@@ -397,6 +336,7 @@ COMMAND_MODULES = (
     "core.cli.analysis",
     "core.cli.checks",
     "core.cli.distill",
+    "core.cli.import_outputs",
     "core.cli.jobs",
     "core.cli.merge",
     "core.cli.ops",
@@ -480,27 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--total-col", help="with --aggregate-of: the mean number of errors (all)")
     p.add_argument("--sig-col", help="with --aggregate-of: the mean number of clinically significant errors")
 
-    p = add("import-outputs", cmd_import_outputs, "import judge outputs produced elsewhere as an `imported` run")
-    p.add_argument("file")
-    p.add_argument("--format", choices=["green", "crimson", "radeval"], default="green",
-                   help="green: a table of GREEN-format text or scores (default); crimson: CRIMSON JSON answers; "
-                        "radeval: RadEval's per-sample JSON (metric -> one value per report) with --ids")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--judge", help="the judge's name (required, except --format radeval: default radeval)")
-    p.add_argument("--id-col", help="the id column (of the outputs file; with --format radeval, of the --ids table)")
-    p.add_argument("--ids", metavar="FILE",
-                   help="--format radeval: the pair ids in RadEval's order, one per line (or a CSV/TSV/JSONL "
-                        "with --id-col)")
-    p.add_argument("--text-col", help="raw judge text (GREEN format is parsed; --format crimson: the JSON answers)")
-    p.add_argument("--score-col", help="a numeric score per pair (--format crimson: the file's own CRIMSON score, "
-                   "checked against the one recomputed from each answer)")
-    p.add_argument("--metric", help="metric name for --score-col (default: the judge name)")
-    p.add_argument("--crimson-map", metavar="KIND=CAT,...", help=CRIMSON_MAP_HELP)
-    add_flag_pair(p, "higher_is_better",
-                  ("--lower-is-better", False, "the score falls as reports get better (e.g. an error count); "
-                                               "recorded with the run, used by every sign check"),
-                  ("--higher-is-better", True,
-                   "the score rises as reports get better (assumed, and flagged, when neither is given)"))
+    # import-outputs: core/cli/import_outputs.py (COMMAND_MODULES)
 
     p = add("import-preset", cmd_import_preset,
             "import a file in a published layout (rexval-pairs, rexval-errors, rate-eval, radeval-counts)")
