@@ -5,9 +5,10 @@
 Builds ``demo --pairs N`` (every pair with a synthetic age, sex, indication and history) in a temporary
 store, then prints, per prompt id, ``core.models.plan_run``'s estimate: prompt tokens per pair (about 4
 characters a token), the output budget (``max_tokens`` when none is set), and the cost at ``--model``'s
-price in litellm's bundled table (400 output tokens per answer assumed, as the plan does). Then the same for
-``crimson`` with the context removed from every pair: what the plan estimated before it rendered the context.
-No call is made.
+price in litellm's bundled table, with the output tokens per answer the plan uses and where they come from
+(a fresh store holds no answer to measure, so each prompt's assumption: ``core.models.assumed_output_tokens``).
+Then the same for ``crimson`` with the context removed from every pair: what the plan estimated before it
+rendered the context. No call is made.
 """
 
 from __future__ import annotations
@@ -42,13 +43,14 @@ def main() -> None:
         with_context = store.query_one(
             f"SELECT count(*) FROM pairs WHERE dataset = 'demo' AND coalesce({', '.join(CONTEXT_FIELDS)}) IS NOT NULL")
         print(f"{len(ids)} pairs, {with_context} with context; model {args.model}")
-        print("| prompt | prompt tokens per pair | max_tokens | estimated cost (USD) |")
-        print("| --- | --- | --- | --- |")
+        print("| prompt | prompt tokens per pair | max_tokens | output tokens per answer | estimated cost (USD) |")
+        print("| --- | --- | --- | --- | --- |")
 
         def row(label: str, prompt: str) -> None:
             plan = plan_run(store, "demo", args.model, ids, prompt)
             cost = "unknown" if plan.cost_usd is None else f"{plan.cost_usd:.3f}"
-            print(f"| {label} | {plan.prompt_tokens / len(ids):,.0f} | {plan.params.max_tokens:,} | {cost} |")
+            print(f"| {label} | {plan.prompt_tokens / len(ids):,.0f} | {plan.params.max_tokens:,} | {plan.output_note} "
+                  f"| {cost} |")
 
         for prompt in PROMPTS:
             row(f"`{prompt}`", prompt)

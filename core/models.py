@@ -27,13 +27,14 @@ from functools import lru_cache
 from core.judges import OFFLINE_JUDGES
 from core.judges.llm import GenParams, cache_key, environment_key_allowed, is_private_endpoint, safe_api_base
 from core.judges.messages import default_params, pair_messages
+from core.judges.runs import answered_keys
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
 from core.settings import API_BASE_VAR, LOCAL_ONLY_VAR, MODELS_VAR, apply_offline_defaults, environ, merged
 from core.store.db import Store
 
 __all__ = ["MODELS_VAR", "API_BASE_VAR", "LOCAL_ONLY_VAR", "PROVIDER_KEYS", "ModelConfig", "RunPlan",
-           "configured_models", "count_cached", "estimate_cost", "estimate_prompt_tokens",
-           "plan_run", "secret_api_key"]
+           "assumed_output_tokens", "configured_models", "count_cached", "estimate_cost", "estimate_prompt_tokens",
+           "measured_output_tokens", "plan_run", "secret_api_key"]
 
 
 # provider -> the environment variables that hold its credentials (any one suffices).
@@ -246,14 +247,6 @@ def _offline_done(store: Store, dataset: str, judge: str, pair_ids: list[str] | 
     return int(store.query_one(sql, params))
 
 
-def _cached_keys(store: Store, keys: list[str]) -> set[str]:
-    if not keys:
-        return set()
-    df = store.query_df("SELECT DISTINCT cache_key FROM judge_outputs WHERE error IS NULL "
-                        "AND cache_key IN (SELECT unnest(?::VARCHAR[]))", [sorted(set(keys))])
-    return set(df["cache_key"])
-
-
 def count_cached(store: Store, dataset: str, model: str, prompt_id: str, pair_ids: list[str] | None,
                  params: GenParams | None = None, shots: ShotSource | None = None) -> int:
     """How many of these calls would be answered from the store instead of sent.
@@ -267,8 +260,56 @@ def count_cached(store: Store, dataset: str, model: str, prompt_id: str, pair_id
         return _offline_done(store, dataset, model, pair_ids)
     params = default_params(prompt_id, params)
     keys = [cache_key(model, m, params) for m in _rendered(store, dataset, prompt_id, pair_ids, shots)]
-    hits = _cached_keys(store, keys)
+    hits = answered_keys(store, keys)
     return sum(1 for k in keys if k in hits)
+
+
+# Output tokens per answer a plan assumes while the store holds no answer of the prompt to measure: the count
+# (litellm.token_counter, openai/gpt-4o-mini) of one worked answer in the prompt's own output format for a chest
+# X-ray pair of four findings a side (three matched, one missed, one added, three attribute differences),
+# rounded up to 50; bench/output_tokens.py prints the answers and their counts. CRIMSON's JSON lists every
+# finding of both reports with its significance, then the matches and errors: 532 -> 550. GREEN's sections
+# (green, vert and their variants, formula, rubric: the same format) 341-349 -> 350; RadFact's JSON 324 -> 350;
+# FineRadScore's 287 -> 300. Longer reports give longer answers: the figure is an assumption, and says so.
+CRIMSON_ASSUMED_OUTPUT = 550
+ASSUMED_OUTPUT = {"radfact": 350, "fineradscore": 300}
+GREEN_ASSUMED_OUTPUT = 350
+
+
+def assumed_output_tokens(prompt_id: str) -> int:
+    """Output tokens per answer a plan assumes for ``prompt_id`` when no stored answer can be measured."""
+    from core.prompts import CRIMSON_PROMPTS
+
+    if prompt_id in CRIMSON_PROMPTS:
+        return CRIMSON_ASSUMED_OUTPUT
+    return ASSUMED_OUTPUT.get(prompt_id, GREEN_ASSUMED_OUTPUT)
+
+
+def measured_output_tokens(store: Store, prompt_id: str) -> tuple[int, float | None]:
+    """``(n, median)`` of the output tokens of the stored answers of ``prompt_id`` (any model, any dataset).
+
+    Successful answers with a recorded ``tokens_out`` only (a cache copy records none: no call was made); one
+    answer per cache key. ``(0, None)`` when there is none.
+    """
+    row = store.query_df(
+        "SELECT count(*) AS n, median(t) AS med FROM (SELECT coalesce(o.cache_key, o.run_id || '/' || o.pair_id) "
+        "AS k, any_value(o.tokens_out) AS t FROM judge_outputs o JOIN judge_runs r USING (run_id) "
+        "WHERE r.prompt_id = ? AND o.error IS NULL AND o.tokens_out IS NOT NULL GROUP BY k)", [prompt_id])
+    n = int(row["n"].iloc[0])
+    return n, (float(row["med"].iloc[0]) if n else None)
+
+
+def _output_each(store: Store, prompt_id: str, max_tokens: int, given: int | None) -> tuple[int, str]:
+    """Output tokens per answer for a plan, and where the figure comes from."""
+    if given is not None:
+        each, source = int(given), "given"
+    else:
+        n, median = measured_output_tokens(store, prompt_id)
+        each, source = ((round(median), f"median of {n:,} stored answer{'s' if n != 1 else ''}") if n else
+                        (assumed_output_tokens(prompt_id), "assumed: no stored answer of this prompt to measure"))
+    if each > max_tokens:
+        each, source = max_tokens, f"{source}, capped at max_tokens"
+    return each, source
 
 
 @dataclass(frozen=True)
@@ -281,22 +322,31 @@ class RunPlan:
     n_calls: int
     cached: int
     prompt_tokens: int  # total over the calls still to send (estimate)
-    completion_tokens: int  # total assumed output over the calls still to send
+    completion_tokens: int  # total output over the calls still to send: output_each per call
     cost_usd: float | None  # None: price unknown
+    output_each: int = 0  # output tokens per call in the estimate
+    output_source: str = ""  # where output_each comes from: "median of N stored answers", "assumed: ...", "given"
 
     @property
     def to_send(self) -> int:
         return self.n_calls - self.cached
 
+    @property
+    def output_note(self) -> str:
+        """``output_each`` and its source in a few words, e.g. "550 (assumed: ...)"; "" for an offline judge."""
+        return f"{self.output_each:,} ({self.output_source})" if self.output_source else ""
+
 
 def plan_run(store: Store, dataset: str, judge: str, pair_ids: list[str], prompt_id: str = "green",
              params: GenParams | None = None, shots: ShotSource | None = None,
-             completion_tokens: int = 400) -> RunPlan:
+             completion_tokens: int | None = None) -> RunPlan:
     """Calls, cache hits and estimated cost of one run before it starts.
 
-    The cost counts only the calls not in the cache, at about
-    ``min(completion_tokens, params.max_tokens)`` output tokens each; the prompts are rendered with each
-    pair's patient context, as the run renders them. Without ``params``: the prompt's defaults.
+    The cost counts only the calls not in the cache. Output tokens per call: ``completion_tokens`` when
+    given, else the median of the stored answers of the same prompt (any model: :func:`measured_output_tokens`),
+    else the prompt's assumption (:func:`assumed_output_tokens`); never more than ``params.max_tokens``. The
+    plan says which (``output_source``). The prompts are rendered with each pair's patient context, as the
+    run renders them. Without ``params``: the prompt's defaults.
     """
     n = len(pair_ids)
     if judge in OFFLINE_JUDGES:
@@ -305,13 +355,13 @@ def plan_run(store: Store, dataset: str, judge: str, pair_ids: list[str], prompt
     params = default_params(prompt_id, params)
     messages = _rendered(store, dataset, prompt_id, pair_ids, shots) if n else []
     keys = [cache_key(judge, m, params) for m in messages]
-    hits = _cached_keys(store, keys)
+    hits = answered_keys(store, keys)
     todo = [m for m, k in zip(messages, keys, strict=True) if k not in hits]
     p_tokens = sum(estimate_prompt_tokens(m) for m in todo)
-    out_each = min(int(completion_tokens), int(params.max_tokens))
+    effective = _effective_prompt(prompt_id, shots)
+    out_each, source = _output_each(store, effective, int(params.max_tokens), completion_tokens)
     cost = 0.0
     if todo:
         avg_in = p_tokens // len(todo)
         cost = estimate_cost(judge, len(todo), avg_in, out_each)
-    return RunPlan(judge, _effective_prompt(prompt_id, shots), params, n, n - len(todo), p_tokens,
-                   out_each * len(todo), cost)
+    return RunPlan(judge, effective, params, n, n - len(todo), p_tokens, out_each * len(todo), cost, out_each, source)

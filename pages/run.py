@@ -136,8 +136,8 @@ def _plan(_store, path: str, version: int, dataset: str, judge: str, prompt_id: 
     try:
         p = plan_run(_store, dataset, judge, _pair_ids, prompt_id or "green", gen, source)
     except ValueError as exc:  # e.g. a few-shot prompt whose shot pool is too small
-        return {"calls": len(_pair_ids), "cached": None, "cost": None, "error": str(exc)}
-    return {"calls": p.n_calls, "cached": p.cached, "cost": p.cost_usd, "error": ""}
+        return {"calls": len(_pair_ids), "cached": None, "cost": None, "output": "", "error": str(exc)}
+    return {"calls": p.n_calls, "cached": p.cached, "cost": p.cost_usd, "output": p.output_note, "error": ""}
 
 
 # -- the pairs --------------------------------------------------------------------------
@@ -360,7 +360,8 @@ def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], s
         costs.append(cost)
         rows.append({**t.columns(), "calls": plan["calls"], "cached": plan["cached"],
                      "to send": None if plan["cached"] is None else plan["calls"] - plan["cached"],
-                     "est. cost": "unknown" if cost is None else f"${cost:,.4f}", "problem": plan["error"]})
+                     "est. cost": "unknown" if cost is None else f"${cost:,.4f}",
+                     "output tokens per call": plan["output"], "problem": plan["error"]})
     table = pd.DataFrame(rows).astype({"cached": "Int64", "to send": "Int64"})
     calls, cached = int(table["calls"].sum()), int(table["cached"].fillna(0).sum())
     known = [c for c in costs if c is not None]
@@ -377,8 +378,9 @@ def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], s
     b.metric("Cache hits", f"{cached:,}", help="answers already in the store: never sent again")
     c.metric("To send", f"{calls - cached:,}")
     d.metric("Estimated cost", cost_text,
-             help="litellm's price table, ~4 characters a token, ~400 output tokens a call; unknown prices "
-                  "are shown as unknown, never guessed")
+             help="litellm's price table, ~4 characters a token in; out, per call, the median of the stored "
+                  "answers of the same prompt (any model), else the prompt's assumed answer length (see the "
+                  "table); unknown prices are shown as unknown, never guessed")
     show_table(table, hide_index=True, key="run_estimate")
     for r in rows:
         if r["problem"]:

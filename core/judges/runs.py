@@ -228,6 +228,15 @@ def answered_pair_ids(store: Store, run_id: str) -> set[str]:
                               [run_id])["pair_id"])
 
 
+def answered_keys(store: Store, keys: list[str]) -> set[str]:
+    """The cache keys among ``keys`` that a stored successful answer holds, in any run (a recorded failure
+    holds none): a run reuses those answers instead of sending their prompts."""
+    if not keys:
+        return set()
+    return set(store.query_df("SELECT DISTINCT cache_key FROM judge_outputs WHERE error IS NULL "
+                              "AND cache_key IN (SELECT unnest(?::VARCHAR[]))", [sorted(set(keys))])["cache_key"])
+
+
 def unanswered_pairs(store: Store, run_id: str, pairs: pd.DataFrame) -> pd.DataFrame:
     """The rows of ``pairs`` the run holds no answer for yet (recorded failures are tried again)."""
     return pairs[~pairs["pair_id"].isin(answered_pair_ids(store, run_id))]
