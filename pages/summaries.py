@@ -22,15 +22,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.analysis.scores import CATEGORIES, METRICS
-from core.analysis.summary import (
-    HEADLINE_METRICS,
-    compare_systems,
-    green_summary,
-    headline_metric,
-    normalized_text,
-)
-from core.reads.frames import error_texts, judge_counts, judge_runs, judge_values, with_system
+from core.analysis.summary import compare_systems, judge_summary, normalized_text, summarisable_judges
+from core.reads.frames import judge_runs
 from core.reads.queries import CATEGORY_NAMES, find_pairs
+from core.reads.summary_inputs import summary_frames
 from pages._shared import (
     OKABE_ITO,
     RUN_HINT,
@@ -54,11 +49,9 @@ MODES = {"summary": "One judge", "compare": "Two systems side by side"}
 
 @cached
 def _inputs(store, dataset: str):
-    """The three frames cmd_summary feeds green_summary with (the scores: GREEN's and CRIMSON's), and the
-    run labels."""
-    errors = error_texts(store, dataset)
-    counts = with_system(store, dataset, judge_counts(store, dataset))
-    scores = with_system(store, dataset, judge_values(store, dataset, metrics=list(HEADLINE_METRICS)))
+    """The three frames of every summary (core.reads.summary_inputs: the report's and cmd_summary's too), and
+    the run labels."""
+    errors, counts, scores = summary_frames(store, dataset)
     runs = judge_runs(store, dataset)["judge"].tolist()
     return errors, counts, scores, runs
 
@@ -73,25 +66,21 @@ def _systems(store, dataset: str) -> list[str]:
 @cached(max_entries=32)
 def _summary(store, dataset: str, judge: str, system: str | None, seed: int):
     errors, counts, scores, _ = _inputs(store, dataset)
-    return green_summary(errors, counts, scores, judge, system=system, seed=seed,
-                         score_metric=headline_metric(scores, judge))
+    return judge_summary(errors, counts, scores, judge, system=system, seed=seed)
 
 
 @cached
 def _compare(store, dataset: str, judge: str, a: str, b: str, seed: int):
     errors, counts, scores, _ = _inputs(store, dataset)
-    return compare_systems(errors, counts, scores, judge, systems=(a, b), seed=seed,
-                           score_metric=headline_metric(scores, judge))
+    return compare_systems(errors, counts, scores, judge, systems=(a, b), seed=seed)
 
 
 @cached
 def _summarisable(store, dataset: str) -> list[str]:
-    """The judges with something to summarise: a GREEN score or error explanations (a CRIMSON run's), or
-    CRIMSON scores with per-category counts (a CRIMSON run whose answers list no error), in run order."""
+    """The judges with a summary (core.analysis.summary.summarisable_judges, as the report and the CLI ask),
+    in run order."""
     errors, counts, scores, runs = _inputs(store, dataset)
-    has = set(scores.loc[scores["metric"] == "green", "judge"]) | set(errors["judge"])
-    has |= set(scores.loc[scores["metric"] == "crimson", "judge"]) & set(counts["judge"])
-    return [j for j in runs if j in has]
+    return summarisable_judges(errors, counts, scores, order=runs)
 
 
 @cached(max_entries=4)

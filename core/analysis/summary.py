@@ -12,6 +12,8 @@ line is the mean and standard deviation of the GREEN score (Figure 4,
 "[Summary]: Green score: mean 0.23 std 0.04"), or of another headline score
 (``score_metric``; :func:`headline_metric` picks CRIMSON's for a CRIMSON run,
 whose answers give the same categories (a)-(f) and one explanation per error).
+:func:`judge_summary` resolves the headline itself and :func:`summarisable_judges` says which judges have
+a summary: the report, the Summaries page and the ``summary`` command use both.
 
 Differences from the paper, on purpose
 --------------------------------------
@@ -69,6 +71,9 @@ __all__ = [
     "embed_texts",
     "green_summary",
     "headline_metric",
+    "judge_summary",
+    "require_summarisable",
+    "summarisable_judges",
 ]
 
 DEFAULT_EMBEDDING = "tfidf-svd"
@@ -421,6 +426,46 @@ def headline_metric(scores: pd.DataFrame, judge: str) -> str:
     return next((m for m in HEADLINE_METRICS if m in have), "green")
 
 
+def summarisable_judges(errors: pd.DataFrame, counts: pd.DataFrame, scores: pd.DataFrame,
+                        order: Sequence[str] | None = None) -> list[str]:
+    """The judges a summary can be written for: a headline score (one of :data:`HEADLINE_METRICS`) and
+    something per category, error explanations (``errors``) or per-category counts (``counts``: a run
+    whose answers list no error still has its zeros). A judge with a score alone (a GREEN score imported
+    from elsewhere, a RadEval run) or explanations alone has no summary.
+
+    ``errors``, ``counts``, ``scores``: the long frames :func:`green_summary` takes. ``order``: the judges
+    in the order to list them (e.g. run order); judges not in it follow, sorted. The report, the
+    Summaries page and the ``summary`` command all ask this function.
+    """
+    headed = set(scores.loc[scores["metric"].isin(HEADLINE_METRICS), "judge"]) if len(scores) else set()
+    per_category = set(errors["judge"]) | set(counts["judge"])
+    found = headed & per_category
+    listed = [j for j in dict.fromkeys(order or []) if j in found]
+    return listed + sorted((j for j in found if j not in set(listed)), key=str)
+
+
+def require_summarisable(errors: pd.DataFrame, counts: pd.DataFrame, scores: pd.DataFrame, judge: str) -> None:
+    """``ValueError`` naming the judges that have a summary when ``judge`` is not one of
+    :func:`summarisable_judges`."""
+    able = summarisable_judges(errors, counts, scores)
+    if judge not in able:
+        raise ValueError(f"judge '{judge}' has nothing to summarise (a GREEN or CRIMSON score with error "
+                         f"explanations or per-category counts); judges with a summary: {', '.join(able) or 'none'}")
+
+
+def judge_summary(errors: pd.DataFrame, counts: pd.DataFrame, scores: pd.DataFrame, judge: str,
+                  system: str | None = None, seed: int = 0, **options) -> Summary:
+    """:func:`green_summary` of ``judge`` headed by its own score (:func:`headline_metric`: GREEN for a
+    GREEN-format judge, CRIMSON's for a CRIMSON run): what the report, the Summaries page and the
+    ``summary`` command show. ``options`` go to :func:`green_summary`.
+
+    Raises ``ValueError`` (:func:`require_summarisable`) when ``judge`` has no summary.
+    """
+    require_summarisable(errors, counts, scores, judge)
+    return green_summary(errors, counts, scores, judge, system=system, seed=seed,
+                         score_metric=headline_metric(scores, judge), **options)
+
+
 def green_summary(
     errors: pd.DataFrame,
     counts: pd.DataFrame,
@@ -579,11 +624,13 @@ def compare_systems(
         Columns: ``category, label, system,`` the statistics of
         :data:`CATEGORY_COLUMNS` (less ``label``), then ``green_mean,
         green_std, green_n, score_metric, n_reports_system, embedding, seed``
-        (``green_*`` hold the ``score_metric`` headline, GREEN by default).
+        (``green_*`` hold the ``score_metric`` headline: the judge's own, :func:`headline_metric`, unless
+        ``score_metric`` is given).
     """
     systems = list(systems)
     if len(systems) < 2 or len(set(systems)) != len(systems):
         raise ValueError(f"systems must name at least two different systems, got {systems}")
+    kwargs.setdefault("score_metric", headline_metric(scores, judge))
     frames = []
     for order, name in enumerate(systems):
         s = green_summary(errors, counts, scores, judge, system=name, seed=seed, k_range=k_range,

@@ -196,28 +196,21 @@ def cmd_ensemble(args) -> int:
 
 def cmd_summary(args) -> int:
     from core.analysis.scores import METRICS
-    from core.analysis.summary import HEADLINE_METRICS, compare_systems, green_summary, headline_metric
-    from core.reads.frames import error_texts, judge_counts, judge_values, with_system
+    from core.analysis.summary import compare_systems, judge_summary, require_summarisable
+    from core.reads.summary_inputs import summary_frames
 
-    store = open_store(args)
-    errors = error_texts(store, args.dataset)
-    counts = with_system(store, args.dataset, judge_counts(store, args.dataset))
-    # headed by GREEN for a GREEN-format judge, by CRIMSON for a CRIMSON run (as the Summaries page)
-    scores = with_system(store, args.dataset, judge_values(store, args.dataset, metrics=list(HEADLINE_METRICS)))
-    if args.judge not in set(scores["judge"]):
-        raise ValueError(f"judge '{args.judge}' has no GREEN or CRIMSON scores on '{args.dataset}'; "
-                         f"judges: {', '.join(sorted(set(scores['judge']))) or 'none'}")
-    metric = headline_metric(scores, args.judge)
+    # headed by GREEN for a GREEN-format judge, by CRIMSON for a CRIMSON run (as the Summaries page and the report)
+    errors, counts, scores = summary_frames(open_store(args), args.dataset)
     if args.compare:
-        table = compare_systems(errors, counts, scores, args.judge, systems=tuple(args.compare), seed=args.seed,
-                                score_metric=metric)
+        require_summarisable(errors, counts, scores, args.judge)
+        table = compare_systems(errors, counts, scores, args.judge, systems=tuple(args.compare), seed=args.seed)
         _emit(table, args.json)
         return 0
-    summary = green_summary(errors, counts, scores, args.judge, system=args.system, seed=args.seed,
-                            score_metric=metric)
+    summary = judge_summary(errors, counts, scores, args.judge, system=args.system, seed=args.seed)
     if args.json:
         print(json.dumps(summary.to_json(), default=str))
     else:
+        metric = summary.score_metric
         label = METRICS[metric].label if metric in METRICS else metric
         value = ("-" if summary.green_mean is None
                  else f"{summary.green_mean:.3f} ± {summary.green_std:.3f}")

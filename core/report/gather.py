@@ -114,7 +114,8 @@ def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.
 
 
 def _summary_judge(targets: list[TargetResult], with_texts: set[str]) -> str | None:
-    """The judge whose best metric agrees most with the experts (first target first), among those with texts."""
+    """The judge whose best metric agrees most with the experts (first target first), among those with a
+    summary (``with_texts``: :func:`core.analysis.summary.summarisable_judges`)."""
     for result in targets:
         if result.corr.empty:
             continue
@@ -139,17 +140,15 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
     """
     from core.analysis.calibration import count_calibration
     from core.analysis.errortypes import f1_bootstrap
-    from core.analysis.summary import HEADLINE_METRICS, green_summary, headline_metric
+    from core.analysis.summary import judge_summary, summarisable_judges
     from core.reads.frames import (
-        error_texts,
         expert_counts,
         judge_counts,
         judge_runs,
-        judge_values,
         pair_facets,
-        with_system,
     )
     from core.reads.queries import list_datasets
+    from core.reads.summary_inputs import summary_frames
     from core.reads.targets import annotator_values, load_annotations
 
     if stat not in STAT_COLS:
@@ -184,18 +183,14 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
             f1 = f1_bootstrap(jc, ec, significant=True, groups=groups, n_boot=n_boot, seed=seed)  # seeded CIs
 
     summary, note = None, ""
-    errors = error_texts(store, dataset)
-    # a judge that explains its errors with a GREEN score, or a CRIMSON run (headed by CRIMSON's score)
-    scores = with_system(store, dataset, judge_values(store, dataset, metrics=list(HEADLINE_METRICS)))
-    candidates = set(errors["judge"]) & set(scores["judge"])
-    judge = _summary_judge(targets, candidates)
+    # a judge with a GREEN score, or a CRIMSON run (headed by CRIMSON's score), and errors per category
+    errors, counts, scores = summary_frames(store, dataset, jc)
+    judge = _summary_judge(targets, set(summarisable_judges(errors, counts, scores)))
     if judge is None:
         note = ("No judge on this dataset wrote GREEN-format or CRIMSON error explanations yet; run one "
                 f"(python -m core judge --dataset {dataset} --judge rules) to get a summary.")
     else:
-        counts = with_system(store, dataset, jc)
-        summary = green_summary(errors, counts, scores, judge, seed=seed,
-                                score_metric=headline_metric(scores, judge))
+        summary = judge_summary(errors, counts, scores, judge, seed=seed)
 
     excerpts: dict[str, dict] = {}
     if summary is not None and len(summary.clusters):
