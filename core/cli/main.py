@@ -147,6 +147,9 @@ def cmd_judge(args) -> int:
             print(f"{k}: {out[k]}")
         for f in out["failures"][:10]:
             print(f"failed {f['ext_id']}: {f['error']}")
+        if not offline and summary.status == "done" and summary.requested and not summary.sent:
+            print(f"nothing to send: the store already answers all {summary.requested} pairs ({summary.skipped} "
+                  f"in this run, {summary.cached} copied from another run with the same prompts)")
         judgescale.print_scale(out, store, job_id)
     if summary.status == "failed":
         print(f"error: {summary.message or outcome.message}", file=sys.stderr)

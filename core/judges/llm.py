@@ -47,6 +47,7 @@ from core.judges.messages import DEFAULT_MAX_TOKENS, default_params, pair_messag
 from core.judges.runs import (
     OutputRecord,
     RunSpec,
+    answered_keys,
     answered_pair_ids,
     copy_cached_outputs,
     crimson_map_param,
@@ -439,21 +440,20 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
         run_params["crimson_map"] = crimson_map_param(prompt_id, crimson_map)
     if api_base:
         run_params["api_base"] = safe_api_base(api_base)
-    # a name litellm cannot route fails here, before the run exists (after the reads above, which
-    # overlap litellm's import when preload_litellm() started it)
-    check_model(model, api_base)
-    spec = RunSpec("llm", model, dataset, model=model, prompt_id=prompt_id, prompt_hash=p_hash,
-                   params=run_params)
-    run_id = ensure_run(store, spec, len(pairs))
-    summary = RunSummary(run_id=run_id, requested=len(pairs))
     started = time.monotonic()
-
     work = []
     for row in pairs.itertuples(index=False):
         messages = pair_messages(prompt_id, row, shot_list)
         work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
-
-    summary.seconds = time.monotonic() - started  # rendering; execute_work adds the rest
+    rendered = time.monotonic() - started  # the summary's seconds: rendering; execute_work adds the rest
+    # a name litellm cannot route fails here, before the run exists; unless the store answers every prompt
+    # already: then nothing is sent, and litellm (over a second to import) is not needed
+    if {w[3] for w in work} - answered_keys(store, [w[3] for w in work]):
+        check_model(model, api_base)
+    spec = RunSpec("llm", model, dataset, model=model, prompt_id=prompt_id, prompt_hash=p_hash,
+                   params=run_params)
+    run_id = ensure_run(store, spec, len(pairs))
+    summary = RunSummary(run_id=run_id, requested=len(pairs), seconds=rendered)
     caller = replica_mod.caller_for(model, params, api_base, replicas, api_key, timeout, max_retries, backoff,
                                     summary)
     send = None if batch is None else batches.batch_sender(batch, model, api_base, direct=_send_all)
