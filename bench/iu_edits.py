@@ -29,9 +29,19 @@ pleural effusion" states no finding, so removing it is no missing finding: befor
 after its finding ("the right pneumothorax is not appreciated", "consolidation and atelectasis have
 cleared", "fractures may not be demonstrated") and a limit ("limits evaluation for an effusion") state no
 finding; "the cardiomediastinal silhouette is enlarged" and "the heart is slightly large" state cardiomegaly
-as "the cardiac silhouette is enlarged" does. Left as they are, being counting conventions: the generator counts a finding term per
-word, so alternatives offered for one observation ("opacities compatible with scarring or atelectasis")
-are three findings and "nodular opacity" two, and a sign outside its list ("flattened diaphragms") none.
+as "the cardiac silhouette is enlarged" does. Second round (issue 32): a (b) label counted a finding term per
+word, which no radiologist does; it now counts observations as bench/machine_written/README.md ("What counts
+as a finding") defines them, in :func:`observations`. Alternatives offered for one observation ("opacities
+compatible with scarring or atelectasis", "atelectasis and/or infiltrate": were three and two, now one), a
+generic density joined to its reading ("nodular opacity", "8 mm nodule, XXXX calcified granuloma", "opacity
+XXXX representing subsegmental atelectasis": were two, now one); signs that are abnormalities of their own
+count beside the finding they come with (``SIGNS``: "hyperexpansion with flattening of the diaphragms" was
+one, now two; flattened diaphragms, an increased AP diameter, calcified lymph nodes, vascular congestion, low
+lung volumes, bronchovascular crowding); "COPD" is emphysema and a pericardial effusion is no pleural effusion.
+Which sentences a removal may take is still chosen by ``FORMS`` alone. The labels steer the draw (categories
+are tried least-used first, a pair stops at its number of errors), so the pairs drawn after the first changed
+label differ: judges are compared on the same labels, never across the change. The count is per term, so two
+observations sharing a reading ("right base atelectasis" and "left base atelectasis or pneumonia") are one.
 
     .venv/bin/python bench/iu_edits.py [--pairs 1000] [--seed 0] [--write]
 """
@@ -39,6 +49,7 @@ are three findings and "nodular opacity" two, and a sign outside its list ("flat
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import re
 import subprocess
@@ -305,12 +316,12 @@ NEGATION_AFTER = re.compile(r"\b(?:is|are|was|were|has|have)\s+(?:been\s+)?(?:no
 NEW_SUBJECT = re.compile(r",\s+(?:the|there|a|an|no)\b", re.I)
 
 
-def stated(text: str) -> set[str]:
+def stated(text: str, forms: dict[str, re.Pattern] = FORMS) -> set[str]:
     """Finding terms the text states (certain or not), outside any negation cue's clause (a cue before the
     term, or a negating verb after it with no other subject between)."""
     out = set()
     for clause in re.split(r"[.;:]|\bbut\b|\bhowever\b|\bwhich\b", text, flags=re.I):
-        for term, rx in FORMS.items():
+        for term, rx in forms.items():
             m = rx.search(clause)
             if m is None or NEGATION_CUE.search(clause[:m.start()]):
                 continue
@@ -318,6 +329,58 @@ def stated(text: str) -> set[str]:
             if not NEGATION_AFTER.search(after):
                 out.add(term)
     return out
+
+
+# What a (b) label counts (label fixes of issue 32, second round): the findings a radiologist would count,
+# as bench/machine_written/README.md defines them. Signs that are abnormalities of their own count beside the
+# finding they come with, COPD is read as emphysema and a pericardial effusion is no pleural one. These count
+# only in what a removal loses: which sentences a removal may take is still chosen by FORMS alone.
+SIGNS = {f: re.compile(rx, re.I) for f, rx in (
+    ("flattened diaphragms", r"\bflatten\w*(?: of)?(?: the| both)?(?: \w+)? (?:hemi-?)?diaphragms?\b|"
+                             r"\bdiaphragms? (?:are |is )?(?:\w+ )?flattened\b"),
+    ("increased AP diameter", r"\bincreased (?:AP|anteroposterior|anterior-posterior) (?:chest )?diameter\b|"
+                              r"\bbarrel[- ]shaped\b"),
+    ("calcified lymph nodes", r"\bcalcified (?:[a-z]+ ){0,3}?(?:lymph|nodes?)\b"),
+    ("vascular congestion", r"\b(?:vascular|venous) (?:congestion|prominence|engorgement)\b|\bcephalization\b"),
+    ("low lung volumes", r"\blow (?:lung )?volumes?\b|\bhypoinflat\w*"),
+    ("bronchovascular crowding", r"\bcrowd(?:ed|ing)\b"))}
+LABEL_FORMS = {**FORMS, **SIGNS,
+               "pleural effusion": re.compile(r"(?<!pericardial )" + FORMS["pleural effusion"].pattern, re.I),
+               "emphysema": re.compile(FORMS["emphysema"].pattern + r"|\bCOPD\b|\bchronic obstructive pulmonary "
+                                       r"disease\b", re.I)}
+# One observation named twice: alternatives offered for it ("scarring or atelectasis", "atelectasis/airspace
+# disease", "atelectasis and/or infiltrate"), and a generic density joined to its reading ("opacities
+# compatible with scarring", "nodular opacity", "calcified nodule XXXX representing a granuloma"; IU's
+# de-identification often masks the linking word as XXXX).
+ALTERNATIVE_GAP = re.compile(r"\s*,?\s*(?:or|and/or|versus|vs\.?|/)\s*(?:[a-z-]+\s+){0,2}", re.I)
+DENSITIES = ("opacity", "pulmonary nodule")
+READING_GAP = re.compile(r"\b(?:compatible with|consistent with|in keeping with|represent\w*|suggest\w*|favou?r\w*|"
+                         r"likely|probabl[ey]|possibl[ey]|may be|could be|due to|related to|secondary to|concerning "
+                         r"for|suspicious for|reflect\w*|XXXX)\b", re.I)
+LIST_WORD = re.compile(r"\b(?:and|also)\b(?!/)|(?<!compatible )(?<!consistent )(?<!keeping )\bwith\b", re.I)
+
+
+def observations(lost: set[str], removed: list[str]) -> int:
+    """How many observations the lost terms are: terms one removed clause joins as alternatives, or a density
+    joined to its reading (a term of the generator's own list), are one."""
+    parent = {t: t for t in lost}
+
+    def root(t: str) -> str:
+        while parent[t] != t:
+            t = parent[t]
+        return t
+
+    for sentence in removed:
+        for clause in re.split(r"[.;:]|\bbut\b|\bhowever\b", sentence, flags=re.I):
+            hits = sorted((m.start(), m.end(), t) for t in lost if (m := LABEL_FORMS[t].search(clause)))
+            for (_, end, first), (start, _, second) in itertools.pairwise(hits):
+                gap = clause[end:start]
+                joined = ALTERNATIVE_GAP.fullmatch(gap) or (
+                    first in DENSITIES and second in FORMS and not LIST_WORD.search(gap)
+                    and (not gap.strip() or READING_GAP.search(gap)))
+                if joined:
+                    parent[root(second)] = root(first)
+    return len({root(t) for t in lost})
 
 
 def _edit_b_hard(sections, rng, touched: set[str]) -> tuple[str, int] | None:
@@ -329,14 +392,16 @@ def _edit_b_hard(sections, rng, touched: set[str]) -> tuple[str, int] | None:
 
 def _remove(sections, rng, touched: set[str], places) -> tuple[str, int] | None:
     """Remove one of ``places`` and every other untouched sentence stating one of its findings (an impression
-    repeats them), and so on; the label is the number of finding terms the candidate no longer states
-    anywhere. A removal that loses nothing (a sentence another edit kept still states it) is undone."""
+    repeats them), and so on; the label is the number of observations (:func:`observations`, over
+    ``LABEL_FORMS``) the candidate no longer states anywhere. A removal that loses none of the FORMS (a sentence
+    another edit kept still states it) is undone."""
     rng.shuffle(places)
     before = stated(_join(sections))
+    before_labelled = stated(_join(sections), LABEL_FORMS)
     for i, j in places[:5]:
         kept = [list(ss) for _, ss in sections]
         removed = sections[i][1].pop(j)
-        held = stated(removed)
+        held, gone = stated(removed), [removed]
         while True:
             more = [s for _, ss in sections for s in ss if s not in touched and stated(s) & held]
             if not more:
@@ -345,10 +410,12 @@ def _remove(sections, rng, touched: set[str], places) -> tuple[str, int] | None:
                 ss[:] = [s for s in ss if s not in more]
             for sentence in more:
                 held |= stated(sentence)
-        lost = before - stated(_join(sections))
-        if lost:
+            gone += more
+        if before - stated(_join(sections)):
             touched.add(removed)  # later edits neither re-add nor edit what is gone
-            return f"b: '{removed}' removed ({', '.join(sorted(lost))} no longer stated)", len(lost)
+            lost = before_labelled - stated(_join(sections), LABEL_FORMS)
+            return (f"b: '{removed}' removed ({', '.join(sorted(lost))} no longer stated)",
+                    observations(lost, gone))
         for (_, ss), old in zip(sections, kept, strict=True):
             ss[:] = old
     return None

@@ -126,6 +126,24 @@ def test_a_removal_is_labelled_by_what_the_candidate_no_longer_states():
     assert iu_edits._join(sections) == before
 
 
+def test_a_removal_counts_observations_not_words():
+    """Label fixes, second round: alternatives and a density joined to its reading are one observation; a sign
+    that is an abnormality of its own counts beside its finding (bench/machine_written/README.md's rules)."""
+    def label(report: str) -> int:
+        return iu_edits._edit_b_hard(iu_edits._sentences(report), random.Random(0), set())[1]
+
+    assert label("FINDINGS: Basilar opacities compatible with scarring or atelectasis. No effusion.") == 1
+    assert label("FINDINGS: Left base atelectasis and/or infiltrate. No effusion.") == 1
+    assert label("FINDINGS: Nodular opacity in the right apex. No effusion.") == 1
+    assert label("FINDINGS: A 6 mm nodule in the left base, XXXX calcified granuloma. No effusion.") == 1
+    assert label("FINDINGS: Small left effusion with adjacent atelectasis. No pneumothorax.") == 2
+    assert label("FINDINGS: Hyperexpanded lungs with flattening of the diaphragms. No effusion.") == 2
+    assert label("FINDINGS: Hyperinflation, suggesting COPD. No effusion.") == 2
+    assert label("FINDINGS: Cardiomegaly with pulmonary edema and small pleural effusion. No pneumothorax.") == 3
+    assert iu_edits.observations({"opacity", "atelectasis"}, ["Right base opacity, likely atelectasis."]) == 1
+    assert iu_edits.observations({"opacity", "atelectasis"}, ["Right base opacity and left atelectasis."]) == 2
+
+
 def test_pairs_are_seeded():
     reports = [REPORT, REPORT.replace("right", "left"), REPORT.replace("Mild", "Moderate")] * 10
     a = iu_edits.make_pairs(reports, 20, seed=5)
