@@ -299,6 +299,32 @@ def test_output_parses_ok_with_the_same_counts(ref, cand):
     assert len(parsed.errors) == len(res.errors)
 
 
+# -- one observation stated twice (issue 32, rules-11) ---------------------------------------------------------
+
+
+def _positives(report: str) -> list:
+    return [f for f in rules.parse_report(report) if f.kind == "finding" and f.present]
+
+
+def _categories(reference: str, candidate: str) -> list[str]:
+    return sorted(e.category for e in judge_pair(reference, candidate).errors)
+
+
+def test_an_observation_restated_with_the_readings_offered_for_it_is_one_finding():
+    restated = ("FINDINGS: Hazy airspace opacity in the right upper lung zone. Heart size normal.\n\n"
+                "IMPRESSION: Right upper lung opacity, which could reflect atelectasis or early pneumonia.")
+    assert len(_positives(restated)) == 1
+    assert _categories(restated, "FINDINGS: Heart size normal.\n\nIMPRESSION: No acute disease.") == ["b"]
+    # "airspace disease" is a density awaiting its reading too
+    patchy = ("FINDINGS: Mild patchy airspace disease in the left lower lobe.\n\nIMPRESSION: Patchy left lower lobe "
+              "airspace disease, possibly due to atelectasis or infiltrate.")
+    assert len(_positives(patchy)) == 1
+    # at the other side, or with no place to tie them, they stay two observations
+    assert len(_positives("FINDINGS: Right base airspace disease.\n\nIMPRESSION: Left basilar opacity, which "
+                          "may represent atelectasis or pneumonia.")) == 2
+    assert len(_positives("FINDINGS: Right base opacity, likely scarring.\n\nIMPRESSION: Atelectasis.")) == 2
+
+
 def test_score_pair_and_spec():
     rec = score_pair(*PAIRS[0])
     assert rec.metrics is None and rec.error is None

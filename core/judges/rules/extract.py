@@ -52,7 +52,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from core.judges.rules import vocab as V
-from core.judges.rules.findings import Finding, concepts_related, is_generic, sizes_differ
+from core.judges.rules.findings import Finding, concepts_related, findings_related, is_generic, sizes_differ
 from core.judges.rules.patterns import (
     ABBREV_END,
     ABNORMAL,
@@ -592,14 +592,26 @@ def _compatible(a: Finding, b: Finding) -> bool:
     return not (a.size_mm and b.size_mm and sizes_differ(a.size_mm, b.size_mm))
 
 
+def _same_place(a: Finding, b: Finding) -> bool:
+    """Both statements name the same side, or share a site on no other side; or one is a differential with no
+    place of its own ("... atelectasis versus infiltrate": the observation the other places)."""
+    if a.side and b.side:
+        return a.side == b.side
+    sa = a.site_map
+    placeless = any(not x.side and not x.sites and x.alternatives for x in (a, b))
+    return placeless or any(set(v) & set(sa.get(c, ())) for c, v in b.sites)
+
+
 def _merge(a: Finding, b: Finding) -> Finding:
     """``a`` with the attributes only ``b`` states."""
     sa = a.site_map
     extra = tuple((c, v) for c, v in b.sites if c not in sa)
     concept, name = (b.concept, b.name) if is_generic(a.concept) and not is_generic(b.concept) else \
         (a.concept, a.name)
+    readings = [k for k in (a.concept, b.concept) if not concepts_related(k, concept)]  # offered for it
+    alternatives = tuple(dict.fromkeys(k for k in (*a.alternatives, *readings, *b.alternatives) if k != concept))
     return replace(
-        a, concept=concept, name=name, side=a.side or b.side, sites=a.sites + extra,
+        a, concept=concept, name=name, side=a.side or b.side, sites=a.sites + extra, alternatives=alternatives,
         grade=a.grade or b.grade, grade_text=a.grade_text if a.grade else b.grade_text,
         size_mm=a.size_mm if a.size_mm is not None else b.size_mm,
         size_text=a.size_text if a.size_mm is not None else b.size_text,
@@ -626,7 +638,10 @@ def _dedupe(raw: list[Finding]) -> list[Finding]:
             if not any(n.concept == f.concept for n in negatives):
                 negatives.append(f)
             continue
-        related = [i for i, p in enumerate(positives) if concepts_related(p.concept, f.concept)]
+        # an observation restated at the same place with the readings offered for it is one finding ("left
+        # upper lung airspace opacity" ... "left upper lung opacity which may represent atelectasis or pneumonia")
+        related = [i for i, p in enumerate(positives) if concepts_related(p.concept, f.concept)
+                   or (findings_related(p, f) and _same_place(p, f))]
         compat = [i for i in related if _compatible(positives[i], f)]
         if compat:
             positives[compat[0]] = _merge(positives[compat[0]], f)

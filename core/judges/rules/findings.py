@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from core.judges.rules import vocab as V
 from core.taxonomy import CATEGORIES
 
-RULES_VERSION = "rules-10"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
+RULES_VERSION = "rules-11"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
 # 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py);
 # 6: descriptive chest wordings and surgical material (vocab_chest.py), findings not assessed and history
 # findings set apart, lists negated after a plural verb, evidence chains, "not a radiograph" text refused
@@ -24,6 +24,9 @@ RULES_VERSION = "rules-10"  # 2: pelvic free fluid, not ascites; 3: granulomatou
 # when its restatement conflicts with the findings section
 # 10: a second IU paraphrase probe (tests/judges/test_rules_paraphrase_iu.py): "there is again", "has developed",
 # "continued" are comparisons (an explicit one in the sentence wins), "increased" before its noun describes
+# 11: an observation restated at the same place with the readings offered for it is one finding ("airspace disease"
+# is a density awaiting its reading); the candidate's restatement at another place is a location error, and a
+# comparison its restatement keeps is not omitted
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",

@@ -213,9 +213,10 @@ READING = re.compile(r"\b(?:(?:most\s+)?likely|probably|possibly|presumably|susp
                      r"suggesting|suggests?|compatible\s+with|consistent\s+with|in\s+keeping\s+with|(?:may|might|could)\s+"
                      r"(?:represent|reflect|be)|representing|reflecting|favou?r(?:ing|s)?|due\s+to|related\s+to|"
                      r"secondary\s+to|which\s+(?:is|are|may\s+be)|represents?|reflects?|indicat(?:es?|ing)|versus|vs)\b", _I)
-#: Words of a density or a sign described rather than named ("airspace opacities", "hilar prominence")
+#: Words of a density or a sign described rather than named ("airspace opacities", "hilar prominence", "patchy
+#: airspace disease")
 DESCRIPTOR = re.compile(r"opacit|opacif|densit|lucen|haz[ey]|prominen|fullness|enlarg|blunt|markings|shadow|"
-                        r"nodular|round|circular", _I)
+                        r"nodular|round|circular|air\s*space", _I)
 #: Alternatives offered for one observation ("atelectasis versus scarring", "effusion or pleural thickening")
 VERSUS = re.compile(r"\b(?:versus|vs)\b", _I)
 #: "are stable as are calcified nodes": the comparison covers the next finding too
