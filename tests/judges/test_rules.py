@@ -325,6 +325,17 @@ def test_an_observation_restated_with_the_readings_offered_for_it_is_one_finding
     assert len(_positives("FINDINGS: Right base opacity, likely scarring.\n\nIMPRESSION: Atelectasis.")) == 2
 
 
+def test_a_restatement_at_the_other_side_is_a_location_error_and_keeps_its_comparison():
+    reference = ("FINDINGS: Slightly increased airspace opacity at the right lung base, which may be atelectasis or "
+                 "infiltrate.\n\nIMPRESSION: Airspace disease at the right lung base.")
+    candidate = reference.replace("Airspace disease at the right", "Airspace disease at the left")
+    assert _categories(reference, candidate) == ["c"]
+    reference = ("FINDINGS: Since the previous film, the streaky airspace disease at the left base has increased."
+                 "\n\nIMPRESSION: Increased left basilar airspace disease, atelectasis versus pneumonia.")
+    candidate = reference.replace("airspace disease at the left base", "airspace disease at the right base")
+    assert _categories(reference, candidate) == ["c"]
+
+
 def test_score_pair_and_spec():
     rec = score_pair(*PAIRS[0])
     assert rec.metrics is None and rec.error is None

@@ -237,7 +237,8 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
                         f"study, the reference makes no comparison for it")
                 sig = _matters(c) and c.change != "unchanged"
             errors.append(_error("e", sig, text, r, c))
-        elif r.change and not c.change:
+        elif r.change and not c.change and not any(o.change == r.change and findings_related(r, o) for o in c_pos):
+            # (a restatement of the finding elsewhere in the candidate that keeps the comparison keeps it)
             errors.append(_error(
                 "f", _matters(r) and r.change != "unchanged",
                 f"candidate omits the reference's comparison with the prior study: {r.name} "
@@ -246,6 +247,12 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
 
     for j, c in enumerate(c_pos):
         if j in matched_c:
+            continue
+        # the candidate restates a matched finding in its other section at another place: a location error
+        moved = next((r_pos[i] for i, k in pairs if c_pos[k].section != c.section and findings_related(r_pos[i], c)
+                      and _location_error(r_pos[i], c)), None)
+        if moved is not None:
+            errors.append(_error("c", _matters(moved) or _matters(c), _location_error(moved, c), moved, c))
             continue
         denied = any(concepts_related(n.concept, c.concept) for n in r_neg)
         text = f"candidate reports {c.describe()}, " + (
