@@ -629,8 +629,10 @@ def main() -> int:
     targets = {"a": 0.8, "b": 0.8, "c": 0.8, "d": 0.8, "e": 0.7, "f": 0.7}
     lines = [SECTION, "", f"{stamp()}. Command: `{command(__file__)}`", "",
              f"{len(reports):,} IU reports with findings; {args.pairs:,} pairs per variant (seed {args.seed}). "
-             "In both, a (b) label counts the findings the candidate no longer states anywhere (an impression "
-             "repeating one is removed with it; a removal that leaves the finding stated is undone). Friendly: (b) "
+             "In both, a (b) label counts the observations the candidate no longer states anywhere (alternatives "
+             "for one observation and a density joined to its reading are one, a sign that is an abnormality of its "
+             "own counts; an impression repeating one is removed with it; a removal that leaves the finding stated "
+             "is undone). Friendly: (b) "
              "removes single-finding sentences, benign changes are reordering and one negation wording. Hard: (b) "
              "removes any finding sentence, lists included (findings outside the generator's list go "
              "unlabelled), and benign changes add synonyms "
