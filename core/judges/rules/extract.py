@@ -37,7 +37,7 @@ candidates; :func:`clear_caches` forgets them (benchmarks).
    normal", "the menisci are intact") state the absence of the matching
    observation.  Sentences with no known observation are kept as plain
    statements.
-4. **Deduplication** within a report: an observation restated in the
+4. **Deduplication** within a report (:mod:`.dedupe`): an observation restated in the
    impression is merged into the findings' one (missing attributes filled
    in); a conflicting restatement in a later section is dropped; two
    incompatible instances in one section (a nodule in each lung) are kept.
@@ -48,11 +48,11 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from dataclasses import replace
 from functools import lru_cache
 
 from core.judges.rules import vocab as V
-from core.judges.rules.findings import Finding, concepts_related, findings_related, is_generic, sizes_differ
+from core.judges.rules.dedupe import dedupe
+from core.judges.rules.findings import Finding
 from core.judges.rules.patterns import (
     ABBREV_END,
     ABNORMAL,
@@ -580,85 +580,6 @@ def _normal_or_statement(sent: str, section: str) -> list[Finding]:
                     change_at="prior" if temporal or change else None)]
 
 
-def _compatible(a: Finding, b: Finding) -> bool:
-    if a.side and b.side and a.side != b.side:
-        return False
-    sa = a.site_map
-    for cls, vals in b.sites:
-        if cls in sa and not set(vals) & set(sa[cls]):
-            return False
-    if a.grade and b.grade and a.grade[0] == b.grade[0] and abs(a.grade[1] - b.grade[1]) >= 1:
-        return False
-    return not (a.size_mm and b.size_mm and sizes_differ(a.size_mm, b.size_mm))
-
-
-def _same_place(a: Finding, b: Finding) -> bool:
-    """Both statements name the same side, or share a site on no other side; or one is a differential with no
-    place of its own ("... atelectasis versus infiltrate": the observation the other places)."""
-    if a.side and b.side:
-        return a.side == b.side
-    sa = a.site_map
-    placeless = any(not x.side and not x.sites and x.alternatives for x in (a, b))
-    return placeless or any(set(v) & set(sa.get(c, ())) for c, v in b.sites)
-
-
-def _merge(a: Finding, b: Finding) -> Finding:
-    """``a`` with the attributes only ``b`` states."""
-    sa = a.site_map
-    extra = tuple((c, v) for c, v in b.sites if c not in sa)
-    concept, name = (b.concept, b.name) if is_generic(a.concept) and not is_generic(b.concept) else \
-        (a.concept, a.name)
-    readings = [k for k in (a.concept, b.concept) if not concepts_related(k, concept)]  # offered for it
-    alternatives = tuple(dict.fromkeys(k for k in (*a.alternatives, *readings, *b.alternatives) if k != concept))
-    return replace(
-        a, concept=concept, name=name, side=a.side or b.side, sites=a.sites + extra, alternatives=alternatives,
-        grade=a.grade or b.grade, grade_text=a.grade_text if a.grade else b.grade_text,
-        size_mm=a.size_mm if a.size_mm is not None else b.size_mm,
-        size_text=a.size_text if a.size_mm is not None else b.size_text,
-        change=a.change or b.change, change_text=a.change_text if a.change else b.change_text,
-        change_at=a.change_at if a.change else b.change_at,
-        certainty="definite" if "definite" in (a.certainty, b.certainty) else a.certainty)
-
-
-def _dedupe(raw: list[Finding]) -> list[Finding]:
-    positives: list[Finding] = []
-    negatives: list[Finding] = []
-    statements: list[Finding] = []
-    others: list[Finding] = []  # history and findings not assessed: kept, never matched or counted
-    for f in raw:
-        if f.kind == "statement":
-            if not any(s.tokens == f.tokens for s in statements):
-                statements.append(f)
-            continue
-        if f.kind != "finding":
-            if not any(o.kind == f.kind and o.concept == f.concept for o in others):
-                others.append(f)
-            continue
-        if not f.present:
-            if not any(n.concept == f.concept for n in negatives):
-                negatives.append(f)
-            continue
-        # an observation restated at the same place with the readings offered for it is one finding ("left
-        # upper lung airspace opacity" ... "left upper lung opacity which may represent atelectasis or pneumonia")
-        related = [i for i, p in enumerate(positives) if concepts_related(p.concept, f.concept)
-                   or (findings_related(p, f) and _same_place(p, f))]
-        compat = [i for i in related if _compatible(positives[i], f)]
-        if compat:
-            positives[compat[0]] = _merge(positives[compat[0]], f)
-        elif related and any(positives[i].section != f.section for i in related):
-            # a conflicting restatement in the impression: the findings section wins, with the comparison
-            # only the impression states ("borderline heart" ... "mild stable cardiomegaly")
-            i = next(i for i in related if positives[i].section != f.section)
-            if f.change and not positives[i].change:
-                positives[i] = replace(positives[i], change=f.change, change_text=f.change_text,
-                                       change_at=f.change_at)
-            continue
-        else:
-            positives.append(f)
-    negatives = [n for n in negatives if not any(concepts_related(p.concept, n.concept) for p in positives)]
-    return positives + negatives + statements + others
-
-
 @lru_cache(maxsize=8192)
 def parse_report(text: str) -> tuple[Finding, ...]:
     """Normalised, deduplicated statements of one report (positives, then negatives, then others)."""
@@ -673,8 +594,8 @@ def parse_report(text: str) -> tuple[Finding, ...]:
         for sent in _sentences(body):
             raw.extend(_analyse_sentence(sent, name))
             if len(raw) >= MAX_STATEMENTS:
-                return tuple(_dedupe(raw[:MAX_STATEMENTS]))
-    return tuple(_dedupe(raw))
+                return tuple(dedupe(raw[:MAX_STATEMENTS]))
+    return tuple(dedupe(raw))
 
 
 def clear_caches() -> None:

@@ -1,0 +1,95 @@
+"""Deduplication of one report's statements (step 4 of :mod:`.extract`).
+
+:func:`dedupe` keeps one finding per observation: an observation restated in the impression, or restated at
+the same place with the readings offered for it, is merged into the first statement (missing attributes filled
+in); a conflicting restatement in a later section is dropped (its comparison kept); two incompatible instances
+in one section (a nodule in each lung) are kept; a negation of what the report states as present elsewhere is
+dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core.judges.rules.findings import Finding, concepts_related, findings_related, is_generic, sizes_differ
+
+__all__ = ["dedupe"]
+
+
+def _compatible(a: Finding, b: Finding) -> bool:
+    if a.side and b.side and a.side != b.side:
+        return False
+    sa = a.site_map
+    for cls, vals in b.sites:
+        if cls in sa and not set(vals) & set(sa[cls]):
+            return False
+    if a.grade and b.grade and a.grade[0] == b.grade[0] and abs(a.grade[1] - b.grade[1]) >= 1:
+        return False
+    return not (a.size_mm and b.size_mm and sizes_differ(a.size_mm, b.size_mm))
+
+
+def _same_place(a: Finding, b: Finding) -> bool:
+    """Both statements name the same side, or share a site on no other side; or one is a differential with no
+    place of its own ("... atelectasis versus infiltrate": the observation the other places)."""
+    if a.side and b.side:
+        return a.side == b.side
+    sa = a.site_map
+    placeless = any(not x.side and not x.sites and x.alternatives for x in (a, b))
+    return placeless or any(set(v) & set(sa.get(c, ())) for c, v in b.sites)
+
+
+def _merge(a: Finding, b: Finding) -> Finding:
+    """``a`` with the attributes only ``b`` states."""
+    sa = a.site_map
+    extra = tuple((c, v) for c, v in b.sites if c not in sa)
+    concept, name = (b.concept, b.name) if is_generic(a.concept) and not is_generic(b.concept) else \
+        (a.concept, a.name)
+    readings = [k for k in (a.concept, b.concept) if not concepts_related(k, concept)]  # offered for it
+    alternatives = tuple(dict.fromkeys(k for k in (*a.alternatives, *readings, *b.alternatives) if k != concept))
+    return replace(
+        a, concept=concept, name=name, side=a.side or b.side, sites=a.sites + extra, alternatives=alternatives,
+        grade=a.grade or b.grade, grade_text=a.grade_text if a.grade else b.grade_text,
+        size_mm=a.size_mm if a.size_mm is not None else b.size_mm,
+        size_text=a.size_text if a.size_mm is not None else b.size_text,
+        change=a.change or b.change, change_text=a.change_text if a.change else b.change_text,
+        change_at=a.change_at if a.change else b.change_at,
+        certainty="definite" if "definite" in (a.certainty, b.certainty) else a.certainty)
+
+
+def dedupe(raw: list[Finding]) -> list[Finding]:
+    positives: list[Finding] = []
+    negatives: list[Finding] = []
+    statements: list[Finding] = []
+    others: list[Finding] = []  # history and findings not assessed: kept, never matched or counted
+    for f in raw:
+        if f.kind == "statement":
+            if not any(s.tokens == f.tokens for s in statements):
+                statements.append(f)
+            continue
+        if f.kind != "finding":
+            if not any(o.kind == f.kind and o.concept == f.concept for o in others):
+                others.append(f)
+            continue
+        if not f.present:
+            if not any(n.concept == f.concept for n in negatives):
+                negatives.append(f)
+            continue
+        # an observation restated at the same place with the readings offered for it is one finding ("left
+        # upper lung airspace opacity" ... "left upper lung opacity which may represent atelectasis or pneumonia")
+        related = [i for i, p in enumerate(positives) if concepts_related(p.concept, f.concept)
+                   or (findings_related(p, f) and _same_place(p, f))]
+        compat = [i for i in related if _compatible(positives[i], f)]
+        if compat:
+            positives[compat[0]] = _merge(positives[compat[0]], f)
+        elif related and any(positives[i].section != f.section for i in related):
+            # a conflicting restatement in the impression: the findings section wins, with the comparison
+            # only the impression states ("borderline heart" ... "mild stable cardiomegaly")
+            i = next(i for i in related if positives[i].section != f.section)
+            if f.change and not positives[i].change:
+                positives[i] = replace(positives[i], change=f.change, change_text=f.change_text,
+                                       change_at=f.change_at)
+            continue
+        else:
+            positives.append(f)
+    negatives = [n for n in negatives if not any(concepts_related(p.concept, n.concept) for p in positives)]
+    return positives + negatives + statements + others
