@@ -71,8 +71,13 @@ def dedupe(raw: list[Finding]) -> list[Finding]:
                 others.append(f)
             continue
         if not f.present:
-            if not any(n.concept == f.concept for n in negatives):
+            # an absence stated twice is one; the statement that it has resolved since the prior study carries
+            # the comparison ("no effusion" ... "interval resolution of the effusion"), whichever comes first
+            same = next((i for i, n in enumerate(negatives) if n.concept == f.concept), None)
+            if same is None:
                 negatives.append(f)
+            elif f.change == "resolved" and negatives[same].change != "resolved":
+                negatives[same] = f
             continue
         # an observation restated at the same place with the readings offered for it is one finding ("left
         # upper lung airspace opacity" ... "left upper lung opacity which may represent atelectasis or pneumonia")
