@@ -23,3 +23,32 @@ def test_a_resolution_stated_after_a_plain_negative_is_still_a_comparison():
     assert counts(reference, candidate) == {}
     # the comparison is the reference's: a candidate without it omits it
     assert counts(reference, "FINDINGS: No consolidation, effusion or pneumothorax. Normal heart size.") == {"f": 1}
+
+
+def _present(text: str) -> set[str]:
+    return {f.concept for f in parse_report(text) if f.kind == "finding" and f.present}
+
+
+def _absent(text: str) -> set[str]:
+    return {f.concept for f in parse_report(text) if f.kind == "finding" and not f.present}
+
+
+def test_a_negation_limited_to_other_places_leaves_the_stated_finding():
+    for text in ("A patchy opacity at the left base, likely atelectasis. No infiltrate elsewhere.",
+                 "Patchy left basilar atelectasis. No other focal opacity.",
+                 "Patchy left basilar atelectasis. Otherwise no consolidation is seen."):
+        assert "atelectasis" in _present(text), text
+        assert not _absent(text) & {"any_opacity", "consolidation"}, text
+    reference = "FINDINGS: Streaky atelectasis in the lingula. Heart normal."
+    assert counts(reference, "FINDINGS: Lingular atelectasis. No focal opacity elsewhere. Heart normal.") == {}
+    # a plain negation still negates
+    assert "consolidation" in _absent("No consolidation.")
+
+
+def test_clear_before_a_finding_is_the_dictation_of_clear_of_it():
+    assert _absent("The lungs are expanded and clear airspace disease.") >= {"consolidation"}
+    assert not _present("Lungs are clear focal airspace disease.")
+    reference = "FINDINGS: Lungs are well aerated and clear airspace disease. No effusion."
+    assert counts(reference, "FINDINGS: The lungs are free of consolidation. No pleural effusion.") == {}
+    # "clear" elsewhere in the sentence does not negate a finding it does not precede
+    assert "pleural_effusion" in _present("The left lung is clear. Small right pleural effusion.")

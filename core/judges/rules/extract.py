@@ -64,11 +64,13 @@ from core.judges.rules.patterns import (
     BLOCK_TAG_RE,
     CHANGE_OF_ANATOMY,
     CLAUSE_WORD,
+    CLEAR_BEFORE,
     COPULA_BEFORE,
     CTRL_RE,
     CUE_SCANNER,
     DATE_RE,
     DIGIT,
+    ELSEWHERE,
     GRADE_RE,
     HEADER_RE,
     INLINE_LIST,
@@ -472,6 +474,9 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
     for p in pre:
         for mn in forward(mentions, stops, p, len(sent)):
             mn.negated = True
+    for mn in mentions:
+        if CLEAR_BEFORE.search(masked, max(0, mn.start - 24), mn.start):
+            mn.negated = True
     for p, plural in post:
         for mn in backward(mentions, seps_between, p, plural):
             mn.negated = True
@@ -521,8 +526,12 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
             found_change[j] = hit
 
     out: list[Finding] = []
+    read: list[Mention] = []
     for mn, hit in zip(mentions, found_change, strict=True):
         s0, s1 = mn.seg_start, mn.seg_end
+        if mn.negated and ELSEWHERE.search(sent, s0, s1):
+            continue  # "no opacity elsewhere": the finding stated at its place stands
+        read.append(mn)
         seg = neg_text[s0:s1]
         change, change_text = (hit[0], hit[1]) if hit else (None, None)
         certainty = mn.certainty
@@ -550,7 +559,7 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
             change=change if present or change == "resolved" else None,
             change_text=change_text if present or change == "resolved" else None,
             change_at=f"{hit[3]}:{sent}" if hit and (present or change == "resolved") else None))
-    return readings(sent, mentions, out)
+    return readings(sent, read, out)
 
 
 def _normal_or_statement(sent: str, section: str) -> list[Finding]:

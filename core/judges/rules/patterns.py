@@ -236,6 +236,11 @@ ALTERNATIVE = re.compile(r"^\s*(?:,\s*)?(?:or|versus|vs\.?)\s+(?:[a-z-]+\s+){0,2
 CLAUSE_WORD = re.compile(r"\b(?:is|are|was|were|be|been|has|have|shows?|demonstrates?|noted|seen|there)\b", _I)
 AND_OR_SEP = re.compile(r"^\s*(?:,\s*(?:or|nor|and)?|(?:or|nor|and))\s*$", _I)
 #: A post-position cue with a plural verb ("are not seen", "were absent", "cannot be assessed" is not plural)
+#: A negation limited to other places ("no infiltrate elsewhere", "no other nodule", "otherwise no opacity") says
+#: nothing of the finding just stated.
+ELSEWHERE = re.compile(r"\b(?:elsewhere|otherwise|no\s+(?:other|additional|further)|nor\s+(?:other|additional))\b", _I)
+#: "lungs are clear airspace disease": the dictation of "clear of airspace disease", a negation.
+CLEAR_BEFORE = re.compile(r"\bclear\s+(?:of\s+)?(?:(?:any|focal|acute|active)\s+)?$", _I)
 PLURAL_CUE = re.compile(r"(?:are|were|have)\b", _I)
 WORD_RE = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOP = frozenset("""a an the is are was were be been of in on at to for with and or no not there this that these
