@@ -52,3 +52,27 @@ def test_clear_before_a_finding_is_the_dictation_of_clear_of_it():
     assert counts(reference, "FINDINGS: The lungs are free of consolidation. No pleural effusion.") == {}
     # "clear" elsewhere in the sentence does not negate a finding it does not precede
     assert "pleural_effusion" in _present("The left lung is clear. Small right pleural effusion.")
+
+
+def test_advice_on_what_radiographs_can_miss_names_no_finding():
+    for text in ("Subtle rib fractures can be radiographically occult.", "A hairline fracture may be occult here.",
+                 "Radiographs may miss a small pneumothorax in a supine patient.",
+                 "Early pneumonia may not be visible on a chest film.",
+                 "Plain films are insensitive for small pulmonary nodules."):
+        assert not _present(text), text
+    reference = "FINDINGS: No rib fracture. Lungs are clear."
+    candidate = ("FINDINGS: No rib fracture is seen. Clear lungs.\nIMPRESSION: Negative. Small rib fractures can be "
+                 "occult on radiographs; a dedicated rib series could help if pain continues.")
+    assert counts(reference, candidate) == {}
+
+
+def test_a_comparison_word_inside_a_condition_is_not_a_comparison():
+    reference = "FINDINGS: Heart and lungs are normal."
+    for advice in ("Follow-up imaging is advised if symptoms persist.",
+                   "Consider CT should the cough remain unchanged after treatment.",
+                   "Repeat radiograph in case the pain continues."):
+        assert counts(reference, f"FINDINGS: Normal heart and lungs. {advice}") == {}, advice
+    # a comparison stated outright still is one
+    effusion = "FINDINGS: Small left pleural effusion."
+    assert counts(effusion, "FINDINGS: Small left pleural effusion, unchanged since the prior study.") == {"e": 1}
+    assert counts(effusion, "FINDINGS: Small left pleural effusion. CT if it persists.") == {}

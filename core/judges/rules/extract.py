@@ -65,6 +65,7 @@ from core.judges.rules.patterns import (
     CHANGE_OF_ANATOMY,
     CLAUSE_WORD,
     CLEAR_BEFORE,
+    CONDITIONAL,
     COPULA_BEFORE,
     CTRL_RE,
     CUE_SCANNER,
@@ -453,6 +454,7 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         changes = [c for c in changes if c[2] not in V.NEEDS_TEMPORAL
                    or (c[0] >= first_end and not COPULA_BEFORE.search(masked, max(0, c[0] - 30), c[0])
                        and not ADJECTIVE_AFTER.match(masked, c[1]))]
+    changes = [c for c in changes if not CONDITIONAL.search(masked, max(0, c[0] - 40), c[0])]
     strong = [c for c in changes if not WEAK_CHANGE_RE.fullmatch(masked, c[0], c[1])]
     if strong and len(strong) < len(changes):
         changes = strong
@@ -581,7 +583,8 @@ def _normal_or_statement(sent: str, section: str) -> list[Finding]:
     cues = CUE_SCANNER.scan(sent)  # a comparison stated for the study ("no significant interval change")
     temporal = any(k in ("prior", "temporal") for (k, _), _a, _b in cues)
     for (kind, name), a, b in cues:
-        if kind == "change" and (temporal or name not in V.NEEDS_TEMPORAL) and name != "resolved":
+        if kind == "change" and (temporal or name not in V.NEEDS_TEMPORAL) and name != "resolved" and \
+                not CONDITIONAL.search(sent, max(0, a - 40), a):
             change, change_text = name, " ".join(sent[a:b].split())
             break
     return [Finding(kind="statement", concept="", name="statement", present=True, section=section, text=sent,

@@ -241,6 +241,8 @@ AND_OR_SEP = re.compile(r"^\s*(?:,\s*(?:or|nor|and)?|(?:or|nor|and))\s*$", _I)
 ELSEWHERE = re.compile(r"\b(?:elsewhere|otherwise|no\s+(?:other|additional|further)|nor\s+(?:other|additional))\b", _I)
 #: "lungs are clear airspace disease": the dictation of "clear of airspace disease", a negation.
 CLEAR_BEFORE = re.compile(r"\bclear\s+(?:of\s+)?(?:(?:any|focal|acute|active)\s+)?$", _I)
+#: A comparison inside a condition is advice, not a change since a prior study ("CT if symptoms persist").
+CONDITIONAL = re.compile(r"\b(?:if|should|unless|until|in\s+case)\s+(?:[\w-]+\s+){0,4}$", _I)
 PLURAL_CUE = re.compile(r"(?:are|were|have)\b", _I)
 WORD_RE = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOP = frozenset("""a an the is are was were be been of in on at to for with and or no not there this that these

@@ -616,7 +616,8 @@ HEDGES: tuple[tuple[str, str, str], ...] = (
                          r"not\s+(?:be\s+)?excluded|not\s+ruled\s+out|(?:is|are)\s+(?:also\s+)?possible"),
     ("possible", "both", r"vs\.?|versus"),
     ("possible", "fwd", r"(?:cannot|can\s*not)\s+(?:exclude|rule\s+out)|questionable|possible|possibly|"
-                        r"(?:may|might|could)\s+(?:represent|reflect|indicate)|(?:there\s+)?may\s+be|equivocal|"
+                        r"(?:may|might|could)\s+(?:represent|reflect|indicate)|(?:there\s+)?may\s+be(?!\s+(?:\w+ly\s+)?(?:occult|"
+                        r"missed|undetected|invisible|inapparent|not\s))|equivocal|"
                         r"indeterminate"),
     ("probable", "fwd", r"probable|probably|(?:most\s+)?likely|suspicious\s+for|concerning\s+for|worrisome\s+for|"
                         r"suggestive\s+of|suggests?|suggesting|presumed|presumably|compatible\s+with|"
@@ -628,7 +629,11 @@ HEDGES: tuple[tuple[str, str, str], ...] = (
 LIMIT_POST = (r"(?:cannot|can\s*not|could\s+not)\s+be\s+(?:reliably\s+|adequately\s+|fully\s+|accurately\s+)?"
               r"(?:assessed|evaluated|determined|characterized|commented\s+(?:up)?on)|"
               r"(?:is|are)\s+not\s+(?:assessable|evaluable|(?:well\s+|adequately\s+)?(?:assessed|evaluated))|"
-              r"not\s+(?:assessable|evaluable|well\s+(?:assessed|evaluated))|(?:is|are)\s+(?:limited|suboptimal)(?!\s+to)")
+              r"not\s+(?:assessable|evaluable|well\s+(?:assessed|evaluated))|(?:is|are)\s+(?:limited|suboptimal)(?!\s+to)|"
+              # generic advice on what radiographs can miss ("small fractures may be radiographically occult")
+              r"(?:may|can|could|might|often)\s+(?:be|remain)\s+(?:radiographically\s+|mammographically\s+)?"
+              r"(?:occult|missed|undetected|invisible|inapparent)|(?:is|are)\s+(?:often\s+|frequently\s+)?"
+              r"(?:radiographically\s+)?occult|(?:may|can|could|might)\s+not\s+be\s+(?:visible|seen|detected|apparent)")
 #: ... and before it, scoping forward over a list like a pre-negation.
 LIMIT_PRE = (r"(?:cannot|can\s*not|could\s+not|unable\s+to|not\s+possible\s+to|impossible\s+to|difficult\s+to)\s+"
              r"(?:reliably\s+|adequately\s+|fully\s+)?(?:assess|evaluate|determine|comment\s+on)(?:\s+for)?|"
@@ -638,7 +643,10 @@ LIMIT_PRE = (r"(?:cannot|can\s*not|could\s+not|unable\s+to|not\s+possible\s+to|i
              r"to\s+(?:evaluate|assess|exclude|rule\s+out)(?:\s+for)?|(?:evaluate|assess)\s+for|"
              r"follow-?up\s+(?:\w+\s+){0,3}for|"
              # "overlapping bone could obscure a small nodule": what might be hidden, not what is seen
-             r"(?:could|may|might|can)\s+(?:obscure|mask|hide)")
+             r"(?:could|may|might|can)\s+(?:obscure|mask|hide)|"
+             r"(?:radiographs?|x-?rays?|(?:plain\s+)?films?|this\s+(?:study|exam)|chest\s+radiography)\s+"
+             r"(?:can|may|might|could|often|does\s+not\s+always)\s+(?:miss|fail\s+to\s+(?:show|detect)|not\s+(?:show|detect|exclude))|"
+             r"(?:insensitive|not\s+sensitive|limited\s+sensitivity)\s+(?:for|to)(?:\s+(?:the\s+)?detection\s+of)?")
 #: A finding of the patient's history, not one read on this image ("known lung cancer", "history of
 #: pneumonia"); scopes forward like a pre-negation.  A finding stated with a comparison ("known nodule,
 #: unchanged") is on the image.
