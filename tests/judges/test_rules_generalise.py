@@ -76,3 +76,15 @@ def test_a_comparison_word_inside_a_condition_is_not_a_comparison():
     effusion = "FINDINGS: Small left pleural effusion."
     assert counts(effusion, "FINDINGS: Small left pleural effusion, unchanged since the prior study.") == {"e": 1}
     assert counts(effusion, "FINDINGS: Small left pleural effusion. CT if it persists.") == {}
+
+
+def test_a_comparison_carried_by_a_pronoun_is_the_previous_sentences():
+    reference = "FINDINGS: Coarse reticular markings at both bases. These are unchanged. No effusion."
+    stated = [f for f in parse_report(reference) if f.kind == "finding" and f.present]
+    assert [(f.concept, f.change) for f in stated] == [("interstitial_opacity", "unchanged")]
+    # the candidate that keeps the comparison agrees; one that drops it omits it
+    assert counts(reference, "FINDINGS: Stable bibasilar reticular opacities. No pleural effusion.") == {}
+    assert counts(reference, "FINDINGS: Bibasilar reticular opacities. No pleural effusion.") == {"f": 1}
+    # a sentence with a subject of its own is not a pronoun's
+    other = "FINDINGS: Coarse reticular markings at both bases. Heart size is unchanged. No effusion."
+    assert [f.change for f in parse_report(other) if f.concept == "interstitial_opacity"] == [None]

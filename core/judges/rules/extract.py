@@ -48,6 +48,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from dataclasses import replace
 from functools import lru_cache
 
 from core.judges.rules import vocab as V
@@ -58,6 +59,7 @@ from core.judges.rules.patterns import (
     ABNORMAL,
     ADJ,
     ADJECTIVE_AFTER,
+    ANAPHOR,
     AND_OR_SEP,
     AS_ARE,
     BARE_HEADER_RE,
@@ -603,8 +605,19 @@ def parse_report(text: str) -> tuple[Finding, ...]:
     # the findings section is read first so that it wins over the impression
     sections.sort(key=lambda s: s[0] != "findings")
     for name, body in sections:
+        previous: list[int] = []  # where the last sentence's findings are in ``raw``
         for sent in _sentences(body):
-            raw.extend(_analyse_sentence(sent, name))
+            found = _analyse_sentence(sent, name)
+            if previous and len(found) == 1 and found[0].kind == "statement" and found[0].change \
+                    and ANAPHOR.match(sent):
+                # "These are also unchanged.": the comparison of the findings the sentence before states
+                for i in previous:
+                    if not raw[i].change:
+                        raw[i] = replace(raw[i], change=found[0].change, change_text=found[0].change_text,
+                                         change_at=f"0:{sent}")
+                continue
+            previous = [len(raw) + k for k, f in enumerate(found) if f.kind == "finding" and f.present]
+            raw.extend(found)
             if len(raw) >= MAX_STATEMENTS:
                 return tuple(dedupe(raw[:MAX_STATEMENTS]))
     return tuple(dedupe(raw))

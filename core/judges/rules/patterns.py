@@ -243,6 +243,9 @@ ELSEWHERE = re.compile(r"\b(?:elsewhere|otherwise|no\s+(?:other|additional|furth
 CLEAR_BEFORE = re.compile(r"\bclear\s+(?:of\s+)?(?:(?:any|focal|acute|active)\s+)?$", _I)
 #: A comparison inside a condition is advice, not a change since a prior study ("CT if symptoms persist").
 CONDITIONAL = re.compile(r"\b(?:if|should|unless|until|in\s+case)\s+(?:[\w-]+\s+){0,4}$", _I)
+#: A sentence whose subject points back at the sentence before ("These are also unchanged.").
+ANAPHOR = re.compile(r"(?:these|this|it|they|both|all|the\s+(?:(?:above\s+)?findings?|appearances?|abnormalit(?:y|ies)|"
+                     r"changes?|opacit(?:y|ies)|lesions?))\b", _I)
 PLURAL_CUE = re.compile(r"(?:are|were|have)\b", _I)
 WORD_RE = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOP = frozenset("""a an the is are was were be been of in on at to for with and or no not there this that these
