@@ -88,3 +88,14 @@ def test_a_comparison_carried_by_a_pronoun_is_the_previous_sentences():
     # a sentence with a subject of its own is not a pronoun's
     other = "FINDINGS: Coarse reticular markings at both bases. Heart size is unchanged. No effusion."
     assert [f.change for f in parse_report(other) if f.concept == "interstitial_opacity"] == [None]
+
+
+def test_plaque_or_calcium_placed_in_the_aorta_is_aortic_atherosclerosis():
+    for text in ("Dense calcified plaque is present within the transverse aortic arch.",
+                 "Atheromatous plaque along the descending thoracic aorta.",
+                 "Aortic knob plaque.", "Vascular calcification involving the aortic wall."):
+        assert _present(text) == {"aortic_atherosclerosis"}, text
+    assert counts("FINDINGS: Atherosclerosis of the aorta. Lungs clear.",
+                  "FINDINGS: Calcified plaque in the aortic knob. Clear lungs.") == {}
+    # a plaque elsewhere stays a plaque
+    assert _present("Soft plaque at the right carotid bifurcation.") == {"plaque"}

@@ -189,6 +189,11 @@ CONCEPTS: tuple[Concept, ...] = (
        r"atherosclerotic\s+(?:changes?|disease|calcifications?|plaques?)\s+(?:of|in|within)\s+the\s+(?:\w+\s+)?"
        r"aort(?:a|ic\s+(?:arch|knob|xxxx))", r"(?:atherosclerotic|calcified|calcific)\s+(?:thoracic\s+)?aorta",
        r"calcified\s+aortic\s+(?:arch|knob|xxxx)",
+       # plaque, calcification or atheroma placed in the aorta ("calcified plaque is seen in the aortic arch")
+       r"(?:(?:calcified|calcific|atherosclerotic|atheromatous|vascular)\s+){0,2}(?:plaques?|calcifications?|atheroma)"
+       r"\s+(?:(?:is|are)\s+)?(?:(?:seen|noted|present|identified|demonstrated)\s+)?(?:in|within|of|along|at|involving)"
+       r"\s+the\s+(?:(?:thoracic|descending|ascending|transverse)\s+){0,2}aort(?:a|ic\s+(?:arch|knob|wall|xxxx))",
+       r"aortic\s+(?:arch\s+|knob\s+|wall\s+)?(?:atherosclerotic\s+|calcified\s+)?(?:plaques?|atheroma)",
        # "degenerative and atherosclerotic changes of the thoracic aorta": the aorta's wall, not the spine
        r"degenerative\s+changes\s+of\s+the\s+(?:thoracic\s+)?aorta", r"aortic\s+(?:arch|knob)\s+calcifications?",
        r"(?:thoracic\s+)?aorta(?=\s+(?:is|appears?)\s+(?:\w+ly\s+)?(?:calcified|atherosclerotic))",
