@@ -99,3 +99,15 @@ def test_plaque_or_calcium_placed_in_the_aorta_is_aortic_atherosclerosis():
                   "FINDINGS: Calcified plaque in the aortic knob. Clear lungs.") == {}
     # a plaque elsewhere stays a plaque
     assert _present("Soft plaque at the right carotid bifurcation.") == {"plaque"}
+
+
+def test_a_slash_between_two_readings_offers_alternatives_for_one_observation():
+    stated = [f for f in parse_report("Streaky right basilar atelectasis/scarring.") if f.present]
+    assert [(f.concept, f.alternatives, f.side) for f in stated] == [("atelectasis", ("scarring",), "right")]
+    reference = "FINDINGS: Mild right basilar scarring/atelectasis. No effusion."
+    assert counts(reference, "FINDINGS: Mild atelectasis versus scarring at the right base. No effusion.") == {}
+    # the comparison stated for the pair is the observation's
+    device = "FINDINGS: Left chest pacemaker/defibrillator, unchanged in position."
+    assert [f.change for f in parse_report(device) if f.present] == ["unchanged"]
+    # two findings joined by "and" stay two
+    assert len([f for f in parse_report("Right basilar atelectasis and a left effusion.") if f.present]) == 2

@@ -232,10 +232,11 @@ ADJECTIVE_AFTER = re.compile(r"\s+(?!(?:in|on|since|from|compared|than|and|or|to
 CHANGE_OF_ANATOMY = re.compile(r"\s+(?![A-Z])(?!(?i:in|of|from|since)\b)(?:\w+\s+)?(?i:appearance\s+of\s+the\s+)?"
                                r"(?i:cardiomediastinal|silhouettes?|"
                                r"mediastin\w*|heart|lungs?|contours?|chest)\b")
-ALTERNATIVE = re.compile(r"^\s*(?:,\s*)?(?:or|versus|vs\.?)\s+(?:[a-z-]+\s+){0,2}$", _I)
+#: Alternatives offered for one observation: "A or B", "A versus B", "A/B" (the dictated slash)
+ALTERNATIVE = re.compile(r"^\s*(?:(?:,\s*)?(?:or|versus|vs\.?)\s+|\s*/\s*)(?:[a-z-]+\s+){0,2}$", _I)
+SLASH = re.compile(r"^\s*/")
 CLAUSE_WORD = re.compile(r"\b(?:is|are|was|were|be|been|has|have|shows?|demonstrates?|noted|seen|there)\b", _I)
 AND_OR_SEP = re.compile(r"^\s*(?:,\s*(?:or|nor|and)?|(?:or|nor|and))\s*$", _I)
-#: A post-position cue with a plural verb ("are not seen", "were absent", "cannot be assessed" is not plural)
 #: A negation limited to other places ("no infiltrate elsewhere", "no other nodule", "otherwise no opacity") says
 #: nothing of the finding just stated.
 ELSEWHERE = re.compile(r"\b(?:elsewhere|otherwise|no\s+(?:other|additional|further)|nor\s+(?:other|additional))\b", _I)
@@ -246,6 +247,7 @@ CONDITIONAL = re.compile(r"\b(?:if|should|unless|until|in\s+case)\s+(?:[\w-]+\s+
 #: A sentence whose subject points back at the sentence before ("These are also unchanged.").
 ANAPHOR = re.compile(r"(?:these|this|it|they|both|all|the\s+(?:(?:above\s+)?findings?|appearances?|abnormalit(?:y|ies)|"
                      r"changes?|opacit(?:y|ies)|lesions?))\b", _I)
+#: A post-position cue with a plural verb ("are not seen", "were absent", "cannot be assessed" is not plural)
 PLURAL_CUE = re.compile(r"(?:are|were|have)\b", _I)
 WORD_RE = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOP = frozenset("""a an the is are was were be been of in on at to for with and or no not there this that these

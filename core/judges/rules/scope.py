@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from core.judges.rules import vocab as V
 from core.judges.rules.findings import Finding, family_of, is_generic
-from core.judges.rules.patterns import ALTERNATIVE, AND_OR_SEP, DESCRIPTOR, OR_SEP, READING, VERSUS
+from core.judges.rules.patterns import ALTERNATIVE, AND_OR_SEP, DESCRIPTOR, OR_SEP, READING, SLASH, VERSUS
 
 __all__ = ["Mention", "backward", "forward", "next_joined", "readings"]
 
@@ -72,7 +72,7 @@ def backward(mentions: list[Mention], seps_between: list[str], p: int, plural: b
 
 def readings(sent: str, mentions: list[Mention], out: list[Finding]) -> list[Finding]:
     """One finding per observation: alternatives offered for it ("atelectasis versus scarring", "effusion or
-    pleural thickening") are kept as ``alternatives`` of the first; a density word joined to its reading
+    pleural thickening", "scarring/atelectasis") are kept as ``alternatives`` of the first; a density word joined to its reading
     ("opacity, likely atelectasis", "hilar prominence, which may represent lymphadenopathy") is that reading,
     with the density's side, sites and size."""
     keep = [True] * len(out)
@@ -81,9 +81,12 @@ def readings(sent: str, mentions: list[Mention], out: list[Finding]) -> list[Fin
         if not (a.kind == b.kind == "finding" and a.present and b.present):
             continue
         gap = sent[mentions[i].end:mentions[i + 1].start]
-        if ALTERNATIVE.match(gap) and (VERSUS.search(gap) or "definite" not in (a.certainty, b.certainty)):
+        if ALTERNATIVE.match(gap) and (VERSUS.search(gap) or SLASH.match(gap) or "definite" not in (a.certainty, b.certainty)):
             head = next(k for k in range(i, -1, -1) if keep[k])
-            out[head] = replace(out[head], alternatives=(*out[head].alternatives, b.concept, *b.alternatives))
+            h = out[head]  # the alternative's comparison is the observation's ("pacemaker/ICD, unchanged")
+            out[head] = replace(h, alternatives=(*h.alternatives, b.concept, *b.alternatives),
+                                change=h.change or b.change, change_text=h.change_text if h.change else b.change_text,
+                                change_at=h.change_at if h.change else b.change_at)
             keep[i + 1] = False
     for i in range(len(out) - 1):
         if not keep[i]:
