@@ -111,3 +111,12 @@ def test_a_slash_between_two_readings_offers_alternatives_for_one_observation():
     assert [f.change for f in parse_report(device) if f.present] == ["unchanged"]
     # two findings joined by "and" stay two
     assert len([f for f in parse_report("Right basilar atelectasis and a left effusion.") if f.present]) == 2
+
+
+def test_alternatives_offered_either_way_match_one_observation():
+    slash = "FINDINGS: Patchy left lower lobe atelectasis/consolidation. Normal heart."
+    listed = "FINDINGS: Patchy left lower lobe atelectasis or consolidation. Normal heart."
+    assert counts(slash, listed) == {}
+    assert counts(listed, slash) == {}
+    # the other reading placed elsewhere is a finding of its own
+    assert counts(slash, "FINDINGS: Patchy left lower lobe atelectasis. Right upper lobe consolidation. Normal heart.")

@@ -198,6 +198,11 @@ def _severity_error(r: Finding, c: Finding) -> tuple[str, bool] | None:
     return "candidate " + " and ".join(texts), sig
 
 
+def _offered(f: Finding, other: Finding) -> bool:
+    """``other`` is one of the alternatives ``f`` offers for its observation, at no other place."""
+    return any(concepts_related(k, other.concept) for k in f.alternatives) and not _location_error(f, other)
+
+
 def _error(cat: str, sig: bool, text: str, r: Finding | None = None, c: Finding | None = None) -> RuleError:
     return RuleError(cat, bool(sig), text, r, c)
 
@@ -254,6 +259,8 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
         if moved is not None:
             errors.append(_error("c", _matters(moved) or _matters(c), _location_error(moved, c), moved, c))
             continue
+        if any(_offered(r_pos[i], c) for i, _ in pairs):
+            continue  # the other reading of an observation the reference offers alternatives for ("A/B" vs "A or B")
         denied = any(concepts_related(n.concept, c.concept) for n in r_neg)
         text = f"candidate reports {c.describe()}, " + (
             "which the reference states is absent" if denied else "which is not in the reference")
@@ -265,6 +272,8 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
     for i, r in enumerate(r_pos):
         if i in matched_r:
             continue
+        if any(_offered(c_pos[j], r) for _, j in pairs):
+            continue  # one of the readings the candidate offers for an observation it states
         denied = any(concepts_related(n.concept, r.concept) for n in c_neg)
         text = (f"candidate states there is no {r.name}, the reference reports {r.describe()}" if denied
                 else f"candidate omits the reference's {r.describe()}")
