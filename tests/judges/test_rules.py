@@ -101,7 +101,7 @@ def test_severity_change_is_d():
 
 
 def test_one_step_severity_change_below_threshold_is_insignificant():
-    err = only(judge_pair("Minimal degenerative disc disease at L4-L5.", "Mild degenerative disc disease at L4-L5."),
+    err = only(judge_pair("Mild degenerative disc disease at L4-L5.", "Moderate degenerative disc disease at L4-L5."),
                "d")
     assert not err.significant
 

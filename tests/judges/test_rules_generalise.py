@@ -120,3 +120,11 @@ def test_alternatives_offered_either_way_match_one_observation():
     assert counts(listed, slash) == {}
     # the other reading placed elsewhere is a finding of its own
     assert counts(slash, "FINDINGS: Patchy left lower lobe atelectasis. Right upper lobe consolidation. Normal heart.")
+
+
+def test_the_low_end_of_a_severity_scale_is_one_grade():
+    for low, mild in (("Minimal", "Mild"), ("Trace", "Small"), ("Tiny", "Small"), ("Subtle", "Slight")):
+        assert counts(f"FINDINGS: {low} right pleural effusion.", f"FINDINGS: {mild} right pleural effusion.") == {}
+    # two steps apart still is a severity error
+    assert counts("FINDINGS: Minimal right pleural effusion.", "FINDINGS: Moderate right pleural effusion.") == {"d": 1}
+    assert counts("FINDINGS: Trace right pleural effusion.", "FINDINGS: Large right pleural effusion.") == {"d": 1}

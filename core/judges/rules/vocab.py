@@ -506,7 +506,10 @@ NORMAL_PREFIX = r"\bnormal(?:\s+(?:sized?|caliber))?\s+(?:-?\s*)"
 SCALES: dict[str, tuple[tuple[str, float], ...]] = {
     # general severity / amount
     "sev": (
-        (r"trace|tiny|minimal|minimally|trivial|subtle|borderline|upper\s+limits?\s+of\s+normal", 0),
+        # the low end is one grade to a reader: "minimal" or "trace" against "mild" or "small" is no severity
+        # error, against "moderate" it is (the borderline heart is its own grade, below a mildly enlarged one)
+        (r"borderline|upper\s+limits?\s+of\s+normal", 0),
+        (r"trace|tiny|minimal|minimally|trivial|subtle", 0.5),
         (r"small(?:-sized)?|mild|mildly|slight|slightly", 1),
         (r"moderate(?:-sized)?|moderately|medium", 2),
         (r"large(?:-sized)?|severe|severely|marked|markedly|extensive|massive", 3),
