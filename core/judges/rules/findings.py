@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from core.judges.rules import vocab as V
 from core.taxonomy import CATEGORIES
 
-RULES_VERSION = "rules-11"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
+RULES_VERSION = "rules-12"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
 # 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py);
 # 6: descriptive chest wordings and surgical material (vocab_chest.py), findings not assessed and history
 # findings set apart, lists negated after a plural verb, evidence chains, "not a radiograph" text refused
@@ -27,6 +27,10 @@ RULES_VERSION = "rules-11"  # 2: pelvic free fluid, not ascites; 3: granulomatou
 # 11: an observation restated at the same place with the readings offered for it is one finding ("airspace disease"
 # is a density awaiting its reading); the candidate's restatement at another place is a location error, and a
 # comparison its restatement keeps is not omitted
+# 12: reading rules from the dev2 split (tests/judges/test_rules_generalise.py): "clear airspace disease" is "clear
+# of"; "no X elsewhere" leaves the stated X; advice on what radiographs can miss is a limit, a comparison word in a
+# condition none; "These are unchanged" is the previous sentence's comparison; plaque in the aorta is aortic
+# atherosclerosis; "A/B" offers alternatives, matched either way; minimal vs mild is one grade
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",
