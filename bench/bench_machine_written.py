@@ -1,7 +1,7 @@
 """Machine-written candidates on IU references: the development set of issue 32, scored against its own labels.
 
-The set (``bench/machine_written/references.jsonl`` and ``candidates.jsonl``, described in its README) holds, for 145 Open-i Indiana
-University chest X-ray reports (splits ``dev``, ``dev2`` and ``heldout``), a hand-checked list of the findings a
+The set (``bench/machine_written/references.jsonl`` and ``candidates.jsonl``, described in its README) holds, for 185 Open-i Indiana
+University chest X-ray reports (splits ``dev``, ``dev2``, ``dev3`` and ``heldout``), a hand-checked list of the findings a
 radiologist would count and three candidates written in the styles of today's report generators, each with its errors recorded as it was
 written. The IU text itself is not committed: it is read at run time from the torchxrayvision wheel
 exactly as ``bench/iu_edits.py`` reads it (:func:`iu_edits.fetch_archive`).
@@ -38,11 +38,13 @@ SEED = 32  # the issue's number: the draw of references and of the held-out spli
 N_NORMAL, N_ABNORMAL = 35, 70
 MAX_XXXX = 2  # de-identification gaps ("XXXX") allowed in a reference: more leave too little to read
 HELDOUT_SLOTS = {7, 8, 9}  # draw positions (mod 10) held out within each group: 30%
-# A second development split, written after rules-10 by other writers and first measured before any judge
-# change was tuned on it: the size of the gap between a tuned split and text the judge has not seen.
-SEED_2, N2_NORMAL, N2_ABNORMAL = 3202, 14, 26
-SPLITS = ("dev", "dev2", "heldout")
-TUNED = ("dev", "dev2")  # the splits --details lists; the held-out split is only ever reported as totals
+# Later development splits, each written by other writers after the judge was tuned on the earlier ones and
+# first measured before any change was tuned on it: the gap between a tuned split and text the judge has not
+# seen. Each is drawn outside the earlier draws and the paraphrase probes, with its own seed.
+EXTRA_SEEDS = {"dev2": 3202, "dev3": 3203}
+N2_NORMAL, N2_ABNORMAL = 14, 26
+SPLITS = ("dev", "dev2", "dev3", "heldout")
+TUNED = ("dev", "dev2", "dev3")  # the splits --details lists; the held-out split is only ever reported as totals
 SECTION = "### Rules judge on machine-written candidates (bench_machine_written.py)"
 
 
@@ -89,16 +91,17 @@ def choose_references(reports: dict[int, IUReport]) -> list[tuple[int, str, str]
     return out
 
 
-def choose_second_references(reports: dict[int, IUReport], exclude: set[int]) -> list[tuple[int, str, str]]:
-    """The ``dev2`` split's references as (IU id, group, "dev2"): among the same eligible reports, outside
-    ``exclude`` (the first draw and the paraphrase probes' references), ``N2_NORMAL`` coded normal and
-    ``N2_ABNORMAL`` coded otherwise, drawn in id order with ``random.Random(SEED_2)`` (normal first)."""
-    rng = random.Random(SEED_2)
+def choose_extra_references(reports: dict[int, IUReport], exclude: set[int], split: str) -> list[tuple[int, str, str]]:
+    """A later split's references as (IU id, group, split): among the same eligible reports, outside
+    ``exclude`` (the earlier draws and the paraphrase probes' references), ``N2_NORMAL`` coded normal and
+    ``N2_ABNORMAL`` coded otherwise, drawn in id order with ``random.Random(EXTRA_SEEDS[split])`` (normal
+    first)."""
+    rng = random.Random(EXTRA_SEEDS[split])
     eligible = [r for r in reports.values() if r.text.count("XXXX") <= MAX_XXXX and r.iu_id not in exclude]
     out = []
     for group, size in (("normal", N2_NORMAL), ("abnormal", N2_ABNORMAL)):
         pool = [r.iu_id for r in eligible if r.normal == (group == "normal")]
-        out += [(iu_id, group, "dev2") for iu_id in rng.sample(pool, size)]
+        out += [(iu_id, group, split) for iu_id in rng.sample(pool, size)]
     return out
 
 

@@ -23,7 +23,7 @@ STYLES = {"verbose-normal", "terse", "paraphrase", "list", "bullets", "evidence-
           "out-of-scope", "history", "descriptive", "device", "comparison", "disclaimer", "non-report"}
 # A report has a findings section with words after its heading; a template's "[Describe the findings here]",
 # a refusal or a remark about the image has none.
-REPORT_HEADING = re.compile(r"findings:\s*[a-z-]", re.IGNORECASE)
+REPORT_HEADING = re.compile(r"findings\**:\**\s*(?:[-*•]\s*)?[a-z-]", re.IGNORECASE)  # markdown bold / bullets too
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_the_set_has_the_size_and_mix_the_issue_asks_for(references, candidates)
 
 def test_the_held_out_split_is_about_thirty_percent_and_follows_the_reference(references, candidates):
     assert {r["split"] for r in references.values()} == set(mw.SPLITS)
-    first = [r for r in references.values() if r["split"] != "dev2"]  # the first draw: dev and held-out
+    first = [r for r in references.values() if r["split"] in ("dev", "heldout")]  # the first draw
     held = [r for r in first if r["split"] == "heldout"]
     assert 0.25 <= len(held) / len(first) <= 0.35
     assert all(c["iu_id"] in references for c in candidates)
@@ -151,15 +151,17 @@ def iu() -> dict[int, mw.IUReport]:
 def test_the_references_are_the_seeded_draw_of_real_iu_reports(iu, references):
     assert [r.text for r in iu.values()] == mw.iu_edits.iu_reports()  # the same text iu_edits reads
     stored = [(r["iu_id"], r["group"], r["split"]) for r in references.values()]
-    assert mw.choose_references(iu) == [row for row in stored if row[2] != "dev2"]
+    assert mw.choose_references(iu) == [row for row in stored if row[2] in ("dev", "heldout")]
     # the second split: outside the first draw and the paraphrase probes' references (their tuning material)
     sys.path.insert(0, str(ROOT / "tests" / "judges"))
     from test_rules_paraphrase import IU_PAIRS
     from test_rules_paraphrase_iu import IU_PAIRS_2, UNWRITTEN
 
     probes = {i for i, _ in IU_PAIRS} | {1139, 984} | {i for i, _ in IU_PAIRS_2} | set(UNWRITTEN)
-    first = {i for i, _, s in stored if s != "dev2"}
-    assert mw.choose_second_references(iu, first | probes) == [row for row in stored if row[2] == "dev2"]
+    exclude = {i for i, _, s in stored if s in ("dev", "heldout")} | probes
+    for split in mw.EXTRA_SEEDS:  # each later split is drawn outside everything drawn before it
+        assert mw.choose_extra_references(iu, exclude, split) == [row for row in stored if row[2] == split]
+        exclude |= {i for i, _, s in stored if s == split}
     assert all(i in iu for i in references)
 
 
