@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from core.judges.rules.findings import Finding, concepts_related, findings_related, is_generic, sizes_differ
+from core.judges.rules.findings import (
+    Finding,
+    concepts_related,
+    family_of,
+    findings_related,
+    is_generic,
+    sizes_differ,
+)
 
 __all__ = ["dedupe"]
 
@@ -36,6 +43,30 @@ def _same_place(a: Finding, b: Finding) -> bool:
     sa = a.site_map
     placeless = any(not x.side and not x.sites and x.alternatives for x in (a, b))
     return placeless or any(set(v) & set(sa.get(c, ())) for c, v in b.sites)
+
+
+#: Site classes that place a density in the lung: a reading at the same lobe or zone is the density's reading
+LUNG_SITES = ("lung lobe", "lung zone")
+#: Readings that are not of a lung density (devices, surgery, bones): never joined to one
+NOT_READING = frozenset({"device", "postsurgical", "fracture", "degenerative", "granulomatous", "calcification"})
+
+
+def _density_read(a: Finding, b: Finding) -> bool:
+    """A density stated at a place in one section and a reading stated at that place in the other ("opacity in
+    the right middle lobe" ... "right middle lobe atelectasis") are one observation: both name a lung lobe or
+    zone, and no side differs."""
+    if a.section == b.section or a.side != b.side and a.side and b.side:
+        return False
+    density, reading = (a, b) if _is_density(a) else (b, a)
+    if not _is_density(density) or _is_density(reading) or is_generic(reading.concept) \
+            or family_of(reading.concept) in NOT_READING:
+        return False
+    sd, sr = density.site_map, reading.site_map
+    return any(set(sd.get(c, ())) & set(sr.get(c, ())) for c in LUNG_SITES)
+
+
+def _is_density(f: Finding) -> bool:
+    return is_generic(f.concept) and family_of(f.concept) == "opacity"
 
 
 def _merge(a: Finding, b: Finding) -> Finding:
@@ -80,13 +111,17 @@ def dedupe(raw: list[Finding]) -> list[Finding]:
                 negatives[same] = f
             continue
         # an observation restated at the same place with the readings offered for it is one finding ("left
-        # upper lung airspace opacity" ... "left upper lung opacity which may represent atelectasis or pneumonia")
+        # upper lung airspace opacity" ... "left upper lung opacity which may represent atelectasis or pneumonia"),
+        # as is a density and the reading another section gives it at its place
         related = [i for i, p in enumerate(positives) if concepts_related(p.concept, f.concept)
                    or (findings_related(p, f) and _same_place(p, f))]
+        read = not related
+        if read:
+            related = [i for i, p in enumerate(positives) if _density_read(p, f)]
         compat = [i for i in related if _compatible(positives[i], f)]
         if compat:
             positives[compat[0]] = _merge(positives[compat[0]], f)
-        elif related and any(positives[i].section != f.section for i in related):
+        elif related and not read and any(positives[i].section != f.section for i in related):
             # a conflicting restatement in the impression: the findings section wins, with the comparison
             # only the impression states ("borderline heart" ... "mild stable cardiomegaly")
             i = next(i for i in related if positives[i].section != f.section)

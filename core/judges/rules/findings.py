@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from core.judges.rules import vocab as V
 from core.taxonomy import CATEGORIES
 
-RULES_VERSION = "rules-12"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
+RULES_VERSION = "rules-13"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
 # 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py);
 # 6: descriptive chest wordings and surgical material (vocab_chest.py), findings not assessed and history
 # findings set apart, lists negated after a plural verb, evidence chains, "not a radiograph" text refused
@@ -31,6 +31,9 @@ RULES_VERSION = "rules-12"  # 2: pelvic free fluid, not ascites; 3: granulomatou
 # of"; "no X elsewhere" leaves the stated X; advice on what radiographs can miss is a limit, a comparison word in a
 # condition none; "These are unchanged" is the previous sentence's comparison; plaque in the aorta is aortic
 # atherosclerosis; "A/B" offers alternatives, matched either way; minimal vs mild is one grade
+# 13: the not-a-report screen by family (screen.py, f60918b); reading rules from dev2 and dev3
+# (tests/judges/test_rules_generalise_dev3.py): a density and its reading in the other section at the same place
+# are one finding, a bare density read at the end of a long description too
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",

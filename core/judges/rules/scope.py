@@ -70,6 +70,20 @@ def backward(mentions: list[Mention], seps_between: list[str], p: int, plural: b
     return out
 
 
+def _near(gap: str, generic: bool) -> bool:
+    """A density and its reading are one finding when close, or, for a bare density word, when the reading word
+    comes right before the reading however long the description ("opacities are present in the right mid lung
+    and the left lower lobe, which may represent atelectasis"); a named pattern ("interstitial opacities") read
+    far away stays a finding of its own."""
+    n = len(gap.split())
+    if n <= 10:
+        return True
+    if not generic:
+        return False
+    ends = [m.end() for m in READING.finditer(gap)]
+    return bool(ends) and n <= 24 and len(gap[ends[-1]:].split()) <= 4
+
+
 def readings(sent: str, mentions: list[Mention], out: list[Finding]) -> list[Finding]:
     """One finding per observation: alternatives offered for it ("atelectasis versus scarring", "effusion or
     pleural thickening", "scarring/atelectasis") are kept as ``alternatives`` of the first; a density word joined to its reading
@@ -102,7 +116,7 @@ def readings(sent: str, mentions: list[Mention], out: list[Finding]) -> list[Fin
         joined = READING.search(gap) or (b.alternatives and gap.strip() in (",", "-", ":"))  # "opacities, A versus B"
         # a generic finding that is not a density ("degenerative changes ... suggesting a fracture") stays
         density = (is_generic(a.concept) and family_of(a.concept) not in NOT_DENSITY) or DESCRIPTOR.search(words)
-        if density and joined and len(gap.split()) <= 10:
+        if density and joined and _near(gap, is_generic(a.concept)):
             out[j] = replace(b, side=b.side or a.side, sites=b.sites + tuple(x for x in a.sites if x[0] not in
                                                                           dict(b.sites)),
                              size_mm=b.size_mm if b.size_mm is not None else a.size_mm,
