@@ -181,7 +181,7 @@ def test_each_missing_finding_or_comparison_is_in_the_reference(iu, candidates):
 
 
 def test_a_comparison_error_names_a_comparison(candidates):
-    words = re.compile(r"stable|unchanged|remain|again|redemonstrat|prior|previous|interval|since|change|"
+    words = re.compile(r"stable|unchanged|remain|again|redemonstrat|prior|previous|interval|since|change|persist|continu|"
                        r"worsen|decreas|increas", re.IGNORECASE)
     for c in candidates:
         for e in c["errors"]:
