@@ -45,3 +45,17 @@ def test_a_long_description_of_a_density_still_ends_in_its_reading():
     named = ("FINDINGS: Coarse interstitial opacities, greatest in both lower zones and around the hila, with "
              "thickened septa and blurred vessels, most suggestive of pulmonary edema.")
     assert {"interstitial_opacity", "pulmonary_edema"} <= set(_present(named))
+
+
+def test_a_sternotomy_is_a_post_surgical_change_and_its_summary_adds_nothing():
+    reference = "FINDINGS: Median sternotomy. Lungs clear. No effusion."
+    for candidate in ("FINDINGS: Intact sternal wires. Lungs clear. No effusion.\n\nIMPRESSION: Postoperative "
+                      "changes of the chest.",
+                      "FINDINGS: Post-surgical changes: sternotomy wires and surgical clips in the mediastinum. "
+                      "Lungs clear. No effusion.",
+                      "FINDINGS: Lungs clear. No effusion.\n\nIMPRESSION: Changes of prior coronary artery bypass "
+                      "grafting."):
+        assert counts(reference, candidate) == {}, candidate
+    # surgical material placed elsewhere in the same section is another operation's
+    assert counts(reference, "FINDINGS: Median sternotomy. Surgical clips over the right axilla. Lungs clear. "
+                             "No effusion.") == {"a": 1}

@@ -65,6 +65,17 @@ def _density_read(a: Finding, b: Finding) -> bool:
     return any(set(sd.get(c, ())) & set(sr.get(c, ())) for c in LUNG_SITES)
 
 
+def _placed_material(a: Finding, b: Finding) -> bool:
+    """Surgical material placed apart in the same section is another operation's, not the sternotomy's
+    ("sternotomy wires. Clips in the left axilla."); unplaced, or summed up in the other section ("post-surgical
+    changes"), it is the procedure's."""
+    if a.section != b.section or a.concept == b.concept:
+        return False
+    generic, other = (a, b) if is_generic(a.concept) else (b, a)
+    return family_of(generic.concept) == "postsurgical" != family_of(other.concept) and bool(generic.side or
+                                                                                              generic.sites)
+
+
 def _is_density(f: Finding) -> bool:
     return is_generic(f.concept) and family_of(f.concept) == "opacity"
 
@@ -113,8 +124,8 @@ def dedupe(raw: list[Finding]) -> list[Finding]:
         # an observation restated at the same place with the readings offered for it is one finding ("left
         # upper lung airspace opacity" ... "left upper lung opacity which may represent atelectasis or pneumonia"),
         # as is a density and the reading another section gives it at its place
-        related = [i for i, p in enumerate(positives) if concepts_related(p.concept, f.concept)
-                   or (findings_related(p, f) and _same_place(p, f))]
+        related = [i for i, p in enumerate(positives) if (concepts_related(p.concept, f.concept)
+                   and not _placed_material(p, f)) or (findings_related(p, f) and _same_place(p, f))]
         read = not related
         if read:
             related = [i for i, p in enumerate(positives) if _density_read(p, f)]

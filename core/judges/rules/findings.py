@@ -33,7 +33,8 @@ RULES_VERSION = "rules-13"  # 2: pelvic free fluid, not ascites; 3: granulomatou
 # atherosclerosis; "A/B" offers alternatives, matched either way; minimal vs mild is one grade
 # 13: the not-a-report screen by family (screen.py, f60918b); reading rules from dev2 and dev3
 # (tests/judges/test_rules_generalise_dev3.py): a density and its reading in the other section at the same place
-# are one finding, a bare density read at the end of a long description too
+# are one finding, a bare density read at the end of a long description too; a sternotomy (or CABG) is a
+# post-surgical change, which a summary in the other section or unplaced material beside it restates
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",

@@ -422,8 +422,10 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"(?:dual-?chamber\s+)?pacemaker", r"(?:pacer|pacing|ICD)\s+(?:leads?|wires?|device)", r"AICD",
        r"defibrillator", r"loop\s+recorder", r"(?:cardiac|chest)\s+(?:\w+\s+)?generator(?=\s+with\s+(?:\w+\s+){0,2}leads)", r"ICD", r"pacer", r"(?:transvenous|pacemaker|epicardial)\s+(?:pacing\s+)?(?:leads?|wires?)",
        r"(?:atrial\s+)?septal\s+(?:defect\s+)?(?:occluder|closure\s+device)"), family="device"),
-    C("sternotomy", "median sternotomy", (r"(?:median\s+)?sternotomy(?:\s+wires)?", r"sternal\s+wires",
-                                          r"CABG"), family="device"),
+    # the procedure, its hardware and what marks it are one finding, a post-surgical change of its own
+    C("sternotomy", "median sternotomy", (r"(?:median\s+)?sternotomy(?:\s+wires)?", r"sternal\s+(?:wires|sutures)",
+                                          r"CABG", r"(?:coronary\s+(?:artery\s+)?)?bypass\s+grafting"),
+      family="device", also=("postsurgical",)),
     # ---- generic catch-alls (matched only when nothing specific is) ------------
     C("any_fracture", "fracture", (r"fractures?",), "always", scales=("disp",), family="fracture", generic=True),
     C("any_effusion", "effusion", (r"effusions?",), "graded", level=2, family="effusion", generic=True),
