@@ -36,12 +36,17 @@ from core import settings
 DEFAULT_STORE = Path("data/radjudge.duckdb")
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-# Substrings of DuckDB errors that mean "someone else holds the file": retry.
+# Substrings of DuckDB errors that mean "someone else holds the file": retry. The last two come from this
+# process: DuckDB keeps one database instance per file and process, so a read opened while another thread's
+# write is open (or the reverse) is refused for its different configuration, and one opened while that
+# instance is being made or torn down meets a "unique file handle conflict". Both pass once the other
+# connection closes.
 _CONTENTION = (
     "could not set lock",
     "conflicting lock",
-    "different configuration",
     "database is locked",
+    "different configuration",
+    "unique file handle conflict",
 )
 # Substrings of DuckDB errors that mean "the disk refused the write" (full, or a size limit).
 _WRITE_FAILED = ("no space left", "file too large", "could not write", "disk quota")

@@ -209,3 +209,32 @@ def test_a_write_inside_a_session_is_seen_by_the_next_read(tmp_path):
         assert store.data_version() == before + 1
         assert store.query_one("SELECT count(*) FROM datasets") == 1
     assert _can_write_from_another_process(store.path)
+
+
+def test_reads_and_writes_from_threads_of_one_process_wait_for_each_other(tmp_path):
+    """One process, one database instance per file: a read opened while another thread's write opens or
+    closes its connection (a job's heartbeat beside its runner) waits for it instead of failing."""
+    import threading
+
+    store = Store(tmp_path / "s.duckdb")
+    errors: list[BaseException] = []
+
+    def loop(step):
+        try:
+            for _ in range(150):
+                step()
+        except BaseException as exc:  # noqa: BLE001 - collected and shown below
+            errors.append(exc)
+
+    def read():
+        store.query_one("SELECT count(*) FROM pairs")
+
+    def write():
+        store.execute("UPDATE store_meta SET value = value WHERE key = 'data_version'")
+
+    threads = [threading.Thread(target=loop, args=(step,)) for step in (read, read, write, write)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
