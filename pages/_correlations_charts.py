@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis.scores import METRICS
+from core.analysis.scores import METRICS, metric_label
 from core.paper.figures_agreement import heatmap_figure, scatter_figure
 from pages._correlations_reads import MIN_N
 from pages._downloads import figure_downloads
@@ -31,11 +31,6 @@ TARGET_AXIS = {
 }
 STAT_SYMBOL = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}
 STAT_EST = {"kendall": "tau", "spearman": "rho", "pearson": "r"}
-
-
-def metric_label(metric: str) -> str:
-    spec = METRICS.get(metric)
-    return spec.label if spec else metric
 
 
 def series_label(judge: str, metric: str) -> str:

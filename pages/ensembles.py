@@ -25,7 +25,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.analysis.ensemble import ensemble_table, feature_sets_by_metric
-from core.analysis.scores import METRICS
+from core.analysis.scores import METRICS, metric_label
 from core.analysis.simulate import UNIFIED, simulate_grid, sweep
 from core.paper.figures_agreement import ensemble_figure, simulator_figure
 from core.reads.frames import feature_frame, judge_runs
@@ -106,10 +106,6 @@ def _ensembles(store, dataset: str, target: str, train_size: int, seed: int,
     return result, len(columns)
 
 
-def _set_label(name: str) -> str:
-    return METRICS[name].label if name in METRICS else name
-
-
 def table5(table: pd.DataFrame) -> pd.DataFrame:
     """VERT Table 5 shape: ensembles as rows, feature sets as columns, tau [95% CI] in each cell."""
     def cell(r) -> str:
@@ -124,7 +120,7 @@ def table5(table: pd.DataFrame) -> pd.DataFrame:
             .reindex(columns=order))
     wide = wide.reindex([e for e in ENSEMBLE_LABELS if e in wide.index]).fillna("")
     wide.index = [ENSEMBLE_LABELS[e] for e in wide.index]
-    wide.columns = [_set_label(c) for c in wide.columns]
+    wide.columns = [metric_label(c) for c in wide.columns]
     return wide.rename_axis("ensemble").reset_index()
 
 
@@ -134,7 +130,7 @@ def tau_figure(table: pd.DataFrame, title: str) -> go.Figure:
     for i, (ensemble, part) in enumerate(table.groupby("ensemble", sort=False)):
         part = part.dropna(subset=["tau"])
         fig.add_trace(go.Scatter(
-            x=part["tau"], y=[_set_label(s) for s in part["feature_set"]], mode="markers",
+            x=part["tau"], y=[metric_label(s) for s in part["feature_set"]], mode="markers",
             name=ENSEMBLE_LABELS.get(ensemble, ensemble),
             marker={"color": OKABE_ITO[i % len(OKABE_ITO)], "symbol": SYMBOLS[i % len(SYMBOLS)], "size": 10},
             error_x={"type": "data", "symmetric": False, "array": part["ci_high"] - part["tau"],
@@ -229,7 +225,7 @@ def draw_ensembles(store, dataset: str | None, synthetic: bool) -> None:
                          name=f"ensembles-{target}", key="ens_dl_fig_tau", dataset=dataset, synthetic=synthetic)
     view = table.drop(columns=["columns"]).assign(
         ensemble=table["ensemble"].map(lambda e: ENSEMBLE_LABELS.get(e, e)),
-        feature_set=table["feature_set"].map(_set_label))
+        feature_set=table["feature_set"].map(metric_label))
     show_table(view, hide_index=True, key="ens_table", column_config={
         "n_train": st.column_config.NumberColumn("n_train", format="%d"),
         "n_test": st.column_config.NumberColumn("n_test", format="%d"),

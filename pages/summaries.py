@@ -21,7 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis.scores import CATEGORIES, METRICS
+from core.analysis.scores import CATEGORIES, metric_label
 from core.analysis.summary import compare_systems, judge_summary, normalized_text, summarisable_judges
 from core.reads.frames import judge_runs
 from core.reads.queries import CATEGORY_NAMES, find_pairs
@@ -126,10 +126,6 @@ def _seed_state(dataset: str, judges: list[str], systems: list[str]) -> None:
 
 
 # -- drawing ---------------------------------------------------------------------------------
-
-
-def _score_label(metric: str) -> str:
-    return METRICS[metric].label if metric in METRICS else metric
 
 
 def _green_text(mean: float | None, std: float | None) -> str:
@@ -298,7 +294,7 @@ def draw_summary(store, dataset: str, synthetic: bool, judge: str, system: str |
     with st.spinner("Clustering the explanations…"):
         summary = _summary(store, dataset, judge, system, seed)
     green, info = st.columns([1, 3])
-    label = _score_label(summary.score_metric)
+    label = metric_label(summary.score_metric)
     green.metric(f"{label} (mean ± std)", _green_text(summary.green_mean, summary.green_std),
                  help=f"Mean and population standard deviation of the judge's {label} score, as GREEN Fig. 4")
     info.caption(
@@ -338,7 +334,7 @@ def draw_compare(store, dataset: str, synthetic: bool, judge: str, systems: list
         head = part.iloc[0]
         with col:
             st.markdown(f"#### {escape_md(name)}")
-            label = _score_label(head["score_metric"])
+            label = metric_label(head["score_metric"])
             st.metric(f"{label} (mean ± std)", _green_text(head["green_mean"], head["green_std"]))
             st.caption(f"{int(head['green_n'])} {label} values over {int(head['n_reports_system'])} reports · "
                        f"seed {int(head['seed'])}" + (" · synthetic data" if synthetic else ""))

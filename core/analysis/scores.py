@@ -50,6 +50,7 @@ __all__ = [
     "formula",
     "green",
     "green_f1",
+    "metric_label",
     "metrics_from_counts",
     "orientation_sign",
     "unified",
@@ -225,6 +226,12 @@ UNIFIED_WEIGHTS: dict[str, tuple[float, float, float]] = {
     "green_f1": (2.0, 1.0, 0.0),
     "formula": (1.0, 2.0, 0.5),
 }
+
+
+def metric_label(name: str) -> str:
+    """The label a table or figure shows for metric ``name`` (the name itself when it is not in :data:`METRICS`)."""
+    spec = METRICS.get(name)
+    return spec.label if spec else name
 
 
 def orientation_sign(name: str) -> int:

@@ -195,7 +195,7 @@ def cmd_ensemble(args) -> int:
 
 
 def cmd_summary(args) -> int:
-    from core.analysis.scores import METRICS
+    from core.analysis.scores import metric_label
     from core.analysis.summary import compare_systems, judge_summary, require_summarisable
     from core.reads.summary_inputs import summary_frames
 
@@ -211,7 +211,7 @@ def cmd_summary(args) -> int:
         print(json.dumps(summary.to_json(), default=str))
     else:
         metric = summary.score_metric
-        label = METRICS[metric].label if metric in METRICS else metric
+        label = metric_label(metric)
         value = ("-" if summary.green_mean is None
                  else f"{summary.green_mean:.3f} ± {summary.green_std:.3f}")
         print(f"{label} (mean ± std) {value} from {summary.green_n} values over {summary.n_reports} reports "

@@ -69,7 +69,7 @@ def _fmt(value) -> str:
 
 
 def print_answer(out: dict) -> None:
-    from core.analysis.scores import METRICS
+    from core.analysis.scores import METRICS, metric_label
     from core.judges.live import MEANINGS
     from core.reads.queries import CATEGORY_NAMES
     from core.taxonomy import CATEGORIES
@@ -82,7 +82,7 @@ def print_answer(out: dict) -> None:
         return
     if "sig" not in out:  # a baseline: its own metrics
         for name, value in out["metrics"].items():
-            label = METRICS[name].label if name in METRICS else name
+            label = metric_label(name)
             print(f"  {label:<18} {_fmt(value)}")
         return
     for name, value in out["metrics"].items():

@@ -120,13 +120,13 @@ def calibration_table(cal: pd.DataFrame, *, dataset: str, synthetic: bool, rater
 def ensemble_paper_table(result, *, dataset: str, synthetic: bool, raters: str, target: str, decimals: int = 3,
                          with_ci: bool = False, with_n: bool = False) -> PaperTable:
     """VERT Table 5: feature sets x ensembles, tau on the held-out pairs only."""
-    from core.analysis.scores import METRICS
+    from core.analysis.scores import metric_label
 
     table = result.table[result.table["status"] == "ok"] if "status" in result.table else result.table
     sets = list(dict.fromkeys(table["feature_set"]))
     _, cols, rows = wide_cells(table, "feature_set", "ensemble", "tau", decimals=decimals, ci=("ci_low", "ci_high"),
                                n="n_test", p="p", row_order=sets)
-    rows = tuple((METRICS[label].label if label in METRICS else label, cells) for label, cells in rows)
+    rows = tuple((metric_label(label), cells) for label, cells in rows)
     n_train = sorted({int(v) for v in table["n_train"]})
     n_test = sorted({int(v) for v in table["n_test"]})
     caption = (f"Ensembles of judge metrics on {dataset}" + (" (synthetic data)" if synthetic else "")
@@ -142,12 +142,12 @@ def ensemble_paper_table(result, *, dataset: str, synthetic: bool, raters: str, 
 def preference_paper_table(table: pd.DataFrame, used: dict, *, dataset: str, synthetic: bool, decimals: int = 3,
                            with_ci: bool = False, with_n: bool = False) -> PaperTable:
     """GREEN Fig. 6 as a table: accuracy overall and per expert confidence, one row per judge metric."""
-    from core.analysis.scores import METRICS
+    from core.analysis.scores import metric_label
 
     part = table[table["scope"].isin(["overall", "level"])].copy()
     part["column"] = [("overall" if s == "overall" else f"{c:g}") for s, c in zip(part["scope"], part["confidence"],
                                                                                    strict=True)]
-    part["series"] = [f"{j} · {METRICS[m].label if m in METRICS else m}" for j, m in zip(part["judge"], part["metric"],
+    part["series"] = [f"{j} · {metric_label(m)}" for j, m in zip(part["judge"], part["metric"],
                                                                                           strict=True)]
     overall = part[part["scope"] == "overall"].sort_values("accuracy", ascending=False, kind="stable")
     levels = sorted({float(c) for c in part["confidence"].dropna()})
@@ -171,7 +171,7 @@ def leaderboard_paper_table(board: pd.DataFrame, *, dataset: str, synthetic: boo
                             decimals: int = 3, with_ci: bool = False, with_n: bool = False,
                             cost_text: Callable = str) -> PaperTable:
     """Judges ranked by agreement with the experts, within groups of comparable runs (same pairs)."""
-    from core.analysis.scores import METRICS
+    from core.analysis.scores import metric_label
 
     rows = []
     for _, r in board.iterrows():
@@ -183,7 +183,7 @@ def leaderboard_paper_table(board: pd.DataFrame, *, dataset: str, synthetic: boo
                       dagger=not _num(r, "p") < 0.01, ci=(fmt(low, decimals), fmt(high, decimals)) if has_ci else None,
                       ci_value=(low, high) if has_ci else None, n=int(r["n"])),
                  Cell(text=f"{int(r['n']):,}"), Cell(text=cost_text(r["cost_usd"], bool(r["cost_known"]))))
-        label = f"{r['judge']} · {METRICS[r['metric']].label if r['metric'] in METRICS else r['metric']}"
+        label = f"{r['judge']} · {metric_label(r['metric'])}"
         rows.append((label, cells))
     groups = board["group"].nunique()
     caption = (f"Judges ranked by agreement with the experts on {dataset}" + (" (synthetic data)" if synthetic else "")
@@ -201,17 +201,14 @@ def systems_paper_table(board: pd.DataFrame, *, dataset: str, synthetic: bool, d
                         cost_text: Callable = str) -> PaperTable:
     """Candidate systems ranked by a judge's score within groups of comparable runs (LAIas Sec. 6.3): the
     score, the strict and relaxed pass rates (report checks only), n, cost and latency."""
-    from core.analysis.scores import METRICS
+    from core.analysis.scores import metric_label
 
     def number(value: float, places: int = decimals) -> Cell:
         return Cell(text="–") if pd.isna(value) else Cell(text=fmt(float(value), places), value=float(value))
 
-    def label(metric: str) -> str:
-        return METRICS[metric].label if metric in METRICS else metric
-
     rows = []
     for _, r in board.iterrows():
-        cells = (Cell(text=str(r["group"])), Cell(text=f"{r['judge']} · {label(r['metric'])}"), Cell(text=str(int(r["rank"]))),
+        cells = (Cell(text=str(r["group"])), Cell(text=f"{r['judge']} · {metric_label(r['metric'])}"), Cell(text=str(int(r["rank"]))),
                  number(r["score"]), number(r["strict_pass_rate"]), number(r["relaxed_pass_rate"]),
                  Cell(text=f"{int(r['n']):,}", value=float(r["n"])),
                  Cell(text=cost_text(r["cost_usd"], not pd.isna(r["cost_usd"]))),

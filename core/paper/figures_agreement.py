@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from core.analysis.scores import metric_label
 from core.paper.figstyle import SYMBOLS, TALL, Figure, styled, title
 from core.taxonomy import OKABE_ITO
 
@@ -29,12 +30,6 @@ def _slug(text: str) -> str:
     return slug(text)
 
 
-def _metric_label(metric: str) -> str:
-    from core.analysis.scores import METRICS
-
-    return METRICS[metric].label if metric in METRICS else metric
-
-
 def scatter_figure(series: pd.DataFrame, judge: str, metric: str, *, target: str, stat: str, estimate: float,
                    n: int, dataset: str | None = None, synthetic: bool = False) -> Figure:
     """``judge · metric`` against the expert ``target``, one point per pair (``series``: ext_id, value,
@@ -45,10 +40,10 @@ def scatter_figure(series: pd.DataFrame, judge: str, metric: str, *, target: str
     data = data[data[["value", "target"]].notna().all(axis=1)].reset_index(drop=True)
     shown = "–" if pd.isna(estimate) else f"{estimate:.3f}"
     chart = alt.Chart(data).mark_circle(opacity=0.7, color=OKABE_ITO[4]).encode(
-        x=alt.X("value:Q", title=f"{judge} · {_metric_label(metric)}"),
+        x=alt.X("value:Q", title=f"{judge} · {metric_label(metric)}"),
         y=alt.Y("target:Q", title=TARGET_AXIS.get(target, f"Expert target ({target})")),
         size=alt.Size("count():Q", title="Pairs"),
-    ).properties(title=title(f"{judge} · {_metric_label(metric)} against the experts: {SYMBOLS[stat]} = {shown}, "
+    ).properties(title=title(f"{judge} · {metric_label(metric)} against the experts: {SYMBOLS[stat]} = {shown}, "
                              f"n = {n:,}", synthetic))
     return Figure(f"scatter-{_slug(judge)}-{_slug(metric)}", styled(chart), data.assign(judge=judge, metric=metric),
                   dataset, synthetic)
@@ -63,11 +58,11 @@ def heatmap_figure(cells: pd.DataFrame, facet: str, order: Sequence[tuple[str, s
     est = {"kendall": "tau", "spearman": "rho", "pearson": "r"}[stat]
     keep = list(dict.fromkeys((str(j), str(m)) for j, m in order))
     part = cells[[(j, m) in set(keep) for j, m in zip(cells["judge"], cells["metric"], strict=True)]]
-    data = part.assign(series=part["judge"] + " · " + part["metric"].map(_metric_label),
+    data = part.assign(series=part["judge"] + " · " + part["metric"].map(metric_label),
                        oriented=part[est] * part["expected_sign"])[
         ["series", "judge", "metric", facet, "n", est, "oriented"]].rename(columns={facet: "facet"})
     data = data.assign(facet_name=facet).reset_index(drop=True)
-    rows = [f"{j} · {_metric_label(m)}" for j, m in keep]
+    rows = [f"{j} · {metric_label(m)}" for j, m in keep]
     symbol = SYMBOLS[stat]
     chart = alt.Chart(data).mark_rect().encode(
         x=alt.X("facet:N", title=facet), y=alt.Y("series:N", sort=rows, title="Judge · metric"),
@@ -88,7 +83,7 @@ def preference_figure(table: pd.DataFrame, top: int = 6, *, dataset: str | None 
     keep = overall.head(top)[["judge", "metric"]].apply(tuple, axis=1).tolist()
     levels = table[table["scope"] == "level"]
     levels = levels[[(j, m) in keep for j, m in zip(levels["judge"], levels["metric"], strict=True)]]
-    data = levels.assign(series=levels["judge"] + " · " + levels["metric"].map(_metric_label))[
+    data = levels.assign(series=levels["judge"] + " · " + levels["metric"].map(metric_label))[
         ["series", "judge", "metric", "confidence", "accuracy", "ci_low", "ci_high", "n"]].reset_index(drop=True)
     if data.empty:
         return None
@@ -114,7 +109,7 @@ def ensemble_figure(table: pd.DataFrame, *, target: str, dataset: str | None = N
     data = table[table["tau"].notna()][[c for c in cols if c in table.columns]].copy()
     if data.empty:
         return None
-    data["set"] = data["feature_set"].map(_metric_label)
+    data["set"] = data["feature_set"].map(metric_label)
     data["method"] = data["ensemble"].map(lambda e: ENSEMBLE_WORDS.get(e, e))
     data = data.reset_index(drop=True)
     sets = list(dict.fromkeys(data["set"]))

@@ -13,7 +13,7 @@ import textwrap
 
 import pandas as pd
 
-from core.analysis.scores import METRICS
+from core.analysis.scores import metric_label
 from core.glossary import judge_in_words, metric_in_words
 from core.reads.context import context_line
 from core.report.gather import ReportData, TargetResult
@@ -50,13 +50,6 @@ def _fmt(value: object, digits: int = 3) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}f}"
     return e(value)
-
-
-def _metric_label(metric: str) -> str:
-    from core.analysis.scores import METRICS
-
-    spec = METRICS.get(metric)
-    return spec.label if spec else metric
 
 
 #: The report's statistic in words and as a symbol.
@@ -161,7 +154,7 @@ def correlation_table_html(result: TargetResult, n_boot: int, seed: int) -> str:
     sym = STAT_SYMBOL[result.stat]
     table = result.table
     rows = {(r["judge"], r["metric"]): r for r in result.corr.to_dict("records")}
-    head = "".join(f"<th scope='col'>{e(_metric_label(m))}<br><code>{e(m)}</code></th>" for m in table.text.columns)
+    head = "".join(f"<th scope='col'>{e(metric_label(m))}<br><code>{e(m)}</code></th>" for m in table.text.columns)
     body = []
     for judge in table.text.index:
         cells = []
@@ -278,7 +271,7 @@ def summary_section(data: ReportData) -> str:
     out = [f"<p>Judge: <strong>{e(summary.judge)}</strong> (the judge closest to the experts that explains its "
            "errors). "]
     if summary.green_mean is not None:  # the headline score: GREEN's, or CRIMSON's for a CRIMSON run
-        label = METRICS[summary.score_metric].label if summary.score_metric in METRICS else summary.score_metric
+        label = metric_label(summary.score_metric)
         out.append(f"{e(label)} score: mean {summary.green_mean:.3f}, standard deviation {summary.green_std:.3f} "
                    f"over {summary.green_n:,} reports. ")
     out.append(f"Explanations clustered per category (embedding {e(summary.embedding)}, seed {summary.seed}); "
@@ -336,7 +329,7 @@ def preference_html(data: ReportData) -> str:
     rows = []
     for r in overall.to_dict("records"):
         per = levels[(levels["judge"] == r["judge"]) & (levels["metric"] == r["metric"])].set_index("confidence")
-        cells = [f"{r['judge']} · {_metric_label(r['metric'])}",
+        cells = [f"{r['judge']} · {metric_label(r['metric'])}",
                  f"{_fmt(r['accuracy'], 3)} [{_fmt(r['ci_low'], 2)}, {_fmt(r['ci_high'], 2)}]", f"{int(r['n']):,}",
                  *[_fmt(per.at[c, "accuracy"], 3) if c in per.index else "—" for c in conf]]
         rows.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
@@ -365,7 +358,7 @@ def cost_html(data: ReportData) -> str:
                   f"{0 if pd.isna(r['tokens_in']) else int(r['tokens_in']):,} / "
                   f"{0 if pd.isna(r['tokens_out']) else int(r['tokens_out']):,}")
         tau = ("—" if pd.isna(r.get("tau_oriented")) else
-               f"{float(r['tau_oriented']):.3f} ({_metric_label(str(r['metric']))}, n={int(r['n']):,})")
+               f"{float(r['tau_oriented']):.3f} ({metric_label(str(r['metric']))}, n={int(r['n']):,})")
         cells = [r["judge"], f"{r['pairs']:,}", f"{r['calls']:,}", f"{r['failed']:,}", _fmt(r["ms_per_pair"], 1),
                  _fmt(r["ms_p90"], 1), tokens, cost_text(r["cost_usd"], r["cost_known"]),
                  cost_text(r["usd_per_1k_pairs"], r["cost_known"]), tau]
