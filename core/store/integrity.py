@@ -120,20 +120,21 @@ _ORPHANS: tuple[tuple[str, str], ...] = (
      "ON o.run_id = m.run_id AND o.pair_id = m.pair_id WHERE o.error IS NOT NULL"),
 )
 
-# Closed runs whose counters disagree with a recount of their outputs. Imported runs count a
-# failed parse as a failure (core/ingest/importers/); every other kind counts failed calls.
+# The run-count rule: whether output ``o`` (of run ``r``, its judge_runs row) counts in the run's n_ok, else
+# in n_failed. Imported runs count a failed parse as a failure (core/ingest/importers/); every other kind
+# counts failed calls. check-store recounts by it, and merge recounts a run both stores held.
+OUTPUT_COUNTS_AS_OK = ("CASE WHEN r.judge_kind = 'imported' THEN o.parse_status IS DISTINCT FROM 'failed' "
+                       "ELSE o.error IS NULL END")
+
+# Closed runs whose counters disagree with a recount of their outputs.
 _COUNTERS = (
-    "SELECT r.run_id, r.status, r.n_ok, r.n_failed, coalesce(c.ok, 0), coalesce(c.failed, 0) "
-    "FROM judge_runs r LEFT JOIN ("
-    "  SELECT o.run_id,"
-    "    count(*) FILTER (WHERE CASE WHEN k.judge_kind = 'imported' THEN o.parse_status IS DISTINCT FROM 'failed'"
-    "                           ELSE o.error IS NULL END) AS ok,"
-    "    count(*) FILTER (WHERE NOT CASE WHEN k.judge_kind = 'imported' "
-    "                               THEN o.parse_status IS DISTINCT FROM 'failed'"
-    "                               ELSE o.error IS NULL END) AS failed"
-    "  FROM judge_outputs o JOIN judge_runs k USING (run_id) GROUP BY o.run_id) c USING (run_id) "
-    "WHERE r.status <> 'running' AND (r.n_ok <> coalesce(c.ok, 0) OR r.n_failed <> coalesce(c.failed, 0)) "
-    "ORDER BY r.run_id LIMIT 20"
+    "SELECT k.run_id, k.status, k.n_ok, k.n_failed, coalesce(c.ok, 0), coalesce(c.failed, 0) "
+    "FROM judge_runs k LEFT JOIN ("
+    f"  SELECT o.run_id, count(*) FILTER (WHERE {OUTPUT_COUNTS_AS_OK}) AS ok,"
+    f"    count(*) FILTER (WHERE NOT ({OUTPUT_COUNTS_AS_OK})) AS failed"
+    "  FROM judge_outputs o JOIN judge_runs r USING (run_id) GROUP BY o.run_id) c USING (run_id) "
+    "WHERE k.status <> 'running' AND (k.n_ok <> coalesce(c.ok, 0) OR k.n_failed <> coalesce(c.failed, 0)) "
+    "ORDER BY k.run_id LIMIT 20"
 )
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 import duckdb
 
 from core.store.db import Store, StoreError, insert_metric_values, is_damage, new_pair_numbers
+from core.store.integrity import OUTPUT_COUNTS_AS_OK
 from core.store.mergesource import MERGED_TABLES, MergeRefused, open_source, sql_string
 from core.taxonomy import CONTEXT_FIELDS
 
@@ -303,8 +304,6 @@ def _recount(conn) -> None:
     """A run both stores held, with outputs added: its counters from its outputs here (the rule of check-store
     and of a finished run: an imported run counts an unreadable answer as failed), requested at least what it
     holds, the earlier start, the later finish, and the status that says more is left to do."""
-    ok = ("CASE WHEN r.judge_kind = 'imported' THEN o.parse_status IS DISTINCT FROM 'failed' "
-          "ELSE o.error IS NULL END")
     conn.execute(
         "UPDATE judge_runs SET n_ok = c.ok, n_failed = c.failed, "
         "cost_usd = CASE WHEN judge_runs.judge_kind = 'imported' THEN judge_runs.cost_usd ELSE c.cost END, "
@@ -313,8 +312,8 @@ def _recount(conn) -> None:
         "finished_at = greatest(judge_runs.finished_at, s.finished_at), "
         f"status = CASE WHEN {_STATUS_RANK.format('s.status')} > {_STATUS_RANK.format('judge_runs.status')} "
         "THEN s.status ELSE judge_runs.status END "
-        "FROM (SELECT o.run_id, count(*) FILTER (WHERE " + ok + ") AS ok, "
-        "count(*) FILTER (WHERE NOT (" + ok + ")) AS failed, "
+        "FROM (SELECT o.run_id, count(*) FILTER (WHERE " + OUTPUT_COUNTS_AS_OK + ") AS ok, "
+        "count(*) FILTER (WHERE NOT (" + OUTPUT_COUNTS_AS_OK + ")) AS failed, "
         "CASE WHEN count(*) FILTER (WHERE o.error IS NULL AND o.cost_usd IS NULL) > 0 THEN NULL "
         "ELSE coalesce(sum(o.cost_usd), 0) END AS cost "
         "FROM judge_outputs o JOIN judge_runs r USING (run_id) "
