@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,8 +26,15 @@ from pathlib import Path
 
 import duckdb
 
-from core import settings
-from core.store.db import StoreError, all_migrations, is_damage, latest_schema_version, split_sql, store_kind
+from core.store.db import (
+    Store,
+    StoreDamaged,
+    StoreError,
+    all_migrations,
+    latest_schema_version,
+    split_sql,
+    store_kind,
+)
 from core.store.integrity import EXPORT_FORMAT, INTRODUCED_IN, sha256_file
 
 __all__ = ["MERGED_TABLES", "MergeRefused", "Source", "open_source", "sql_string"]
@@ -80,21 +86,15 @@ def open_source(path: Path, workdir: Path) -> Iterator[Source]:
 
 def _store_version(path: Path) -> int:
     """The schema version of the store file at ``path``, opened read-only (refused: not a store, newer)."""
-    deadline = time.monotonic() + settings.store_timeout()
-    while True:
-        try:
-            conn = duckdb.connect(str(path), read_only=True)
-            break
-        except duckdb.Error as exc:
-            text = str(exc).lower()
-            if is_damage(exc):
-                raise MergeRefused(f"the source {path} is damaged ({str(exc).splitlines()[0]}); nothing was merged; "
-                                   "run check-store on it") from exc
-            if "lock" not in text or time.monotonic() >= deadline:
-                raise MergeRefused(f"cannot open the source {path} read-only: {str(exc).splitlines()[0]}; "
-                                   "nothing was merged (a job or dashboard writing it holds it: try when it is done)"
-                                   ) from exc
-            time.sleep(0.2)
+    try:  # Store's opening: the same retries while a writer holds the file, the same patience
+        conn = Store(path, create=False)._connect(read_only=True)
+    except StoreError as exc:
+        first = str(exc.__cause__ or exc).splitlines()[0]
+        if isinstance(exc, StoreDamaged):
+            raise MergeRefused(f"the source {path} is damaged ({first}); nothing was merged; run check-store on it"
+                               ) from exc
+        raise MergeRefused(f"cannot open the source {path} read-only: {first}; nothing was merged (a job or "
+                           "dashboard writing it holds it: try when it is done)") from exc
     try:
         kind, version, _ = store_kind(conn)
     finally:
