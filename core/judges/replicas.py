@@ -21,6 +21,7 @@ how many times it was taken out of rotation (``RunSummary.replicas``).
 
 from __future__ import annotations
 
+import bisect
 import re
 import time
 from collections import Counter
@@ -79,6 +80,7 @@ class _Replica:
         self.row = {"api_base": safe_api_base(api_base), "calls": 0, "ok": 0, "failed": 0,
                     "latency_ms_mean": None, "latency_ms_median": None, "out_of_rotation": 0}
         self.bins: Counter = Counter()  # latency of answered calls, in whole milliseconds
+        self.bin_order: list[int] = []  # the keys of ``bins``, kept sorted as they appear
         self.total_ms = 0.0
         self.resting = False
 
@@ -86,11 +88,13 @@ class _Replica:
         self.row["ok"] += 1
         self.resting = False
         self.total_ms += ms
+        if int(ms) not in self.bins:
+            bisect.insort(self.bin_order, int(ms))
         self.bins[int(ms)] += 1
         n = self.row["ok"]
         self.row["latency_ms_mean"] = round(self.total_ms / n, 1)
         half, seen = (n + 1) // 2, 0
-        for ms_bin in sorted(self.bins):
+        for ms_bin in self.bin_order:
             seen += self.bins[ms_bin]
             if seen >= half:
                 self.row["latency_ms_median"] = ms_bin
