@@ -80,7 +80,10 @@ CONCEPTS: tuple[Concept, ...] = (
        # "heart size at the upper limits of normal" is the borderline heart in other words
        r"(?:heart|cardiac\s+silhouette|cardiac)(?:\s+size)?(?=\s+(?:(?:is|appears?|remains?)\s+)?(?:at\s+)?(?:the\s+)?"
        r"(?:upper\s+limits?\s+of\s+normal|top[-\s]normal))",
-       r"(?:heart|cardiac\s+silhouette|cardiomediastinal\s+silhouette)(?:\s+size)?" + _IS_ENLARGED),
+       r"(?:heart|cardiac\s+silhouette|cardiomediastinal\s+silhouette)(?:\s+size)?" + _IS_ENLARGED,
+       # "interval increase in heart size", "the heart has increased in size": an enlarged heart, compared
+       r"(?<=increase in )(?:the\s+)?(?:(?:heart|cardiac)\s+size|size\s+of\s+the\s+(?:heart|cardiac\s+silhouette))",
+       r"(?:heart|cardiac\s+silhouette)(?:\s+size)?(?=\s+(?:has\s+)?increased(?:\s+in\s+size)?)"),
       "graded", level=3),
     C("atelectasis", "atelectasis", (r"atelectas[ie]s", r"atelectatic\s+changes?", r"subsegmental\s+collapse",
                                    r"volume\s+loss", r"atelectatic")),  # bare "volume loss": the lung's (cerebral is qualified)
@@ -88,7 +91,10 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"(?:pulmonary|lung|noncalcified|non-calcified|solid|part-solid|subsolid|ground[-\s]glass|spiculated)"
        r"\s+(?:pulmonary\s+)?nodules?", r"suspicious\s+pulmonary\s+nodules?"),
       "graded", size_mm=6, family="nodule"),
-    C("rib_fracture", "rib fracture", (r"rib\s+fractures?", r"fractures?\s+(?:of|involving)\s+the\s+(?:\w+\s+){1,4}ribs?"),
+    C("rib_fracture", "rib fracture", (r"rib\s+fractures?", r"fractures?\s+(?:of|involving)\s+the\s+(?:\w+\s+){1,4}ribs?",
+                                       # a rib deformity read as old or healed is an old fracture
+                                       r"(?:(?<=old )|(?<=healed )|(?<=remote ))(?:(?:right|left|bilateral)(?:-sided)?\s+)?(?:[a-z]+\s+)?rib\s+deformit(?:y|ies)",
+                                       r"(?:(?<=old )|(?<=healed )|(?<=remote ))deformit(?:y|ies)\s+of\s+(?:the\s+)?(?:\w+\s+){0,3}ribs?"),
       "always",
       scales=("disp",), family="fracture"),
     C("granuloma", "calcified granuloma", (r"calcified\s+granulom(?:as?|ata)", r"granulom(?:as?|ata)",
@@ -103,7 +109,7 @@ CONCEPTS: tuple[Concept, ...] = (
     C("emphysema", "emphysema", (r"(?:centrilobular|paraseptal|panlobular|bullous)\s+emphysema", r"emphysema",
                                  r"emphysematous\s+(?:changes?|disease|lungs?)", r"COPD",
                                  r"chronic\s+obstructive\s+(?:pulmonary|lung|airways?)\s+disease"),
-      "graded", level=3),
+      "graded", level=3, also=("chronic_lung",)),
     C("lymphadenopathy", "lymphadenopathy",
       (r"(?:enlarged|abnormal|suspicious|pathologic(?:ally\s+enlarged)?|prominent)\s+(?:(?:mediastinal|hilar|"
        r"axillary|cervical|supraclavicular|retroperitoneal|mesenteric|pelvic)\s+)?" + _NODE,
@@ -290,7 +296,9 @@ CONCEPTS: tuple[Concept, ...] = (
        r"abnormal\s+(?:T2\s+)?signal\s+(?:with)?in\s+the\s+(?:spinal\s+)?cord", r"cord\s+(?:edema|compression)",
        r"myelomalacia", r"myelopathy"), "always"),
     C("scoliosis", "scoliosis", (r"(?:dextro|levo)?scoliosis", r"scoliotic\s+curvature",
-                                 r"(?:dextro|levo)-?convex\s+(?:\w+\s+)?curvature", r"lateral\s+curvature")),
+                                 r"(?:dextro|levo)-?convex\s+(?:\w+\s+)?curvature", r"lateral\s+curvature",
+                                 r"(?:dextro|levo)-?curvature", r"(?:right|left)(?:ward|[-\s]convex)\s+(?:\w+\s+)?curvature",
+                                 r"curvature(?=\s+(?:of\s+the\s+(?:\w+\s+){0,2}spine,?\s+)?convex\s+to(?:ward)?\s+the\s+(?:right|left))")),
     # ---- knee ----------------------------------------------------------------
     C("acl_tear", "anterior cruciate ligament tear",
       (r"(?:anterior\s+cruciate\s+ligament|ACL)\s+(?:tears?|ruptures?|disruption)",
@@ -384,7 +392,7 @@ CONCEPTS: tuple[Concept, ...] = (
       (r"interstitial\s+(?:lung\s+)?disease", r"(?:pulmonary|interstitial)\s+fibrosis", r"honeycombing",
        r"fibrotic\s+lung\s+disease",
        r"usual\s+interstitial\s+pneumonia"),
-      "always"),
+      "always", also=("chronic_lung",)),
     C("scarring", "scarring", (r"(?:apical\s+|pleural-?parenchymal\s+)?scarring", r"fibrotic\s+changes?",
                                r"linear\s+(?:atelectasis|opacit(?:y|ies))", r"scars?")),
     C("bronchiectasis", "bronchiectasis", (r"bronchiectasis",)),
@@ -415,7 +423,14 @@ CONCEPTS: tuple[Concept, ...] = (
        # "chest XXXX catheter tip is at the lower SVC": a catheter ending in a central vein
        r"catheter(?=\s+tip\s+(?:is\s+|projects\s+)?(?:at|in|over|within)\s+(?:the\s+)?(?:\w+\s+)?(?:SVC|superior\s+"
        r"vena\s+cava|cavoatrial))",
-       r"(?:chest\s+)?xxxx(?=\s+tip\b)"), family="device"),
+       r"(?:chest\s+)?xxxx(?=\s+tip\b)",
+       r"(?:IJ|internal\s+jugular|jugular|subclavian|femoral|tunnell?ed|hickman|triple[-\s]lumen|hemodialysis)\s+"
+       r"(?:(?:central\s+)?(?:venous\s+)?)(?:catheter|line)s?",
+       # a line, port or de-identified device whose tip is placed in a central vein or the right atrium
+       r"(?:catheter|line|port|(?:chest\s+)?xxxx)(?=(?:,?\s+[\w/-]+){0,6}?,?\s+(?:its\s+)?(?:distal\s+)?tip\s+(?:is\s+)?"
+       r"(?:projecting\s+|projects\s+|terminating\s+|lies\s+|located\s+)?(?:at|in|over|within|into|near)\s+"
+       r"(?:the\s+)?(?:[\w-]+\s+){0,2}(?:SVC|superior\s+vena\s+cava|cavo-?atrial|right\s+atrium|atrium|"
+       r"(?:brachiocephalic|innominate)\s+vein))"), family="device"),
     C("chest_tube", "chest tube", (r"chest\s+tubes?", r"pleural\s+(?:drain|catheter|pigtail)s?", r"thoracostomy\s+tubes?"),
       family="device"),
     C("cardiac_device", "cardiac device",
@@ -605,7 +620,9 @@ LIMIT_POST = (r"(?:cannot|can\s*not|could\s+not)\s+be\s+(?:reliably\s+|adequatel
               # generic advice on what radiographs can miss ("small fractures may be radiographically occult")
               r"(?:may|can|could|might|often)\s+(?:be|remain)\s+(?:radiographically\s+|mammographically\s+)?"
               r"(?:occult|missed|undetected|invisible|inapparent)|(?:is|are)\s+(?:often\s+|frequently\s+)?"
-              r"(?:radiographically\s+)?occult|(?:may|can|could|might)\s+not\s+be\s+(?:visible|seen|detected|apparent)")
+              r"(?:radiographically\s+)?occult|(?:may|can|could|might)\s+not\s+be\s+(?:visible|seen|detected|apparent)|"
+              # a disease named before "screening" is what a screening programme looks for ("lung cancer screening")
+              r"screening(?:\s+(?:program(?:me)?|CT|exam(?:ination)?))?")
 #: ... and before it, scoping forward over a list like a pre-negation.
 LIMIT_PRE = (r"(?:cannot|can\s*not|could\s+not|unable\s+to|not\s+possible\s+to|impossible\s+to|difficult\s+to)\s+"
              r"(?:reliably\s+|adequately\s+|fully\s+)?(?:assess|evaluate|determine|comment\s+on)(?:\s+for)?|"
@@ -628,7 +645,7 @@ HISTORY = (r"(?:(?:a|known|prior|past|clinical|reported)\s+)?history\s+of|h/o|hx
 #: Comparison-with-prior cues by kind of change.  Checked in this order.
 CHANGES: tuple[tuple[str, str], ...] = (
     ("new", r"not\s+(?:present|seen|visualized|identified|evident)\s+(?:on|in)\s+(?:the\s+)?(?:prior|previous|"
-            r"earlier)|interval\s+(?:development|appearance)|new(?:ly)?(?:\s+since)?|"
+            r"earlier)|interval\s+(?:development|appearance|placement|insertion)|new(?:ly)?(?:\s+since)?|"
             # "consolidation has developed", "developing left upper lobe consolidation"
             r"(?:has|have)\s+(?:since\s+)?developed|developing"),
     ("unchanged", r"not\s+(?:significantly\s+)?changed|no\s+(?:(?:significant|interval|appreciable)\s+){0,2}change|"

@@ -28,15 +28,18 @@ _SIDE = r"(?:(?:right|left|bilateral)\s+)?"
 # "the aorta is mildly tortuous", "the left hemidiaphragm remains elevated"
 _IS = r"(?=\s+(?:is|are|appears?|remains?)\s+(?:again\s+|still\s+)?(?:\w+ly\s+)?(?:\w+\s+and\s+)?"
 # "the aorta is calcified and tortuous": the second adjective (fixed-width look-behinds, one per wording)
-AFTER_AORTA_IS = "(?:" + "|".join(f"(?<=aorta {verb} {adj} and )" for verb in ("is", "appears")
-                                   for adj in ("calcified", "atherosclerotic", "tortuous", "ectatic")) + ")"
-_MARKINGS = r"(?:interstitial|bronchovascular|lung|pulmonary|reticular)\s+markings"
+# (and after a grade adverb: "the aorta is mildly tortuous and calcified")
+AFTER_AORTA_IS = "(?:" + "|".join([f"(?<=aorta {verb} {adj} and )" for verb in ("is", "appears")
+                                   for adj in ("calcified", "atherosclerotic", "tortuous", "ectatic")]
+                                  + [f"(?<=ly {adj} and )" for adj in ("calcified", "atherosclerotic", "tortuous",
+                                                                       "ectatic")]) + ")"
+_MARKINGS = r"(?:interstitial|bronchovascular|lung|pulmonary|reticular)\s+markings?"
 _ABNORMAL_MARKINGS = r"(?:increased|prominent|coarse(?:ned)?|accentuated|thickened|prominence)"
 
 CHEST_CONCEPTS: tuple[C, ...] = (
     # ---- lungs, described --------------------------------------------------------
     C("interstitial_opacity", "interstitial opacities",
-      (r"(?:increased|prominent|coarse(?:ned)?|accentuated|thickened|chronic)\s+"
+      (r"(?:increased|prominent|coarse(?:ned)?|accentuated|thickened|chronic(?:[-\s]appearing)?)\s+"
        r"(?:(?:bilateral|diffuse|bibasilar|basilar|pulmonary|lung)\s+){0,2}" + _MARKINGS,
        r"(?:thickening|prominence|accentuation|coarsening|increase)\s+(?:in\s+|of\s+)(?:the\s+)?" + _MARKINGS,
        _MARKINGS + _IS + _ABNORMAL_MARKINGS + r")",
@@ -85,12 +88,14 @@ CHEST_CONCEPTS: tuple[C, ...] = (
     C("bulla", "bulla", (r"bullae", r"bulla", r"blebs?", r"bullous\s+(?:changes?|disease)"), "never"),
     C("chronic_lung_disease", "chronic lung disease",
       (r"chronic\s+(?:lung|pulmonary)\s+(?:disease|changes?)", r"chronic\s+(?:interstitial\s+)?lung\s+changes?"),
-      "never"),
+      "never", family="chronic_lung", generic=True),
     C("calcified_nodes", "calcified lymph nodes",
       (r"calcified\s+(?:(?:right|left|bilateral|mediastinal|hilar|paratracheal|subcarinal|infracarinal|"
        r"aortopulmonary)(?:\s*,\s*|\s+and\s+|\s+)){0,4}"
        r"(?:lymph\s+(?:nodes?|xxxx)|nodes)", r"(?:(?:right|left|bilateral)\s+)?(?:hilar|mediastinal|paratracheal)\s+"
-       r"calcifications?"), family="calcification", also=("granulomatous",)),
+       r"calcifications?",
+       # a de-identified noun after a nodal station: "calcified hilar XXXX" are nodes
+       r"calcified\s+(?:(?:right|left|bilateral|mediastinal|hilar|paratracheal|subcarinal)\s+){1,3}xxxx"), family="calcification", also=("granulomatous",)),
     C("vertical_heart", "narrow vertical heart", (r"(?:narrow\s+)?vertical(?:ly\s+oriented)?\s+heart",
                                                   r"narrow\s+heart"), "never"),
     C("ileus", "distended bowel",
