@@ -78,6 +78,8 @@ from core.judges.rules.patterns import (
     HEADER_RE,
     INLINE_LIST,
     LIST_MARK,
+    MEDIASTINUM,
+    NEXT_WORDS,
     NORMAL_HINT,
     NORMAL_PREFIX_RES,
     NORMAL_RES,
@@ -102,6 +104,7 @@ from core.judges.rules.patterns import (
     TAG_RE,
     TIRADS_RE,
     WEAK_CHANGE_RE,
+    WITH_AFTER,
     WORD_RE,
 )
 from core.judges.rules.patterns import (
@@ -432,7 +435,7 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
             limit_pre.append(b)
             blanked.append((a, b))
         elif kind == "history":
-            if not READING_BEFORE.search(masked, max(0, a - 40), a):  # "consistent with the known COPD": seen
+            if not READING_BEFORE.search(masked, max(0, a - 60), a):  # "consistent with the known COPD": seen
                 history.append(b)
             blanked.append((a, b))
         elif kind == "post_normal":
@@ -462,8 +465,17 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         changes = strong
     # "leads show an unchanged cardiomediastinal silhouette": the comparison is the silhouette's
     # (not when a finding's words come first: "stable calcified granuloma left lung base")
-    changes = [c for c in changes if not ((m := CHANGE_OF_ANATOMY.match(masked, c[1]))
-                                          and not any(c[1] <= mn.start < m.end() for mn in mentions))]
+    # ... and the finding the anatomy is described with ("stable mediastinal contours with a tortuous aorta")
+    carried: dict[int, tuple[int, int, str]] = {}
+    for c in [c for c in changes if (m := CHANGE_OF_ANATOMY.match(masked, c[1]))
+              and not any(c[1] <= mn.start < m.end() for mn in mentions)]:
+        changes.remove(c)
+        anatomy = CHANGE_OF_ANATOMY.match(masked, c[1])
+        w = WITH_AFTER.match(masked, anatomy.end()) if MEDIASTINUM.search(anatomy.group()) else None
+        nxt = next((i for i, mn in enumerate(mentions) if w and mn.start >= w.end()), None)
+        if nxt is not None and NEXT_WORDS.fullmatch(masked, w.end(), mentions[nxt].start):
+            carried[nxt] = c
+            blanked.append(c[:2])
     blanked += [(a, b) for a, b, _ in changes]
     if blanked:
         chars = list(masked)
@@ -512,6 +524,9 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         s0, s1 = mn.seg_start, mn.seg_end
         hit = next(((kind, " ".join(masked[cs:ce].split()), cs < mn.start, cs, ce) for cs, ce, kind in changes
                     if s0 <= cs < s1 or (mn is mentions[0] and cs < s0)), None)
+        if hit is None and len(found_change) in carried:
+            cs, ce, kind = carried[len(found_change)]
+            hit = (kind, " ".join(masked[cs:ce].split()), True, cs, ce)
         found_change.append(hit)
     for i in range(len(mentions) - 1):
         hit = found_change[i]

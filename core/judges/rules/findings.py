@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from core.judges.rules import vocab as V
 from core.taxonomy import CATEGORIES
 
-RULES_VERSION = "rules-13"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
+RULES_VERSION = "rules-14"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
 # 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py);
 # 6: descriptive chest wordings and surgical material (vocab_chest.py), findings not assessed and history
 # findings set apart, lists negated after a plural verb, evidence chains, "not a radiograph" text refused
@@ -35,6 +35,11 @@ RULES_VERSION = "rules-13"  # 2: pelvic free fluid, not ascites; 3: granulomatou
 # (tests/judges/test_rules_generalise_dev3.py): a density and its reading in the other section at the same place
 # are one finding, a bare density read at the end of a long description too; a sternotomy (or CABG) is a
 # post-surgical change, which a summary in the other section or unplaced material beside it restates
+# 14: reading rules from dev3 and dev4 (tests/judges/test_rules_generalise_dev4.py): a de-identified gap fixed by
+# its phrase (a tip in a central vein: a venous catheter; "calcified hilar XXXX": nodes), lines named by their
+# vein; "interval placement" is new; a mediastinal comparison carries to the finding it is "with"; a known
+# condition read as what a density corresponds to is seen; "screening" names no finding; synonym families
+# (lateral spinal curvature, old rib deformities, increase in heart size, chronic lung disease for COPD/fibrosis)
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",

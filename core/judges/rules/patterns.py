@@ -206,13 +206,16 @@ SEP_RE = re.compile(r"\s*(?:,\s*(?:and|or|with|but)?|;)\s*|\s+(?:and|or|nor|with
                      r"reflecting|representing)\s+", _I)
 OR_SEP = re.compile(r"^\s*(?:,\s*(?:or|nor)?|(?:or|nor))\s*$", _I)
 #: A history cue read as the image's finding ("consistent with the known COPD")
-READING_BEFORE = re.compile(r"(?:(?:consistent|compatible|in\s+keeping)\s+with|suggest(?:ive\s+of|ing|s))\s+(?:the\s+|a\s+)?$",
-                            _I)
+#: ("the density corresponds to the patient's known hernia": the reading of what is seen, possessive or not)
+READING_BEFORE = re.compile(r"(?:(?:consistent|compatible|in\s+keeping)\s+with|suggest(?:ive\s+of|ing|s)|"
+                            r"correspond(?:s|ing)?\s+to|represent(?:s|ing)?|reflect(?:s|ing)?|(?:due|secondary)\s+to)"
+                            r"\s+(?:the\s+|a\s+|his\s+|her\s+|their\s+)?(?:patient'?s\s+)?(?:(?:history\s+of|known)\s+)?$", _I)
 #: Words that join a density word to its reading ("opacity, likely atelectasis": one finding)
 READING = re.compile(r"\b(?:(?:most\s+)?likely|probably|possibly|presumably|suspicious\s+for|concerning\s+for|suggestive\s+of|"
                      r"suggesting|suggests?|compatible\s+with|consistent\s+with|in\s+keeping\s+with|(?:may|might|could)\s+"
                      r"(?:represent|reflect|be)|representing|reflecting|favou?r(?:ing|s)?|due\s+to|related\s+to|"
-                     r"secondary\s+to|which\s+(?:is|are|may\s+be)|represents?|reflects?|indicat(?:es?|ing)|versus|vs)\b", _I)
+                     r"secondary\s+to|which\s+(?:is|are|may\s+be)|represents?|reflects?|indicat(?:es?|ing)|versus|vs|"
+                     r"(?:which\s+(?:xxxx\s+)?)?correspond(?:s|ing)?\s+to)\b", _I)
 #: Words of a density or a sign described rather than named ("airspace opacities", "hilar prominence", "patchy
 #: airspace disease")
 DESCRIPTOR = re.compile(r"opacit|opacif|densit|lucen|haz[ey]|prominen|fullness|enlarg|blunt|markings|shadow|"
@@ -232,6 +235,10 @@ ADJECTIVE_AFTER = re.compile(r"\s+(?!(?:in|on|since|from|compared|than|and|or|to
 CHANGE_OF_ANATOMY = re.compile(r"\s+(?![A-Z])(?!(?i:in|of|from|since)\b)(?:\w+\s+)?(?i:appearance\s+of\s+the\s+)?"
                                r"(?i:cardiomediastinal|silhouettes?|"
                                r"mediastin\w*|heart|lungs?|contours?|chest)\b")
+#: The anatomy a comparison is stated on, described with a finding ("stable contours with a tortuous aorta")
+MEDIASTINUM = re.compile(r"mediastin|silhouette|contour", _I)
+NEXT_WORDS = re.compile(r"\s+(?:[a-z]+\s+){0,2}", _I)  # "with a mildly tortuous aorta", not past a comma
+WITH_AFTER = re.compile(r"(?:\s+(?:contours?|silhouettes?|structures|size))?\s+with\b", _I)
 #: Alternatives offered for one observation: "A or B", "A versus B", "A/B" (the dictated slash)
 ALTERNATIVE = re.compile(r"^\s*(?:(?:,\s*)?(?:or|versus|vs\.?)\s+|\s*/\s*)(?:[a-z-]+\s+){0,2}$", _I)
 SLASH = re.compile(r"^\s*/")
