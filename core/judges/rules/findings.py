@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from core.judges.rules import vocab as V
 from core.taxonomy import CATEGORIES
 
-RULES_VERSION = "rules-14"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
+RULES_VERSION = "rules-15"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
 # 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py);
 # 6: descriptive chest wordings and surgical material (vocab_chest.py), findings not assessed and history
 # findings set apart, lists negated after a plural verb, evidence chains, "not a radiograph" text refused
@@ -40,6 +40,9 @@ RULES_VERSION = "rules-14"  # 2: pelvic free fluid, not ascites; 3: granulomatou
 # vein; "interval placement" is new; a mediastinal comparison carries to the finding it is "with"; a known
 # condition read as what a density corresponds to is seen; "screening" names no finding; synonym families
 # (lateral spinal curvature, old rib deformities, increase in heart size, chronic lung disease for COPD/fibrosis)
+# 15: dev5 (tests/judges/test_rules_generalise_dev5.py; British spelling in rules/spelling.py): a heart at the
+# upper limit of normal matches a borderline heart but alone is no finding to invent or omit; findings under
+# a heading of another body part ("Right knee:") belong to another study
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",

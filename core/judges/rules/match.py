@@ -50,6 +50,8 @@ severity error, absent-vs-absent pairs and shared plain statements.
 
 from __future__ import annotations
 
+import re
+
 from core.judges.rules import vocab as V
 from core.judges.rules.extract import clean_text, parse_report
 from core.judges.rules.findings import (
@@ -203,6 +205,16 @@ def _offered(f: Finding, other: Finding) -> bool:
     return any(concepts_related(k, other.concept) for k in f.alternatives) and not _location_error(f, other)
 
 
+# a heart "at the upper limit of normal" (or "borderline in size but within normal limits") is read at the threshold:
+# it matches a borderline heart, but alone it is a normal statement, so it is no finding to invent or to omit
+_AT_NORMAL_LIMIT = re.compile(r"upper\s+(?:limits?|end|range)\s+of\s+(?:the\s+)?normal|(?:top|high)[-\s]normal|"
+                              r"within\s+(?:the\s+)?normal\s+(?:limits|range)", re.I)
+
+
+def _at_normal_limit(f: Finding) -> bool:
+    return f.concept == "cardiomegaly" and bool(f.grade and f.grade[1] == 0 and _AT_NORMAL_LIMIT.search(f.text))
+
+
 def _error(cat: str, sig: bool, text: str, r: Finding | None = None, c: Finding | None = None) -> RuleError:
     return RuleError(cat, bool(sig), text, r, c)
 
@@ -261,6 +273,8 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
             continue
         if any(_offered(r_pos[i], c) for i, _ in pairs):
             continue  # the other reading of an observation the reference offers alternatives for ("A/B" vs "A or B")
+        if _at_normal_limit(c):
+            continue
         denied = any(concepts_related(n.concept, c.concept) for n in r_neg)
         text = f"candidate reports {c.describe()}, " + (
             "which the reference states is absent" if denied else "which is not in the reference")
@@ -274,6 +288,8 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
             continue
         if any(_offered(c_pos[j], r) for _, j in pairs):
             continue  # one of the readings the candidate offers for an observation it states
+        if _at_normal_limit(r):
+            continue
         denied = any(concepts_related(n.concept, r.concept) for n in c_neg)
         text = (f"candidate states there is no {r.name}, the reference reports {r.describe()}" if denied
                 else f"candidate omits the reference's {r.describe()}")

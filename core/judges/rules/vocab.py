@@ -78,8 +78,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"enlargement\s+of\s+the\s+(?:heart|cardiomediastinal\s+silhouette)",
        r"borderline\s+(?:enlarged\s+)?(?:heart\s+size|cardiac\s+size|heart|cardiac\s+silhouette)",
        # "heart size at the upper limits of normal" is the borderline heart in other words
-       r"(?:heart|cardiac\s+silhouette|cardiac)(?:\s+size)?(?=\s+(?:(?:is|appears?|remains?)\s+)?(?:at\s+)?(?:the\s+)?"
-       r"(?:upper\s+limits?\s+of\s+normal|top[-\s]normal))",
+       r"(?:heart|cardiac\s+silhouette|cardiac)(?:\s+size)?(?=\s+(?:(?:is|appears?|remains?)\s+)?(?:at\s+|near\s+)?(?:the\s+)?"
+       r"(?:upper\s+(?:limits?|end|range)\s+of\s+(?:the\s+)?normal|(?:top|high)[-\s]normal))",
        r"(?:heart|cardiac\s+silhouette|cardiomediastinal\s+silhouette)(?:\s+size)?" + _IS_ENLARGED,
        # "interval increase in heart size", "the heart has increased in size": an enlarged heart, compared
        r"(?<=increase in )(?:the\s+)?(?:(?:heart|cardiac)\s+size|size\s+of\s+the\s+(?:heart|cardiac\s+silhouette))",

@@ -13,7 +13,7 @@ SCALES: dict[str, tuple[tuple[str, float], ...]] = {
     "sev": (
         # the low end is one grade to a reader: "minimal" or "trace" against "mild" or "small" is no severity
         # error, against "moderate" it is (the borderline heart is its own grade, below a mildly enlarged one)
-        (r"borderline|upper\s+limits?\s+of\s+normal", 0),
+        (r"borderline|upper\s+(?:limits?|end|range)\s+of\s+(?:the\s+)?normal|(?:top|high)[-\s]normal", 0),
         (r"trace|tiny|minimal|minimally|trivial|subtle", 0.5),
         (r"small(?:-sized)?|mild|mildly|slight|slightly", 1),
         (r"moderate(?:-sized)?|moderately|medium", 2),

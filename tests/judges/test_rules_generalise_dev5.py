@@ -1,0 +1,39 @@
+"""The rules judge on reading rules that generalise beyond one set's wordings (issue 32, dev5, round 4).
+
+Each test states one reading rule a radiologist applies, in made-up sentences (not the machine-written set's),
+so that it proves the family of wordings, not one item.
+"""
+
+from __future__ import annotations
+
+from core.judges.rules import judge_pair, parse_report
+
+
+def counts(reference: str, candidate: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for e in judge_pair(reference, candidate).errors:
+        out[e.category] = out.get(e.category, 0) + 1
+    return out
+
+
+def _present(text: str) -> list[str]:
+    return [f.concept for f in parse_report(text) if f.kind == "finding" and f.present]
+
+
+def test_a_heart_at_the_upper_limit_of_normal_is_a_normal_statement_unless_matched():
+    normal = "FINDINGS: Normal heart size. Lungs clear. Mild spondylosis of the thoracic spine."
+    for limit in ("FINDINGS: Heart size near the upper limits of normal. Lungs clear. Mild thoracic spondylosis.",
+                  "FINDINGS: The heart is at the upper end of normal in size. Clear lungs. Mild thoracic spondylosis.",
+                  "FINDINGS: Cardiac silhouette high-normal in size. Lungs clear. Mild spondylosis, thoracic spine.",
+                  "FINDINGS: The cardiac silhouette is borderline in size but within normal limits. Clear lungs. "
+                  "Mild thoracic spondylosis."):
+        assert counts(normal, limit) == {}, limit  # not invented
+        assert counts(limit, normal) == {}, limit  # not omitted
+    # it still matches a borderline heart, and a real enlargement against it is still an error
+    assert counts("FINDINGS: Borderline cardiomegaly. Lungs clear.",
+                  "FINDINGS: Heart size at the upper limit of normal. Lungs clear.") == {}
+    assert counts("FINDINGS: Heart size at the upper limit of normal. Lungs clear.",
+                  "FINDINGS: Moderate cardiomegaly. Lungs clear.") == {"d": 1}
+    # a borderline heart stated alone is a finding: omitting it is an error
+    assert counts("FINDINGS: The heart is borderline enlarged. Lungs clear.", "FINDINGS: Lungs clear.") == {"b": 1}
+    assert counts("FINDINGS: Lungs clear.", "FINDINGS: Mild cardiomegaly. Lungs clear.") == {"a": 1}
