@@ -37,3 +37,16 @@ def test_a_heart_at_the_upper_limit_of_normal_is_a_normal_statement_unless_match
     # a borderline heart stated alone is a finding: omitting it is an error
     assert counts("FINDINGS: The heart is borderline enlarged. Lungs clear.", "FINDINGS: Lungs clear.") == {"b": 1}
     assert counts("FINDINGS: Lungs clear.", "FINDINGS: Mild cardiomegaly. Lungs clear.") == {"a": 1}
+
+
+def test_findings_under_a_heading_of_another_body_part_belong_to_another_study():
+    text = ("FINDINGS: Chest: Normal heart. No effusion. Old right rib fracture. "
+            "Left hip: Severe joint space narrowing with a small joint effusion. Pelvis: Degenerative changes. "
+            "IMPRESSION: Chest: No acute disease. Left ankle: Displaced fracture of the distal fibula.")
+    assert _present(text) == ["rib_fracture"]
+    assert counts(text, "FINDINGS: Heart normal, no pleural effusion. Healed right rib fracture.") == {}
+    # a chest heading after it goes back to the chest
+    assert "pleural_effusion" in _present("FINDINGS: Right knee: Osteoarthritis. Chest: Small left pleural effusion.")
+    # a body part named in a sentence, not as a heading, is still read; the shoulders are on a chest film
+    assert _present("FINDINGS: Healed fracture of the left hip is partly seen. Lungs clear.") != []
+    assert _present("FINDINGS: Lungs clear. Right shoulder: Degenerative changes of the acromioclavicular joint.")

@@ -65,6 +65,7 @@ from core.judges.rules.patterns import (
     BARE_HEADER_RE,
     BLOCK_TAG_RE,
     CHANGE_OF_ANATOMY,
+    CHEST_PART,
     CLAUSE_WORD,
     CLEAR_BEFORE,
     CONDITIONAL,
@@ -85,6 +86,7 @@ from core.judges.rules.patterns import (
     NORMAL_RES,
     NUM_RE,
     OCCLUSION,
+    OTHER_PART,
     PCT_RE,
     READING_BEFORE,
     ROMAN,
@@ -621,7 +623,14 @@ def parse_report(text: str) -> tuple[Finding, ...]:
     sections.sort(key=lambda s: s[0] != "findings")
     for name, body in sections:
         previous: list[int] = []  # where the last sentence's findings are in ``raw``
+        elsewhere = False  # under a heading of another body part ("Right knee:"): another study's findings
         for sent in _sentences(body):
+            if OTHER_PART.match(sent):
+                elsewhere = True
+            elif CHEST_PART.match(sent):
+                elsewhere = False
+            if elsewhere:
+                continue
             found = _analyse_sentence(sent, name)
             if previous and len(found) == 1 and found[0].kind == "statement" and found[0].change \
                     and ANAPHOR.match(sent):

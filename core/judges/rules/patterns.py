@@ -262,3 +262,10 @@ those it its as by from seen noted identified present evidence which has have ha
 ADJ = {"mildly": "mild", "moderately": "moderate", "severely": "severe", "markedly": "marked",
         "minimally": "minimal", "slightly": "slight"}
 ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8}
+#: A heading naming a body part outside the chest ("Right knee:", "Pelvis:") opens the report of another study,
+#: whose findings are not the chest's; a chest heading ("Chest:", "Chest X-ray:") goes back to the chest
+OTHER_PART = re.compile(r"(?:(?:right|left|bilateral)\s+)?(?:knees?|hips?|ankles?|feet|foot|hands?|wrists?|elbows?|"
+                        r"forearms?|femurs?|tibias?|fibulas?|tibia\s+and\s+fibula|pelvis|skull|head|sinuses|"
+                        r"lumbar\s+spine|sacrum|(?:upper|lower)\s+(?:limbs?|extremit(?:y|ies)))"
+                        r"(?:\s+(?:x-?rays?|radiographs?|series|views?))?\s*:", _I)
+CHEST_PART = re.compile(r"(?:chest|thorax)(?:\s+(?:x-?rays?|radiographs?|film|views?))?\s*:", _I)
