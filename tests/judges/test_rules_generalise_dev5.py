@@ -50,3 +50,29 @@ def test_findings_under_a_heading_of_another_body_part_belong_to_another_study()
     # a body part named in a sentence, not as a heading, is still read; the shoulders are on a chest film
     assert _present("FINDINGS: Healed fracture of the left hip is partly seen. Lungs clear.") != []
     assert _present("FINDINGS: Lungs clear. Right shoulder: Degenerative changes of the acromioclavicular joint.")
+
+
+def _changes(text: str) -> dict[str, str | None]:
+    return {f.concept: f.change for f in parse_report(text) if f.kind == "finding" and f.present}
+
+
+def test_a_comparison_between_the_two_sides_is_no_comparison_with_a_prior_study():
+    for text in ("FINDINGS: Streaky basal opacities in both lungs, more extensive on the right than on the left.",
+                 "FINDINGS: Bilateral pleural effusions, larger on the left than the right.",
+                 "FINDINGS: Bilateral lower zone consolidation, worse on the left."):
+        assert set(_changes(text).values()) == {None}, text
+    assert counts("FINDINGS: Bilateral pleural effusions, right greater than left.",
+                  "FINDINGS: Pleural effusions on both sides, larger on the right than on the left.") == {}
+    # a change over time is still one, with or without a side
+    assert _changes("FINDINGS: Left pleural effusion, larger than on the prior film.")["pleural_effusion"] == "increased"
+    assert _changes("FINDINGS: Left pleural effusion, increased on the left since the last study.")[
+        "pleural_effusion"] == "increased"
+    assert set(_changes("FINDINGS: Stable calcified granuloma in the left base.").values()) == {"unchanged"}
+
+
+def test_what_a_normal_statement_says_does_not_pass_its_exception():
+    text = "FINDINGS: The lungs are clear bilaterally apart from a little plate atelectasis in the left lower zone."
+    assert [(f.concept, f.side) for f in parse_report(text) if f.kind == "finding" and f.present] == [
+        ("atelectasis", "left")]
+    assert counts("FINDINGS: Plate atelectasis at the left base. Otherwise clear lungs.",
+                  "FINDINGS: Both lungs are clear except for plate atelectasis at the left base.") == {}

@@ -75,6 +75,7 @@ from core.judges.rules.patterns import (
     DATE_RE,
     DIGIT,
     ELSEWHERE,
+    EXCEPTION,
     GRADE_RE,
     HEADER_RE,
     INLINE_LIST,
@@ -96,7 +97,9 @@ from core.judges.rules.patterns import (
     SCRIPT_RE,
     SENT_RE,
     SEP_RE,
+    SIDE_COMPARISON,
     SIDE_HINT,
+    SIDE_PLACED,
     SIDE_RE,
     SIDE_WORD,
     SITE_ORDER,
@@ -461,7 +464,9 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         changes = [c for c in changes if c[2] not in V.NEEDS_TEMPORAL
                    or (c[0] >= first_end and not COPULA_BEFORE.search(masked, max(0, c[0] - 30), c[0])
                        and not ADJECTIVE_AFTER.match(masked, c[1]))]
-    changes = [c for c in changes if not CONDITIONAL.search(masked, max(0, c[0] - 40), c[0])]
+    changes = [c for c in changes if not CONDITIONAL.search(masked, max(0, c[0] - 40), c[0])
+               and not (c[2] in V.NEEDS_TEMPORAL and (SIDE_COMPARISON.match(masked, c[1])
+                                                      or (not temporal and SIDE_PLACED.match(masked, c[1]))))]
     strong = [c for c in changes if not WEAK_CHANGE_RE.fullmatch(masked, c[0], c[1])]
     if strong and len(strong) < len(changes):
         changes = strong
@@ -555,6 +560,10 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         read.append(mn)
         seg = neg_text[s0:s1]
         change, change_text = (hit[0], hit[1]) if hit else (None, None)
+        if "xcept" in seg or " from " in seg or " than " in seg or " for " in seg:
+            cut = [m.end() for m in EXCEPTION.finditer(neg_text, s0, mn.start)]
+            if cut:
+                seg = neg_text[cut[-1]:s1]
         certainty = mn.certainty
         present = not mn.negated
         if change == "resolved":

@@ -269,3 +269,14 @@ OTHER_PART = re.compile(r"(?:(?:right|left|bilateral)\s+)?(?:knees?|hips?|ankles
                         r"lumbar\s+spine|sacrum|(?:upper|lower)\s+(?:limbs?|extremit(?:y|ies)))"
                         r"(?:\s+(?:x-?rays?|radiographs?|series|views?))?\s*:", _I)
 CHEST_PART = re.compile(r"(?:chest|thorax)(?:\s+(?:x-?rays?|radiographs?|film|views?))?\s*:", _I)
+#: A change word that compares the two sides of this study ("more extensive on the left than on the right",
+#: "worse on the right than the left", "larger than the contralateral one") is no comparison with a prior study
+SIDE_COMPARISON = re.compile(r"\s+(?:(?:on|in|at|within)\s+the\s+(?:right|left)(?:\s+(?:side|lung|base|hemithorax|apex))?\s+)?"
+                             r"than\s+(?:on\s+|in\s+|at\s+|within\s+)?(?:the\s+|that\s+on\s+the\s+)?(?:right|left|"
+                             r"contralateral|other\s+side|opposite)\b", _I)
+#: ... and so is one that places the change at a side with nothing temporal in the sentence ("worse on the left")
+SIDE_PLACED = re.compile(r"\s+(?:on|in|at)\s+the\s+(?:right|left)(?:\s+(?:side|lung|base|hemithorax))?\s*(?:[,.;)]|$)", _I)
+#: The exception a normal statement makes ("clear bilaterally apart from X at the right base"): what the normal
+#: statement before it says (its side, its grade) is not said of X
+EXCEPTION = re.compile(r"\b(?:apart\s+from|aside\s+from|except(?:\s+for)?|other\s+than|save\s+for|"
+                       r"with\s+the\s+exception\s+of)\b", _I)
