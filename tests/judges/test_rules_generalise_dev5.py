@@ -76,3 +76,33 @@ def test_what_a_normal_statement_says_does_not_pass_its_exception():
         ("atelectasis", "left")]
     assert counts("FINDINGS: Plate atelectasis at the left base. Otherwise clear lungs.",
                   "FINDINGS: Both lungs are clear except for plate atelectasis at the left base.") == {}
+
+
+def test_vascular_calcification_placed_in_the_aorta_is_aortic_atherosclerosis():
+    for text in ("FINDINGS: Vascular calcification aorta. Lungs clear.",
+                 "FINDINGS: Calcifications are seen in the wall of the descending aorta.",
+                 "FINDINGS: Mural calcification within the thoracic aorta.", "FINDINGS: Aortic wall calcifications."):
+        assert _present(text) == ["aortic_atherosclerosis"], text
+    assert counts("FINDINGS: Vascular calcifications of the aorta. No effusion.",
+                  "FINDINGS: Atherosclerotic calcification of the aortic knob. No effusion.") == {}
+    # a vascular calcification elsewhere stays what it was
+    assert _present("FINDINGS: Vascular calcifications in the axilla.") == ["benign_calcifications"]
+
+
+def test_a_rib_deformity_is_read_as_an_old_fracture():
+    for text in ("FINDINGS: Left 5th and 6th rib deformities.", "FINDINGS: Deformity of the posterior right ninth rib.",
+                 "FINDINGS: Old-appearing deformities of the left fourth and fifth ribs."):
+        assert _present(text) == ["rib_fracture"], text
+    assert counts("FINDINGS: Deformities of the left sixth and seventh ribs. Lungs clear.",
+                  "FINDINGS: Healed fractures of the left 6th and 7th ribs. Clear lungs.") == {}
+
+
+def test_dish_and_its_signs_are_one_spinal_finding():
+    for text in ("FINDINGS: Diffuse idiopathic skeletal hyperostosis of the thoracic spine.",
+                 "FINDINGS: Flowing osteophytes along the anterior thoracic spine, compatible with DISH.",
+                 "FINDINGS: Ossification of the anterior longitudinal ligament in keeping with DISH."):
+        assert _present(text) == ["degenerative_changes"], text
+    assert counts("FINDINGS: DISH. Lungs clear.", "FINDINGS: Flowing anterior osteophytes of the thoracic spine. "
+                  "Lungs clear.") == {}
+    # bridging osteophytes of spondylosis are not DISH, and the word "dish" in lower case is no finding
+    assert _present("FINDINGS: Thoracic spondylosis with bridging osteophytes.") == ["degenerative_changes"]

@@ -94,7 +94,12 @@ CONCEPTS: tuple[Concept, ...] = (
     C("rib_fracture", "rib fracture", (r"rib\s+fractures?", r"fractures?\s+(?:of|involving)\s+the\s+(?:\w+\s+){1,4}ribs?",
                                        # a rib deformity read as old or healed is an old fracture
                                        r"(?:(?<=old )|(?<=healed )|(?<=remote ))(?:(?:right|left|bilateral)(?:-sided)?\s+)?(?:[a-z]+\s+)?rib\s+deformit(?:y|ies)",
-                                       r"(?:(?<=old )|(?<=healed )|(?<=remote ))deformit(?:y|ies)\s+of\s+(?:the\s+)?(?:\w+\s+){0,3}ribs?"),
+                                       r"(?:(?<=old )|(?<=healed )|(?<=remote ))deformit(?:y|ies)\s+of\s+(?:the\s+)?(?:\w+\s+){0,3}ribs?",
+                                       # a rib deformity on a chest film is read as an old healed fracture too,
+                                       # unqualified ("right 7th and 8th rib deformities", "deformity of a left rib")
+                                       r"(?:(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|"
+                                       r"ninth|tenth|eleventh|twelfth|posterior|anterior|lateral|and|,)\s*)*rib\s+deformit(?:y|ies)",
+                                       r"(?:old[-\s]appearing\s+)?deformit(?:y|ies)\s+of\s+(?:the\s+|a\s+)?(?:\w+\s+){0,4}ribs?\b"),
       "always",
       scales=("disp",), family="fracture"),
     C("granuloma", "calcified granuloma", (r"calcified\s+granulom(?:as?|ata)", r"granulom(?:as?|ata)",
@@ -202,6 +207,12 @@ CONCEPTS: tuple[Concept, ...] = (
        r"\s+(?:(?:is|are)\s+)?(?:(?:seen|noted|present|identified|demonstrated)\s+)?(?:in|within|of|along|at|involving)"
        r"\s+the\s+(?:(?:thoracic|descending|ascending|transverse)\s+){0,2}aort(?:a|ic\s+(?:arch|knob|wall|xxxx))",
        r"aortic\s+(?:arch\s+|knob\s+|wall\s+)?(?:atherosclerotic\s+|calcified\s+)?(?:plaques?|atheroma)",
+       # vascular calcification placed in the aorta or its wall ("calcification in the wall of the thoracic aorta",
+       # the dictated "vascular calcifications aorta"): the aorta's atherosclerosis, not a benign calcification
+       r"(?:vascular\s+|mural\s+)?calcifications?\s+(?:(?:is|are)\s+)?(?:(?:seen|noted|present|identified)\s+)?"
+       r"(?:(?:in|within|of|along|involving)\s+)?(?:the\s+)?(?:wall\s+of\s+the\s+)?"
+       r"(?:(?:thoracic|descending|ascending|transverse)\s+){0,2}aorta\b",
+       r"aortic\s+wall\s+calcifications?",
        # "degenerative and atherosclerotic changes of the thoracic aorta": the aorta's wall, not the spine
        r"degenerative\s+changes\s+of\s+the\s+(?:thoracic\s+)?aorta", r"aortic\s+(?:arch|knob)\s+calcifications?",
        r"(?:thoracic\s+)?aorta(?=\s+(?:is|appears?)\s+(?:\w+ly\s+)?(?:calcified|atherosclerotic))",
@@ -411,7 +422,15 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:degenerative\s+)?endplate\s+(?:changes?|sclerosis|spurring)", r"arthritic\s+changes?", r"spurring",
        r"degenerative\s+disease", r"(?:thoracic\s+|lumbar\s+|cervical\s+|multilevel\s+)?spondylosis",
        r"degenerative\s+(?:thoracic\s+|lumbar\s+|cervical\s+)?spine",
-       r"degeneration\s+(?:of|in)\s+the\s+(?:\w+\s+)?spine"), family="degenerative", generic=True),
+       r"degeneration\s+(?:of|in)\s+the\s+(?:\w+\s+)?spine",
+       # DISH and its signs (flowing osteophytes, ossification along the anterior spine): the spine's ossifying
+       # change, read with the osteophytes that show it as one finding
+       r"diffuse\s+idiopathic\s+skeletal\s+hyperostosis(?:\s+\((?-i:DISH)\))?", r"(?-i:DISH)",
+       r"forestier(?:'s)?\s+disease",
+       r"flowing\s+(?:anterior\s+|anterolateral\s+|right[-\s]sided\s+)?(?:(?:thoracic\s+)?(?:spine\s+)?)?"
+       r"(?:osteophytes?|syndesmophytes?|ossification)",
+       r"ossification\s+(?:of|along)\s+the\s+anterior\s+(?:longitudinal\s+ligament|(?:aspect\s+of\s+the\s+)?"
+       r"(?:thoracic\s+)?spine)"), family="degenerative", generic=True),
     C("hernia", "hernia", (r"hernias?",)),
     # support devices: their presence is not an error of clinical weight; their position is read as a size
     C("endotracheal_tube", "endotracheal tube", (r"endotracheal\s+tube", r"ET\s+tube", r"ETT"), family="device"),
