@@ -106,3 +106,8 @@ def test_dish_and_its_signs_are_one_spinal_finding():
                   "Lungs clear.") == {}
     # bridging osteophytes of spondylosis are not DISH, and the word "dish" in lower case is no finding
     assert _present("FINDINGS: Thoracic spondylosis with bridging osteophytes.") == ["degenerative_changes"]
+
+
+def test_a_rib_deformity_said_to_be_congenital_or_surgical_is_no_fracture():
+    for text in ("FINDINGS: Congenital rib deformity on the left.", "FINDINGS: Surgical deformity of the right fifth rib."):
+        assert "rib_fracture" not in _present(text), text

@@ -40,6 +40,8 @@ _MASS = r"mass(?:es)?"
 _LESION = r"lesions?"
 _NODE = r"lymph\s+nodes?"
 # "the heart is mildly enlarged": the organ names the finding, the rest is read as usual
+#: a rib deformity said to be congenital, developmental or surgical is no old fracture
+_NOT_A_FRACTURE = r"(?<!congenital )(?<!developmental )(?<!surgical )(?<!postsurgical )(?<!post-surgical )(?<!bifid )"
 _IS_ENLARGED = (r"(?=\s+(?:is|are|appears?|remains?)\s+(?:again\s+|still\s+)?(?:\w+ly\s+|borderline\s+)?"
                 r"(?:enlarged|dilated|prominent|large|borderline\s+(?:in\s+)?size))")
 # "blunting of the left costophrenic angle" (IU reports write "costophrenic XXXX" where a word was removed)
@@ -98,8 +100,8 @@ CONCEPTS: tuple[Concept, ...] = (
                                        # a rib deformity on a chest film is read as an old healed fracture too,
                                        # unqualified ("right 7th and 8th rib deformities", "deformity of a left rib")
                                        r"(?:(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|"
-                                       r"ninth|tenth|eleventh|twelfth|posterior|anterior|lateral|and|,)\s*)*rib\s+deformit(?:y|ies)",
-                                       r"(?:old[-\s]appearing\s+)?deformit(?:y|ies)\s+of\s+(?:the\s+|a\s+)?(?:\w+\s+){0,4}ribs?\b"),
+                                       r"ninth|tenth|eleventh|twelfth|posterior|anterior|lateral|and|,)\s*)*" + _NOT_A_FRACTURE + r"rib\s+deformit(?:y|ies)",
+                                       _NOT_A_FRACTURE + r"(?:old[-\s]appearing\s+)?deformit(?:y|ies)\s+of\s+(?:the\s+|a\s+)?(?:\w+\s+){0,4}ribs?\b"),
       "always",
       scales=("disp",), family="fracture"),
     C("granuloma", "calcified granuloma", (r"calcified\s+granulom(?:as?|ata)", r"granulom(?:as?|ata)",
