@@ -116,6 +116,7 @@ from core.judges.rules.patterns import (
     PLURAL_CUE as _PLURAL,
 )
 from core.judges.rules.scope import Mention, backward, forward, next_joined, readings
+from core.judges.rules.spelling import normalise
 
 #: Longer inputs are cut (a report is a few KB; these bound the work per pair).
 MAX_REPORT_CHARS = 100_000
@@ -210,7 +211,7 @@ def clean_text(text: object) -> str:
         text = unicodedata.normalize("NFKC", text)
         text = text.replace("\u2013", "-").replace("\u2014", "-").replace("\u2019", "'").replace("\u00d7", "x")
     text = CTRL_RE.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " "))
-    return DATE_RE.sub("DATE", text)
+    return normalise(DATE_RE.sub("DATE", text))  # British spelling, UK abbreviations: spelling.py
 
 
 def _sections(text: str) -> list[tuple[str, str]]:
