@@ -69,7 +69,12 @@ def _placed_material(a: Finding, b: Finding) -> bool:
     """Surgical material placed apart in the same section is another operation's, not the sternotomy's
     ("sternotomy wires. Clips in the left axilla."); unplaced, or summed up in the other section ("post-surgical
     changes"), it is the procedure's."""
-    if a.section != b.section or a.concept == b.concept:
+    if a.concept == b.concept:
+        return False
+    if family_of(a.concept) == family_of(b.concept) == "postsurgical" and a.side and b.side and a.side != b.side:
+        return True  # two kinds of material on two sides, in any section: two operations ("a screw in the right
+        # shoulder" ... "clips over both apices")
+    if a.section != b.section:
         return False
     generic, other = (a, b) if is_generic(a.concept) else (b, a)
     return family_of(generic.concept) == "postsurgical" != family_of(other.concept) and bool(generic.side or
