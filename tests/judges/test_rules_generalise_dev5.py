@@ -111,3 +111,32 @@ def test_dish_and_its_signs_are_one_spinal_finding():
 def test_a_rib_deformity_said_to_be_congenital_or_surgical_is_no_fracture():
     for text in ("FINDINGS: Congenital rib deformity on the left.", "FINDINGS: Surgical deformity of the right fifth rib."):
         assert "rib_fracture" not in _present(text), text
+
+
+def test_the_signs_of_hyperinflation_are_findings_of_their_own():
+    text = "FINDINGS: Overexpanded lungs, flattening of both hemidiaphragms and a widened retrosternal clear space."
+    assert sorted(_present(text)) == ["diaphragm_flattening", "hyperinflation", "increased_ap_diameter"]
+    assert _present("FINDINGS: The retrosternal air space is enlarged.") == ["increased_ap_diameter"]
+
+
+def test_named_variants_and_contours_are_findings_not_an_enlarged_heart():
+    assert _present("FINDINGS: Right-sided aortic arch. Lungs clear.") == ["right_aortic_arch"]
+    assert _present("FINDINGS: Heart size normal, with a prominent left ventricular border.") == [
+        "ventricular_prominence"]
+    assert "cardiomegaly" not in _present("FINDINGS: Normal heart size is prominent left ventricular contour.")
+    assert _present("FINDINGS: Large epicardial fat pads at both cardiophrenic angles.") == ["epicardial_fat"]
+    assert counts("FINDINGS: The right ventricular contour is prominent. Lungs clear.",
+                  "FINDINGS: Prominence of the right ventricle. Clear lungs.") == {}
+
+
+def test_breast_implants_and_a_single_screw_are_material():
+    for text in ("FINDINGS: Bilateral silicone breast implants.", "FINDINGS: Implants overlying both breasts.",
+                 "FINDINGS: Saline prostheses are seen."):
+        assert _present(text) == ["breast_implants"], text
+    assert _present("FINDINGS: A screw in the left humeral head.") == ["orthopedic_fixation"]
+
+
+def test_two_kinds_of_material_on_two_sides_are_two_operations():
+    ref = "FINDINGS: A fixation screw in the left shoulder. IMPRESSION: Surgical clips at the right neck base."
+    assert sorted(_present(ref)) == ["orthopedic_fixation", "surgical_clips"]
+    assert counts(ref, "FINDINGS: Clips in the right lower neck. Left shoulder screw.") == {}

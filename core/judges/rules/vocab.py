@@ -25,7 +25,7 @@ finding is clinically significant (see the module documentation of
 from __future__ import annotations
 
 from core.judges.rules.concept import Concept
-from core.judges.rules.vocab_chest import AFTER_AORTA_IS, CHEST_CONCEPTS
+from core.judges.rules.vocab_chest import AFTER_AORTA_IS, CHEST_CONCEPTS, DISH, RIB_DEFORMITY
 from core.judges.rules.vocab_scales import NUMERIC_SCALES as NUMERIC_SCALES
 from core.judges.rules.vocab_scales import SCALES as SCALES
 
@@ -40,10 +40,9 @@ _MASS = r"mass(?:es)?"
 _LESION = r"lesions?"
 _NODE = r"lymph\s+nodes?"
 # "the heart is mildly enlarged": the organ names the finding, the rest is read as usual
-#: a rib deformity said to be congenital, developmental or surgical is no old fracture
-_NOT_A_FRACTURE = r"(?<!congenital )(?<!developmental )(?<!surgical )(?<!postsurgical )(?<!post-surgical )(?<!bifid )"
 _IS_ENLARGED = (r"(?=\s+(?:is|are|appears?|remains?)\s+(?:again\s+|still\s+)?(?:\w+ly\s+|borderline\s+)?"
-                r"(?:enlarged|dilated|prominent|large|borderline\s+(?:in\s+)?size))")
+                # ("heart size is prominent left ventricular contour": the chamber's contour, not the heart's size)
+                r"(?:enlarged|dilated|prominent(?!\s+(?:left|right)\s+ventric)|large|borderline\s+(?:in\s+)?size))")
 # "blunting of the left costophrenic angle" (IU reports write "costophrenic XXXX" where a word was removed)
 _CP = r"costophrenic\s+(?:angles?|recess(?:es)?|sulc(?:us|i)|xxxx)"
 
@@ -97,11 +96,7 @@ CONCEPTS: tuple[Concept, ...] = (
                                        # a rib deformity read as old or healed is an old fracture
                                        r"(?:(?<=old )|(?<=healed )|(?<=remote ))(?:(?:right|left|bilateral)(?:-sided)?\s+)?(?:[a-z]+\s+)?rib\s+deformit(?:y|ies)",
                                        r"(?:(?<=old )|(?<=healed )|(?<=remote ))deformit(?:y|ies)\s+of\s+(?:the\s+)?(?:\w+\s+){0,3}ribs?",
-                                       # a rib deformity on a chest film is read as an old healed fracture too,
-                                       # unqualified ("right 7th and 8th rib deformities", "deformity of a left rib")
-                                       r"(?:(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|"
-                                       r"ninth|tenth|eleventh|twelfth|posterior|anterior|lateral|and|,)\s*)*" + _NOT_A_FRACTURE + r"rib\s+deformit(?:y|ies)",
-                                       _NOT_A_FRACTURE + r"(?:old[-\s]appearing\s+)?deformit(?:y|ies)\s+of\s+(?:the\s+|a\s+)?(?:\w+\s+){0,4}ribs?\b"),
+                                       *RIB_DEFORMITY),
       "always",
       scales=("disp",), family="fracture"),
     C("granuloma", "calcified granuloma", (r"calcified\s+granulom(?:as?|ata)", r"granulom(?:as?|ata)",
@@ -412,7 +407,8 @@ CONCEPTS: tuple[Concept, ...] = (
     C("pleural_thickening", "pleural thickening", (r"pleural\s+thickening", r"pleural\s+plaques?",
                                                    r"pleural\s+retraction", r"apical\s+(?:pleural\s+)?cap")),
     C("hyperinflation", "hyperinflation", (r"hyperinflat(?:ion|ed)(?:\s+lungs)?", r"hyperexpan(?:ded|sion)(?:\s+lungs)?",
-                                           r"hyperaerat(?:ed|ion)", r"hyperlucen(?:t|cy)(?:\s+lungs)?")),
+                                           r"hyperaerat(?:ed|ion)", r"hyperlucen(?:t|cy)(?:\s+lungs)?",
+                                          r"over-?(?:inflat|expan|aerat|disten)(?:ion|ed|ded|sion)(?:\s+lungs)?")),
     C("low_lung_volumes", "low lung volumes",
       (r"(?:low|decreased|diminished|reduced)\s+(?:lung\s+)?volumes?", r"hypoinflat(?:ion|ed)",
        r"hypoventilat(?:ion|ed)", r"(?:poor|shallow|suboptimal)\s+inspirat(?:ion|ory\s+(?:effort|level))",
@@ -425,14 +421,7 @@ CONCEPTS: tuple[Concept, ...] = (
        r"degenerative\s+disease", r"(?:thoracic\s+|lumbar\s+|cervical\s+|multilevel\s+)?spondylosis",
        r"degenerative\s+(?:thoracic\s+|lumbar\s+|cervical\s+)?spine",
        r"degeneration\s+(?:of|in)\s+the\s+(?:\w+\s+)?spine",
-       # DISH and its signs (flowing osteophytes, ossification along the anterior spine): the spine's ossifying
-       # change, read with the osteophytes that show it as one finding
-       r"diffuse\s+idiopathic\s+skeletal\s+hyperostosis(?:\s+\((?-i:DISH)\))?", r"(?-i:DISH)",
-       r"forestier(?:'s)?\s+disease",
-       r"flowing\s+(?:anterior\s+|anterolateral\s+|right[-\s]sided\s+)?(?:(?:thoracic\s+)?(?:spine\s+)?)?"
-       r"(?:osteophytes?|syndesmophytes?|ossification)",
-       r"ossification\s+(?:of|along)\s+the\s+anterior\s+(?:longitudinal\s+ligament|(?:aspect\s+of\s+the\s+)?"
-       r"(?:thoracic\s+)?spine)"), family="degenerative", generic=True),
+       *DISH), family="degenerative", generic=True),
     C("hernia", "hernia", (r"hernias?",)),
     # support devices: their presence is not an error of clinical weight; their position is read as a size
     C("endotracheal_tube", "endotracheal tube", (r"endotracheal\s+tube", r"ET\s+tube", r"ETT"), family="device"),

@@ -36,6 +36,21 @@ AFTER_AORTA_IS = "(?:" + "|".join([f"(?<=aorta {verb} {adj} and )" for verb in (
 _MARKINGS = r"(?:interstitial|bronchovascular|lung|pulmonary|reticular)\s+markings?"
 _ABNORMAL_MARKINGS = r"(?:increased|prominent|coarse(?:ned)?|accentuated|thickened|prominence)"
 
+
+#: A rib deformity on a chest film is read as an old healed fracture, unqualified too ("right 7th and 8th rib
+#: deformities", "deformity of a left rib"), unless it is said to be congenital, developmental or surgical
+_NOT_A_FRACTURE = r"(?<!congenital )(?<!developmental )(?<!surgical )(?<!postsurgical )(?<!post-surgical )(?<!bifid )"
+RIB_DEFORMITY = (r"(?:(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
+                 r"twelfth|posterior|anterior|lateral|and|,)\s*)*" + _NOT_A_FRACTURE + r"rib\s+deformit(?:y|ies)",
+                 _NOT_A_FRACTURE + r"(?:old[-\s]appearing\s+)?deformit(?:y|ies)\s+of\s+(?:the\s+|a\s+)?(?:\w+\s+){0,4}ribs?\b")
+#: DISH and its signs (flowing osteophytes, ossification along the anterior spine): the spine's ossifying change,
+#: read with the osteophytes that show it as one degenerative finding
+DISH = (r"diffuse\s+idiopathic\s+skeletal\s+hyperostosis(?:\s+\((?-i:DISH)\))?", r"(?-i:DISH)", r"forestier(?:'s)?\s+disease",
+        r"flowing\s+(?:anterior\s+|anterolateral\s+|right[-\s]sided\s+)?(?:(?:thoracic\s+)?(?:spine\s+)?)?"
+        r"(?:osteophytes?|syndesmophytes?|ossification)",
+        r"ossification\s+(?:of|along)\s+the\s+anterior\s+(?:longitudinal\s+ligament|(?:aspect\s+of\s+the\s+)?"
+        r"(?:thoracic\s+)?spine)")
+
 CHEST_CONCEPTS: tuple[C, ...] = (
     # ---- lungs, described --------------------------------------------------------
     C("interstitial_opacity", "interstitial opacities",
@@ -75,10 +90,13 @@ CHEST_CONCEPTS: tuple[C, ...] = (
     # signs named beside a diagnosis are findings of their own ("hyperexpansion, flattened diaphragms and an
     # increased AP diameter, consistent with COPD": four)
     C("diaphragm_flattening", "flattened diaphragms",
-      (r"flatten(?:ed|ing)\s+(?:of\s+)?(?:the\s+)?" + _SIDE + r"(?:hemi-?)?diaphragms?",
+      (r"flatten(?:ed|ing)\s+(?:of\s+)?(?:the\s+|both\s+)?" + _SIDE + r"(?:hemi-?)?diaphragms?",
        r"(?:hemi-?)?diaphragms?" + _IS + r"flattened)", r"(?<=the )(?:hemi-?)?diaphragms(?=\s+flattened\b)"), "never"),
     C("increased_ap_diameter", "increased AP diameter",
-      (r"(?:increased|enlarged)\s+(?:AP|anteroposterior|antero-posterior)\s+(?:chest\s+)?diameter", r"barrel\s+chest"),
+      (r"(?:increased|enlarged)\s+(?:AP|anteroposterior|antero-posterior)\s+(?:chest\s+)?diameter", r"barrel\s+chest",
+       # its sign on the lateral view: the retrosternal clear space widened
+       r"(?:increased|enlarged|widened|expanded)\s+(?:retrosternal|anterior)\s+(?:clear\s+|air\s*)?(?:space|airspace|lucency)",
+       r"retrosternal\s+(?:clear\s+|air\s*)?space" + _IS + r"(?:increased|enlarged|widened|expanded))"),
       "never"),
     C("air_bronchograms", "air bronchograms", (r"air\s+bronchograms?",), "never"),
     C("septal_lines", "Kerley lines", (r"kerley\s+(?:a\s+|b\s+)?lines", r"septal\s+lines"), "graded", level=2),
@@ -148,6 +166,18 @@ CHEST_CONCEPTS: tuple[C, ...] = (
        r"kyphotic\s+(?:curvature|deformity|angulation)"), "never"),
     C("pectus", "pectus deformity", (r"pectus\s+(?:excavatum|carinatum)",), "never"),
     C("azygos_fissure", "azygos fissure", (r"azygo?s\s+(?:lobe|fissure)",), "never"),
+    # anatomical variants and contours a radiologist names: a right-sided aortic arch, a prominent cardiac chamber
+    # contour (not an enlarged heart), prominent epicardial fat pads
+    C("right_aortic_arch", "right aortic arch",
+      (r"right[-\s](?:sided\s+)?aortic\s+(?:arch|knob|xxxx)", r"aortic\s+arch\s+(?:is\s+)?(?:on\s+the\s+)?right[-\s]sided"),
+      "never"),
+    C("ventricular_prominence", "prominent ventricular contour",
+      (r"(?:prominent|prominence\s+of\s+the)\s+(?:left|right)\s+ventric(?:le|ular)(?:\s+(?:contour|border))?",
+       r"(?:left|right)\s+ventricular\s+(?:contour|border)" + _IS + r"prominent)",
+       r"(?:left|right)\s+ventricular\s+prominence"), "never"),
+    C("epicardial_fat", "prominent epicardial fat",
+      (r"(?:prominent|large|increased|abundant)\s+(?:epi)?(?:pericardial|epicardial|cardiophrenic)\s+fat(?:\s+pads?)?",
+       r"(?:epi)?(?:pericardial|epicardial)\s+fat\s+pads?" + _IS + r"prominent)"), "never"),
     # ---- surgery and material ---------------------------------------------------------
     C("postsurgical_changes", "post-surgical changes",
       (r"post-?\s?(?:surgical|operative)\s+(?:changes?|appearance|state)", r"surgical\s+(?:changes?|hardware|"
@@ -169,11 +199,15 @@ CHEST_CONCEPTS: tuple[C, ...] = (
     C("orthopedic_fixation", "orthopedic fixation",
       (r"plates?\s+and\s+screws?", r"screws?\s+and\s+plates?", r"fixation\s+(?:plates?|screws?|hardware)",
        r"(?:open\s+reduction\s+and\s+)?internal\s+fixation", r"ORIF", r"intramedullary\s+(?:nail|rod)s?",
-       r"(?:orthopedic\s+)?screws"), family="postsurgical"),
+       r"(?:(?:orthopedic|surgical|fixation|metallic|cannulated)\s+)?screw", r"(?:orthopedic\s+)?screws"), family="postsurgical"),
     C("lung_resection", "lung resection",
       (r"(?:(?:right|left)\s+(?:upper|middle|lower)\s+)?lobectom(?:y|ies)", r"pneumonectomy",
        r"wedge\s+resections?", r"segmentectomy", r"(?:lung|pulmonary)\s+resection"), family="postsurgical"),
     C("mastectomy", "mastectomy", (r"mastectom(?:y|ies)",), family="postsurgical"),
+    C("breast_implants", "breast implants",
+      (r"(?:breast|mammary|silicone|saline|subpectoral|retropectoral)\s+(?:implants?|prosthes[ie]s)",
+       r"breast\s+augmentation", r"augmentation\s+mammoplasty",
+       r"implants?\s+(?:in|of|within|overlying|projecting\s+over)\s+(?:the\s+|both\s+)?breasts?"), family="postsurgical"),
     C("valve_replacement", "cardiac valve replacement",
       (r"(?:prosthetic|mechanical|bioprosthetic|replaced)\s+(?:(?:aortic|mitral|tricuspid|cardiac|heart)\s+)?"
        r"valves?", r"(?:aortic|mitral|tricuspid|cardiac)\s+valve\s+(?:replacement|prosthesis|repair)",
