@@ -560,11 +560,11 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
             continue  # "no opacity elsewhere": the finding stated at its place stands
         read.append(mn)
         seg = neg_text[s0:s1]
-        change, change_text = (hit[0], hit[1]) if hit else (None, None)
         if "xcept" in seg or " from " in seg or " than " in seg or " for " in seg:
             cut = [m.end() for m in EXCEPTION.finditer(neg_text, s0, mn.start)]
             if cut:
                 seg = neg_text[cut[-1]:s1]
+        change, change_text = (hit[0], hit[1]) if hit else (None, None)
         certainty = mn.certainty
         present = not mn.negated
         if change == "resolved":
