@@ -140,3 +140,8 @@ def test_two_kinds_of_material_on_two_sides_are_two_operations():
     ref = "FINDINGS: A fixation screw in the left shoulder. IMPRESSION: Surgical clips at the right neck base."
     assert sorted(_present(ref)) == ["orthopedic_fixation", "surgical_clips"]
     assert counts(ref, "FINDINGS: Clips in the right lower neck. Left shoulder screw.") == {}
+
+
+def test_a_comparison_claimed_for_a_heart_at_the_upper_limit_of_normal_is_still_a_comparison():
+    assert counts("FINDINGS: Normal heart. Lungs clear.",
+                  "FINDINGS: Heart size at the upper limit of normal, unchanged. Lungs clear.") == {"e": 1}

@@ -273,7 +273,10 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
             continue
         if any(_offered(r_pos[i], c) for i, _ in pairs):
             continue  # the other reading of an observation the reference offers alternatives for ("A/B" vs "A or B")
-        if _at_normal_limit(c):
+        if _at_normal_limit(c):  # a normal statement, but a comparison it claims is still one ("top normal, unchanged")
+            if c.change:
+                errors.append(_error("e", False, f"candidate describes the heart size as {CHANGE_WORDS[c.change]} "
+                                     f"compared with the prior study, the reference makes no comparison for it", None, c))
             continue
         denied = any(concepts_related(n.concept, c.concept) for n in r_neg)
         text = f"candidate reports {c.describe()}, " + (
