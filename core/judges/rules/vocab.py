@@ -25,7 +25,7 @@ finding is clinically significant (see the module documentation of
 from __future__ import annotations
 
 from core.judges.rules.concept import Concept
-from core.judges.rules.vocab_chest import AFTER_AORTA_IS, CHEST_CONCEPTS, DISH, RIB_DEFORMITY
+from core.judges.rules.vocab_chest import AFTER_AORTA_IS, AGE_CHANGES, CHEST_CONCEPTS, DISH, RIB_DEFORMITY
 from core.judges.rules.vocab_scales import NUMERIC_SCALES as NUMERIC_SCALES
 from core.judges.rules.vocab_scales import SCALES as SCALES
 
@@ -193,7 +193,7 @@ CONCEPTS: tuple[Concept, ...] = (
     C("aortic_atherosclerosis", "aortic atherosclerosis",
       (r"atherosclerotic\s+calcification\s+of\s+the\s+aorta", r"aortic\s+atherosclerosis",
        r"atherosclerosis\s+of\s+the\s+aort(?:a|ic\s+(?:arch|knob|xxxx))",
-       r"aortic\s+(?:atherosclerotic\s+)?(?:vascular\s+)?calcifications?",
+       r"aortic\s+(?:xxxx\s+)?(?:atherosclerotic\s+)?(?:vascular\s+)?calcifications?",
        r"calcifications?\s+of\s+the\s+(?:\w+\s+)?aort(?:a|ic\s+(?:arch|knob|xxxx))",
        r"atherosclerotic\s+(?:calcifications?|changes?|disease)", r"atherosclerosis",
        r"atherosclerotic\s+(?:changes?|disease|calcifications?|plaques?)\s+(?:of|in|within)\s+the\s+(?:\w+\s+)?"
@@ -421,7 +421,7 @@ CONCEPTS: tuple[Concept, ...] = (
        r"degenerative\s+disease", r"(?:thoracic\s+|lumbar\s+|cervical\s+|multilevel\s+)?spondylosis",
        r"degenerative\s+(?:thoracic\s+|lumbar\s+|cervical\s+)?spine",
        r"degeneration\s+(?:of|in)\s+the\s+(?:\w+\s+)?spine",
-       *DISH), family="degenerative", generic=True),
+       *DISH, *AGE_CHANGES), family="degenerative", generic=True),
     C("hernia", "hernia", (r"hernias?",)),
     # support devices: their presence is not an error of clinical weight; their position is read as a size
     C("endotracheal_tube", "endotracheal tube", (r"endotracheal\s+tube", r"ET\s+tube", r"ETT"), family="device"),
@@ -666,7 +666,7 @@ CHANGES: tuple[tuple[str, str], ...] = (
                   r"(?<=there is )again|(?<=there are )again|again\s+(?:visualized|redemonstrated|present|evident)|"
                   r"continu(?:ed|es|ing)"),
     ("resolved", r"(?:has\s+|have\s+)?(?:since\s+)?resolved|no\s+longer\s+(?:seen|visualized|present|identified|"
-                 r"evident)|interval\s+resolution"),
+                 r"evident)|(?:interval\s+|complete\s+)?resolution"),
     ("increased", r"increas(?:e|es|ed|ing)|larger|enlarging|grown|progress(?:ed|ion|ing)|worse(?:ned|ning)?|"
                   r"more\s+(?:prominent|extensive|conspicuous)"),
     ("decreased", r"decreas(?:e|es|ed|ing)|smaller|improv(?:ed|ing|ement)|reduc(?:ed|tion)|diminish(?:ed|ing)|"

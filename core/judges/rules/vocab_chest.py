@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from core.judges.rules.concept import Concept as C
 
-__all__ = ["CHEST_CONCEPTS"]
+__all__ = ["AFTER_AORTA_IS", "AGE_CHANGES", "CHEST_CONCEPTS", "DISH", "RIB_DEFORMITY"]
 
 _SIDE = r"(?:(?:right|left|bilateral)\s+)?"
 # "the aorta is mildly tortuous", "the left hemidiaphragm remains elevated"
@@ -43,6 +43,11 @@ _NOT_A_FRACTURE = r"(?<!congenital )(?<!developmental )(?<!surgical )(?<!postsur
 RIB_DEFORMITY = (r"(?:(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
                  r"twelfth|posterior|anterior|lateral|and|,)\s*)*" + _NOT_A_FRACTURE + r"rib\s+deformit(?:y|ies)",
                  _NOT_A_FRACTURE + r"(?:old[-\s]appearing\s+)?deformit(?:y|ies)\s+of\s+(?:the\s+|a\s+)?(?:\w+\s+){0,4}ribs?\b")
+#: The skeleton's age-related wear named in other words: "skeletal senescent changes", "age-related changes of the
+#: spine", "degenerative arthropathy of the shoulder" (the spine's or a joint's degenerative finding)
+AGE_CHANGES = (r"(?:skeletal\s+|osseous\s+|bony\s+|(?:vascular\s+and\s+)?skeletal\s+)?senescent\s+changes?",
+               r"age[-\s]related\s+(?:degenerative\s+|osseous\s+|skeletal\s+)?changes?",
+               r"degenerative\s+(?:joint\s+)?arthropath(?:y|ies)", r"(?:osteo)?arthritic\s+changes?")
 #: DISH and its signs (flowing osteophytes, ossification along the anterior spine): the spine's ossifying change,
 #: read with the osteophytes that show it as one degenerative finding
 DISH = (r"diffuse\s+idiopathic\s+skeletal\s+hyperostosis(?:\s+\((?-i:DISH)\))?", r"(?-i:DISH)", r"forestier(?:'s)?\s+disease",
@@ -55,7 +60,8 @@ CHEST_CONCEPTS: tuple[C, ...] = (
     # ---- lungs, described --------------------------------------------------------
     C("interstitial_opacity", "interstitial opacities",
       (r"(?:increased|prominent|coarse(?:ned)?|accentuated|thickened|chronic(?:[-\s]appearing)?)\s+"
-       r"(?:(?:bilateral|diffuse|bibasilar|basilar|pulmonary|lung)\s+){0,2}" + _MARKINGS,
+       r"(?:(?:bilateral|diffuse|bibasilar|basilar|pulmonary|lung|peripheral|central|perihilar|parenchymal)\s+){0,2}"
+       + _MARKINGS,
        r"(?:thickening|prominence|accentuation|coarsening|increase)\s+(?:in\s+|of\s+)(?:the\s+)?" + _MARKINGS,
        _MARKINGS + _IS + _ABNORMAL_MARKINGS + r")",
        r"interstitial\s+(?:opacit(?:y|ies)|prominence|thickening|changes?|pattern|infiltrates?|process|"
@@ -113,7 +119,8 @@ CHEST_CONCEPTS: tuple[C, ...] = (
        r"(?:lymph\s+(?:nodes?|xxxx)|nodes)", r"(?:(?:right|left|bilateral)\s+)?(?:hilar|mediastinal|paratracheal)\s+"
        r"calcifications?",
        # a de-identified noun after a nodal station: "calcified hilar XXXX" are nodes
-       r"calcified\s+(?:(?:right|left|bilateral|mediastinal|hilar|paratracheal|subcarinal)\s+){1,3}xxxx"), family="calcification", also=("granulomatous",)),
+       r"calcified\s+(?:(?:right|left|bilateral|mediastinal|hilar|paratracheal|subcarinal)\s+){1,3}xxxx",
+       r"(?:(?<=granulomas/)|(?<=granulomas /)|(?<=granulomas and )|(?<=granulomas or ))lymph\s+(?:nodes?|xxxx)"), family="calcification", also=("granulomatous",)),
     C("vertical_heart", "narrow vertical heart", (r"(?:narrow\s+)?vertical(?:ly\s+oriented)?\s+heart",
                                                   r"narrow\s+heart"), "never"),
     C("ileus", "distended bowel",
@@ -124,7 +131,11 @@ CHEST_CONCEPTS: tuple[C, ...] = (
     C("external_leads", "external monitoring leads",
       (r"(?:external\s+)?(?:cardiac\s+)?(?:monitor(?:ing)?|ECG|EKG|telemetry)\s+(?:leads?|wires?|electrodes?)",),
       family="device"),
-    C("foreign_body", "foreign body", (r"(?:radiopaque\s+|metallic\s+|retained\s+)?foreign\s+bod(?:y|ies)",)),
+    C("foreign_body", "foreign body",
+      (r"(?:radiopaque\s+|metallic\s+|retained\s+)?foreign\s+bod(?:y|ies)",
+       # a retained projectile: a bullet, its fragments, shotgun pellets, shrapnel
+       r"(?:retained\s+|metallic\s+)*(?:bullets?|bullet\s+fragments?|ballistic\s+fragments?|shrapnel|buckshot|"
+       r"(?:birdshot|shotgun)\s+pellets?|(?:metallic\s+)?pellets)")),
     # ---- heart, vessels, mediastinum, hila ----------------------------------------
     C("aortic_tortuosity", "tortuous aorta",
       (r"(?:tortuous|ectatic|unfolded)\s+(?:and\s+\w+\s+)?(?:(?:thoracic|descending|ascending)\s+){0,2}aorta",
@@ -138,7 +149,9 @@ CHEST_CONCEPTS: tuple[C, ...] = (
     C("mediastinal_shift", "mediastinal shift",
       (r"(?:(?:right|left)ward\s+|(?:right|left)-to-(?:right|left)\s+)?(?:cardio)?mediastinal\s+shift",
        r"shift\s+of\s+the\s+(?:cardio)?mediastinum", r"(?:tracheal|mediastinal)\s+deviation",
-       r"deviation\s+of\s+the\s+trachea"), "always"),
+       r"deviation\s+of\s+the\s+trachea", r"(?:deviated|displaced|shifted)\s+trachea",
+       r"trachea(?:l\s+air\s+column)?" + _IS + r"(?:deviated|displaced|shifted)\s+(?:to(?:wards?)?\s+the\s+)?(?:right|left))"),
+      "always"),
     C("mediastinal_widening", "widened mediastinum",
       (r"widen(?:ed|ing)\s+(?:of\s+)?(?:the\s+)?(?:superior\s+)?mediastin(?:um|al\s+(?:silhouette|contours?))",
        r"mediastinal\s+(?:widening|enlargement|masses|mass)",
@@ -180,7 +193,8 @@ CHEST_CONCEPTS: tuple[C, ...] = (
        r"(?:epi)?(?:pericardial|epicardial)\s+fat\s+pads?" + _IS + r"prominent)"), "never"),
     # ---- surgery and material ---------------------------------------------------------
     C("postsurgical_changes", "post-surgical changes",
-      (r"post-?\s?(?:surgical|operative)\s+(?:changes?|appearance|state)", r"surgical\s+(?:changes?|hardware|"
+      (r"post-?\s?(?:surgical|operative)(?:\s*/\s*(?:post-?)?(?:biopsy|surgical|operative|radiation))?\s+"
+       r"(?:changes?|appearance|state)", r"post-?\s?biopsy\s+changes?", r"surgical\s+(?:changes?|hardware|"
        r"material)", r"(?:orthopedic|fixation|spinal|surgical|postsurgical)\s+hardware", r"hardware",
        r"(?:surgical\s+)?suture\s+(?:material|lines?)", r"(?:surgical\s+)?sutures", r"staple\s+lines?",
        r"surgical\s+staples"), family="postsurgical", generic=True),
