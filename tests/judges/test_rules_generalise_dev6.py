@@ -83,3 +83,41 @@ def test_lymph_nodes_named_after_calcified_granulomas_share_their_calcification(
     ref = "FINDINGS: Scattered calcified granulomas/lymph XXXX in both lungs and hila."
     assert counts(ref, "FINDINGS: Calcified granulomas and calcified hilar lymph nodes on both sides.") == {}
     assert counts(ref, "FINDINGS: Bilateral calcified granulomas.") == {}
+
+
+def test_an_organ_heading_is_the_subject_of_the_state_after_it():
+    for text, concept in (("FINDINGS:\n- Heart: mildly enlarged.\n- Lungs: clear.", "cardiomegaly"),
+                          ("FINDINGS:\n**Trachea:** shifted to the left.", "mediastinal_shift"),
+                          ("FINDINGS:\n1. Lungs: hyperexpanded, no focal opacity.", "hyperinflation")):
+        assert _present(text) == [concept], text
+    assert _present("FINDINGS:\n- Heart: normal in size.\n- Trachea: midline.") == []
+    assert counts("FINDINGS: The heart is mildly enlarged. Lungs clear.",
+                  "FINDINGS:\n- Heart: mildly enlarged.\n- Lungs: clear.") == {}
+
+
+def test_a_finding_seen_before_and_not_seen_now_has_resolved():
+    for text in ("FINDINGS: The previously described left apical nodule is not well seen on the current film.",
+                 "FINDINGS: Previously reported nodular density at the left apex, not visualized today."):
+        found = [(f.concept, f.present, f.change) for f in parse_report(text) if f.kind == "finding"]
+        assert len(found) == 1 and found[0][1:] == (False, "resolved"), text
+    # two wordings of it agree, and neither is a nodule seen now
+    assert counts("FINDINGS: The previously described left apical nodule is not well seen on the current film.",
+                  "FINDINGS: Left apical nodule seen on the earlier study is no longer seen.") == {}
+    # a finding not well seen that was not introduced as a previous one is still a (hedged) finding
+    assert _present("FINDINGS: Possible thoracic aortic aneurysm, not well seen on this radiograph.") != []
+
+
+def test_what_an_examination_is_for_is_not_a_finding():
+    for text in ("FINDINGS: Portable film for evaluation of pneumothorax. Lungs clear.",
+                 "FINDINGS: Two views, for assessment of rib fractures. Heart normal."):
+        assert _present(text) == [], text
+    assert counts("FINDINGS: Limited study, for evaluation of fractures. Lungs clear.",
+                  "FINDINGS: Lungs clear. No fracture is seen.") == {}
+
+
+def test_a_plaque_in_a_sentence_on_the_aorta_is_aortic_atherosclerosis():
+    for text in ("FINDINGS: The descending aorta is ectatic with scattered calcified plaque.",
+                 "FINDINGS: Atherosclerotic plaque, thoracic aorta."):
+        assert "aortic_atherosclerosis" in _present(text) and "plaque" not in _present(text), text
+    assert counts("FINDINGS: Aortic atherosclerosis. Lungs clear.",
+                  "FINDINGS: Calcified plaque is present in the thoracic aorta. Lungs clear.") == {}

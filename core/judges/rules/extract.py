@@ -115,6 +115,7 @@ from core.judges.rules.patterns import (
 from core.judges.rules.patterns import (
     PLURAL_CUE as _PLURAL,
 )
+from core.judges.rules.rewrite import rewrite
 from core.judges.rules.scope import Mention, backward, forward, next_joined, readings
 from core.judges.rules.spelling import normalise
 
@@ -211,7 +212,8 @@ def clean_text(text: object) -> str:
         text = unicodedata.normalize("NFKC", text)
         text = text.replace("\u2013", "-").replace("\u2014", "-").replace("\u2019", "'").replace("\u00d7", "x")
     text = CTRL_RE.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " "))
-    return normalise(DATE_RE.sub("DATE", text))  # British spelling, UK abbreviations: spelling.py
+    # British spelling, UK abbreviations (spelling.py); organ headings, findings no longer seen (rewrite.py)
+    return rewrite(normalise(DATE_RE.sub("DATE", text)))
 
 
 def _sections(text: str) -> list[tuple[str, str]]:

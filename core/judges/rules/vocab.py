@@ -637,6 +637,7 @@ LIMIT_POST = (r"(?:cannot|can\s*not|could\s+not)\s+be\s+(?:reliably\s+|adequatel
 LIMIT_PRE = (r"(?:cannot|can\s*not|could\s+not|unable\s+to|not\s+possible\s+to|impossible\s+to|difficult\s+to)\s+"
              r"(?:reliably\s+|adequately\s+|fully\s+)?(?:assess|evaluate|determine|comment\s+on)(?:\s+for)?|"
              r"(?:limited|suboptimal|nondiagnostic)\s+(?:evaluation|assessment|visualization)\s+for|"
+             r"for\s+(?:evaluation|assessment)\s+of|"  # "limited exam, for evaluation of X": what is looked for
              # recommendations name what to look for, not what is seen ("correlate for fluid overload")
              r"(?:clinical(?:ly)?\s+)?correlat(?:e|ion)\s+(?:clinically\s+)?(?:for|with)(?:\s+(?:possible|any))?|"
              r"to\s+(?:evaluate|assess|exclude|rule\s+out)(?:\s+for)?|(?:evaluate|assess)\s+for|"
