@@ -121,3 +121,12 @@ def test_a_plaque_in_a_sentence_on_the_aorta_is_aortic_atherosclerosis():
         assert "aortic_atherosclerosis" in _present(text) and "plaque" not in _present(text), text
     assert counts("FINDINGS: Aortic atherosclerosis. Lungs clear.",
                   "FINDINGS: Calcified plaque is present in the thoracic aorta. Lungs clear.") == {}
+
+
+def test_a_device_whose_tip_is_not_visualized_is_there():
+    for text in ("FINDINGS: Nasogastric tube extends into the abdomen, tip not visualized.",
+                 "FINDINGS: Left chest port catheter; its tip is not well seen."):
+        found = [f for f in parse_report(text) if f.kind == "finding"]
+        assert found and all(f.present for f in found), text
+    assert counts("FINDINGS: Lungs clear.", "FINDINGS: Lungs clear. Feeding tube below the diaphragm, tip not "
+                  "visualized.") == {"a": 1}

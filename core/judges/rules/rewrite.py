@@ -9,7 +9,8 @@ Two wordings that say in other words what the judge's patterns already read:
   well seen on today's study", "previously described opacity, not visualized") is a finding that has gone
   since the prior study: "no longer seen", which reads as absent with a resolution (a comparison). A
   finding not well seen that was not introduced as a previous one stays a hedged finding ("an aneurysm,
-  not well seen on this film").
+  not well seen on this film");
+* a device whose "tip is not visualized" is there, its tip out of view (not a negated device).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _NOT_SEEN_NOW = re.compile(
     r"\b(?P<head>previously\s+(?:noted|seen|visualized|described|reported|identified|demonstrated|mentioned)\b"
     r"[^.;:\n]{0,80}?)(?:\b(?:is|are|was|were)\s+)?\bnot\s+(?:(?:well|clearly|definitely)[-\s]+)?"
     r"(?:seen|visualized|identified|appreciated|demonstrated|evident|visible)\b", re.I)
+#: "tip not visualized" says where the device ends is out of view, not that the device is absent
+_TIP_NOT_SEEN = re.compile(r"\btip\s+(?:is\s+)?not\s+(?:well\s+|clearly\s+)?(?:seen|visualized|identified|imaged)\b", re.I)
 
 
 def _heading(m: re.Match) -> str:
@@ -43,6 +46,8 @@ def rewrite(text: str) -> str:
     not now read as no longer seen."""
     if ":" in text:
         text = _HEADING.sub(_heading, text)
+    if "tip" in text:
+        text = _TIP_NOT_SEEN.sub("tip out of view", text)
     if "reviously" in text:
         text = _NOT_SEEN_NOW.sub(lambda m: m.group("head") + "no longer seen", text)
     return text

@@ -126,7 +126,8 @@ def readings(sent: str, mentions: list[Mention], out: list[Finding]) -> list[Fin
                              change_at=b.change_at if b.change else a.change_at,
                              text=sent[mentions[i].seg_start:mentions[j].seg_end].strip(" ,;"))
             keep[i] = False
+    out = [f for f, k in zip(out, keep, strict=True) if k]
     if "aort" in sent.lower():  # a plaque in a sentence on the aorta is its atherosclerosis ("aorta, tortuous with plaque")
         aorta = V.CONCEPT_BY_KEY["aortic_atherosclerosis"]
         out = [replace(f, concept=aorta.key, name=aorta.name) if f.concept == "plaque" else f for f in out]
-    return [f for f, k in zip(out, keep, strict=True) if k]
+    return out
