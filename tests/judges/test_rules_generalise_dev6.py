@@ -130,3 +130,11 @@ def test_a_device_whose_tip_is_not_visualized_is_there():
         assert found and all(f.present for f in found), text
     assert counts("FINDINGS: Lungs clear.", "FINDINGS: Lungs clear. Feeding tube below the diaphragm, tip not "
                   "visualized.") == {"a": 1}
+
+
+def test_linear_atelectasis_is_atelectasis_a_linear_opacity_still_scarring():
+    for text in ("FINDINGS: Linear atelectasis in the lingula.", "FINDINGS: Plate-like atelectasis at the right base.",
+                 "FINDINGS: Discoid atelectasis, left lower zone."):
+        assert _present(text) == ["atelectasis"], text
+    assert _present("FINDINGS: Linear opacity in the left apex.") == ["scarring"]
+    assert counts("FINDINGS: Minimal left basilar atelectasis.", "FINDINGS: Linear atelectasis at the left base.") == {}

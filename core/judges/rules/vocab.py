@@ -86,7 +86,7 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?<=increase in )(?:the\s+)?(?:(?:heart|cardiac)\s+size|size\s+of\s+the\s+(?:heart|cardiac\s+silhouette))",
        r"(?:heart|cardiac\s+silhouette)(?:\s+size)?(?=\s+(?:has\s+)?increased(?:\s+in\s+size)?)"),
       "graded", level=3),
-    C("atelectasis", "atelectasis", (r"atelectas[ie]s", r"atelectatic\s+changes?", r"subsegmental\s+collapse",
+    C("atelectasis", "atelectasis", (r"(?:linear\s+|plate-?like\s+|discoid\s+)?atelectas[ie]s", r"atelectatic\s+changes?", r"subsegmental\s+collapse",
                                    r"volume\s+loss", r"atelectatic")),  # bare "volume loss": the lung's (cerebral is qualified)
     C("lung_nodule", "pulmonary nodule",
       (r"(?:pulmonary|lung|noncalcified|non-calcified|solid|part-solid|subsolid|ground[-\s]glass|spiculated)"
@@ -402,7 +402,7 @@ CONCEPTS: tuple[Concept, ...] = (
        r"usual\s+interstitial\s+pneumonia"),
       "always", also=("chronic_lung",)),
     C("scarring", "scarring", (r"(?:apical\s+|pleural-?parenchymal\s+)?scarring", r"fibrotic\s+changes?",
-                               r"linear\s+(?:atelectasis|opacit(?:y|ies))", r"scars?")),
+                               r"linear\s+opacit(?:y|ies)", r"scars?")),
     C("bronchiectasis", "bronchiectasis", (r"bronchiectasis",)),
     C("pleural_thickening", "pleural thickening", (r"pleural\s+thickening", r"pleural\s+plaques?",
                                                    r"pleural\s+retraction", r"apical\s+(?:pleural\s+)?cap")),
