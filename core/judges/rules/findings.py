@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from core.judges.rules import vocab as V
 from core.taxonomy import CATEGORIES
 
-RULES_VERSION = "rules-15"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
+RULES_VERSION = "rules-16"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
 # 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py);
 # 6: descriptive chest wordings and surgical material (vocab_chest.py), findings not assessed and history
 # findings set apart, lists negated after a plural verb, evidence chains, "not a radiograph" text refused
@@ -43,6 +43,10 @@ RULES_VERSION = "rules-15"  # 2: pelvic free fluid, not ascites; 3: granulomatou
 # 15: dev5 (tests/judges/test_rules_generalise_dev5.py; British spelling in rules/spelling.py): a heart at the
 # upper limit of normal matches a borderline heart but alone is no finding to invent or omit; findings under
 # a heading of another body part ("Right knee:") belong to another study
+# 16: dev6 (tests/judges/test_rules_generalise_dev6.py; rules/rewrite.py): "resolution of X" is a comparison; an
+# organ heading is the subject of the state after it ("Heart: enlarged"); a finding seen before and not seen now
+# has resolved; what an exam is "for evaluation of" is no finding; a device whose tip is not seen is there;
+# synonym families (senescent changes, deviated trachea, retained bullets, linear atelectasis, aortic XXXX calcification)
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",
