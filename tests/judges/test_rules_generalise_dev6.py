@@ -138,3 +138,13 @@ def test_linear_atelectasis_is_atelectasis_a_linear_opacity_still_scarring():
         assert _present(text) == ["atelectasis"], text
     assert _present("FINDINGS: Linear opacity in the left apex.") == ["scarring"]
     assert counts("FINDINGS: Minimal left basilar atelectasis.", "FINDINGS: Linear atelectasis at the left base.") == {}
+
+
+def test_a_limit_after_a_contrast_word_has_its_own_subject():
+    text = ("FINDINGS: A dense focus over the left upper quadrant, probably a splenic granuloma, though the abdomen "
+            "is not well assessed on a chest radiograph.")
+    found = [f for f in parse_report(text) if f.kind == "finding" and f.present]
+    assert [f.concept for f in found] and all(f.certainty == "probable" for f in found), found
+    # a limit with no subject of its own still covers the finding before it
+    assert _present("FINDINGS: Rib fractures cannot be assessed on this study.") == []
+    assert _present("FINDINGS: Pneumothorax, which cannot be evaluated on a supine film.") == []

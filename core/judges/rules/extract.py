@@ -69,6 +69,7 @@ from core.judges.rules.patterns import (
     CLAUSE_WORD,
     CLEAR_BEFORE,
     CONDITIONAL,
+    CONTRAST,
     COPULA_BEFORE,
     CTRL_RE,
     CUE_SCANNER,
@@ -509,9 +510,9 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
     for p in limit_pre:
         for mn in forward(mentions, stops, p, len(sent)):
             mn.unassessed = True
-    for p, plural in limit_post:
+    for p, plural in limit_post:  # not past a contrast ("X, although the abdomen is not well evaluated")
         for mn in backward(mentions, seps_between, p, plural):
-            mn.unassessed = True
+            mn.unassessed = mn.unassessed or not any(mn.end <= st < p and CONTRAST.match(masked, st) for st in stops)
     for p in history:  # "known lung cancer and COPD", not "known COPD, the lungs are hyperinflated"
         for mn in next_joined(mentions, seps_between, stops, p, joined=AND_OR_SEP):
             mn.history = True

@@ -46,7 +46,8 @@ RULES_VERSION = "rules-16"  # 2: pelvic free fluid, not ascites; 3: granulomatou
 # 16: dev6 (tests/judges/test_rules_generalise_dev6.py; rules/rewrite.py): "resolution of X" is a comparison; an
 # organ heading is the subject of the state after it ("Heart: enlarged"); a finding seen before and not seen now
 # has resolved; what an exam is "for evaluation of" is no finding; a device whose tip is not seen is there;
-# synonym families (senescent changes, deviated trachea, retained bullets, linear atelectasis, aortic XXXX calcification)
+# a limit after a contrast word ("although the abdomen is not well evaluated") has its own subject; synonym
+# families (senescent changes, deviated trachea, retained bullets, linear atelectasis, aortic XXXX calcification)
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",

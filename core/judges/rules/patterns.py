@@ -276,6 +276,8 @@ SIDE_COMPARISON = re.compile(r"\s+(?:(?:on|in|at|within)\s+the\s+(?:right|left)(
                              r"contralateral|other\s+side|opposite)\b", _I)
 #: ... and so is one that places the change at a side with nothing temporal in the sentence ("worse on the left")
 SIDE_PLACED = re.compile(r"\s+(?:on|in|at)\s+the\s+(?:right|left)(?:\s+(?:side|lung|base|hemithorax))?\s*(?:[,.;)]|$)", _I)
+#: A contrast word: a limit after it has a subject of its own ("X, although the abdomen is not well evaluated")
+CONTRAST = re.compile(r"(?:but|however|although|though|whereas|while|yet)\b", _I)
 #: The exception a normal statement makes ("clear bilaterally apart from X at the right base"): what the normal
 #: statement before it says (its side, its grade) is not said of X
 EXCEPTION = re.compile(r"\b(?:apart\s+from|aside\s+from|except(?:\s+for)?|other\s+than|save\s+for|"
