@@ -1,7 +1,7 @@
 """Machine-written candidates on IU references: the development set of issue 32, scored against its own labels.
 
-The set (``bench/machine_written/references.jsonl`` and ``candidates.jsonl``, described in its README) holds, for 305 Open-i Indiana
-University chest X-ray reports (splits ``dev``, ``dev2`` to ``dev6`` and ``heldout``), a hand-checked list of the findings a
+The set (``bench/machine_written/references.jsonl`` and ``candidates.jsonl``, described in its README) holds, for 345 Open-i Indiana
+University chest X-ray reports (splits ``dev``, ``dev2`` to ``dev7`` and ``heldout``), a hand-checked list of the findings a
 radiologist would count and three candidates written in the styles of today's report generators, each with its errors recorded as it was
 written. The IU text itself is not committed: it is read at run time from the torchxrayvision wheel
 exactly as ``bench/iu_edits.py`` reads it (:func:`iu_edits.fetch_archive`).
@@ -41,10 +41,10 @@ HELDOUT_SLOTS = {7, 8, 9}  # draw positions (mod 10) held out within each group:
 # Later development splits, each written by other writers after the judge was tuned on the earlier ones and
 # first measured before any change was tuned on it: the gap between a tuned split and text the judge has not
 # seen. Each is drawn outside the earlier draws and the paraphrase probes, with its own seed.
-EXTRA_SEEDS = {"dev2": 3202, "dev3": 3203, "dev4": 3204, "dev5": 3205, "dev6": 3206}
+EXTRA_SEEDS = {"dev2": 3202, "dev3": 3203, "dev4": 3204, "dev5": 3205, "dev6": 3206, "dev7": 3207}
 N2_NORMAL, N2_ABNORMAL = 14, 26
-SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "heldout")
-TUNED = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6")  # the splits --details lists; the held-out split is only ever reported as totals
+SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "heldout")
+TUNED = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7")  # the splits --details lists; the held-out split is only ever reported as totals
 SECTION = "### Rules judge on machine-written candidates (bench_machine_written.py)"
 
 
