@@ -60,6 +60,7 @@ def test_the_set_has_the_size_and_mix_the_issue_asks_for(references, candidates)
 
 def test_the_held_out_split_is_about_thirty_percent_and_follows_the_reference(references, candidates):
     assert {r["split"] for r in references.values()} == set(mw.SPLITS)
+    assert set(mw.TUNED_ON) <= set(mw.TUNED) <= set(mw.SPLITS) and "heldout" not in mw.TUNED  # never tuned on
     first = [r for r in references.values() if r["split"] in ("dev", "heldout")]  # the first draw
     held = [r for r in first if r["split"] == "heldout"]
     assert 0.25 <= len(held) / len(first) <= 0.35
