@@ -285,28 +285,40 @@ def assumed_output_tokens(prompt_id: str) -> int:
     return ASSUMED_OUTPUT.get(prompt_id, GREEN_ASSUMED_OUTPUT)
 
 
-def measured_output_tokens(store: Store, prompt_id: str) -> tuple[int, float | None]:
-    """``(n, median)`` of the output tokens of the stored answers of ``prompt_id`` (any model, any dataset).
+def measured_output_tokens(store: Store, prompt_id: str, model: str | None = None) -> tuple[int, float | None]:
+    """``(n, median)`` of the output tokens of the stored answers of ``prompt_id`` (any dataset).
 
-    Successful answers with a recorded ``tokens_out`` only (a cache copy records none: no call was made); one
-    answer per cache key. ``(0, None)`` when there is none.
+    ``model``: only the answers of runs of that model (``judge_runs.model``); None: any model. Successful
+    answers with a recorded ``tokens_out`` only (a cache copy records none: no call was made), one answer per
+    cache key, and none cut off at its run's budget (``tokens_out`` at least the ``max_tokens`` recorded in the
+    run's params: a truncated answer says nothing of the answer's length). ``(0, None)`` when there is none.
     """
+    same_model = "AND r.model = ?" if model is not None else ""
     row = store.query_df(
         "SELECT count(*) AS n, median(t) AS med FROM (SELECT coalesce(o.cache_key, o.run_id || '/' || o.pair_id) "
         "AS k, any_value(o.tokens_out) AS t FROM judge_outputs o JOIN judge_runs r USING (run_id) "
-        "WHERE r.prompt_id = ? AND o.error IS NULL AND o.tokens_out IS NOT NULL GROUP BY k)", [prompt_id])
+        f"WHERE r.prompt_id = ? {same_model} AND o.error IS NULL AND o.tokens_out IS NOT NULL "
+        "AND o.tokens_out < coalesce(CASE WHEN json_valid(r.params) THEN TRY_CAST(json_extract_string(r.params, "
+        "'$.max_tokens') AS INTEGER) END, o.tokens_out + 1) GROUP BY k)",
+        [prompt_id] + ([model] if model is not None else []))
     n = int(row["n"].iloc[0])
     return n, (float(row["med"].iloc[0]) if n else None)
 
 
-def _output_each(store: Store, prompt_id: str, max_tokens: int, given: int | None) -> tuple[int, str]:
-    """Output tokens per answer for a plan, and where the figure comes from."""
+def _output_each(store: Store, prompt_id: str, model: str, max_tokens: int,
+                 given: int | None) -> tuple[int, str]:
+    """Output tokens per answer for a plan, and where the figure comes from: ``given``, else the stored answers
+    of ``model``, else those of any other model, else the prompt's assumption."""
     if given is not None:
         each, source = int(given), "given"
     else:
-        n, median = measured_output_tokens(store, prompt_id)
-        each, source = ((round(median), f"median of {n:,} stored answer{'s' if n != 1 else ''}") if n else
-                        (assumed_output_tokens(prompt_id), "assumed: no stored answer of this prompt to measure"))
+        whose = "this model"
+        n, median = measured_output_tokens(store, prompt_id, model)
+        if not n:  # none of this model: any model's answers are other models'
+            whose = "other models"
+            n, median = measured_output_tokens(store, prompt_id)
+        each, source = ((round(median), f"median of {n:,} stored answer{'s' if n != 1 else ''} of {whose}") if n
+                        else (assumed_output_tokens(prompt_id), "assumed: no stored answer of this prompt to measure"))
     if each > max_tokens:
         each, source = max_tokens, f"{source}, capped at max_tokens"
     return each, source
@@ -325,7 +337,8 @@ class RunPlan:
     completion_tokens: int  # total output over the calls still to send: output_each per call
     cost_usd: float | None  # None: price unknown
     output_each: int = 0  # output tokens per call in the estimate
-    output_source: str = ""  # where output_each comes from: "median of N stored answers", "assumed: ...", "given"
+    output_source: str = ""  # where output_each comes from: "median of N stored answers of this model" (or "of
+    # other models"), "assumed: ...", "given"
 
     @property
     def to_send(self) -> int:
@@ -343,8 +356,9 @@ def plan_run(store: Store, dataset: str, judge: str, pair_ids: list[str], prompt
     """Calls, cache hits and estimated cost of one run before it starts.
 
     The cost counts only the calls not in the cache. Output tokens per call: ``completion_tokens`` when
-    given, else the median of the stored answers of the same prompt (any model: :func:`measured_output_tokens`),
-    else the prompt's assumption (:func:`assumed_output_tokens`); never more than ``params.max_tokens``. The
+    given, else the median of the stored answers of the same prompt by the same model, else by any other model
+    (:func:`measured_output_tokens`: answers cut off at their run's ``max_tokens`` left out), else the prompt's
+    assumption (:func:`assumed_output_tokens`); never more than ``params.max_tokens``. The
     plan says which (``output_source``). The prompts are rendered with each pair's patient context, as the
     run renders them. Without ``params``: the prompt's defaults.
     """
@@ -359,7 +373,7 @@ def plan_run(store: Store, dataset: str, judge: str, pair_ids: list[str], prompt
     todo = [m for m, k in zip(messages, keys, strict=True) if k not in hits]
     p_tokens = sum(estimate_prompt_tokens(m) for m in todo)
     effective = _effective_prompt(prompt_id, shots)
-    out_each, source = _output_each(store, effective, int(params.max_tokens), completion_tokens)
+    out_each, source = _output_each(store, effective, judge, int(params.max_tokens), completion_tokens)
     cost = 0.0
     if todo:
         avg_in = p_tokens // len(todo)

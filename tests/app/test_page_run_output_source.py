@@ -38,4 +38,4 @@ def test_the_estimate_names_its_output_figure_and_its_source(app_test, demo_stor
     assert_ok(at)
     shown = table(at, "to send", COLUMN)
     assert shown["to send"].tolist() == [3]
-    assert shown[COLUMN].tolist() == [f"{len(answer) // 4} (median of 2 stored answers)"]
+    assert shown[COLUMN].tolist() == [f"{len(answer) // 4} (median of 2 stored answers of this model)"]

@@ -1,6 +1,7 @@
 """The output tokens of a run's plan: the prompt's stated assumption while the store holds no answer of the
-prompt, then the median of the stored answers' ``tokens_out`` (any model), and the estimated cost moves with
-it. Runs go to the loopback server, whose usage reports ``len(answer) // 4`` completion tokens."""
+prompt, then the median of the stored answers' ``tokens_out`` (the plan's own model's when it has some, else
+other models'; answers cut off at their run's budget left out), and the estimated cost moves with it. Runs go
+to the loopback server, whose usage reports ``len(answer) // 4`` completion tokens."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def test_no_answer_assumes_then_the_stored_answers_median_is_used_and_the_cost_m
 
     after = plan_run(store, "d", PLAN_MODEL, ids, "crimson")  # another model: nothing cached, the answers measured
     assert (after.output_each, after.to_send) == (round(expected), N)
-    assert after.output_source == f"median of {N} stored answers"
+    assert after.output_source == f"median of {N} stored answers of other models"
     assert after.prompt_tokens == before.prompt_tokens  # only the output figure changed ...
     assert after.cost_usd == estimate_cost(PLAN_MODEL, N, after.prompt_tokens // N, round(expected))
     assert expected < CRIMSON_ASSUMED_OUTPUT and after.cost_usd < before.cost_usd  # ... and the cost with it
@@ -90,10 +91,44 @@ def test_copies_count_once_failures_not_at_all_and_the_budget_caps(tmp_path):
 
     ids = _ids(store)
     capped = plan_run(store, "d", PLAN_MODEL, ids, "crimson", GenParams(max_tokens=100))
-    assert capped.output_each == 100 and capped.output_source == f"median of {N - 1} stored answers, capped at " \
-                                                                 "max_tokens"
+    assert capped.output_each == 100 and capped.output_source == f"median of {N - 1} stored answers of other " \
+                                                                 "models, capped at max_tokens"
     given = plan_run(store, "d", PLAN_MODEL, ids, "crimson", completion_tokens=123)
     assert (given.output_each, given.output_source) == (123, "given")
+
+
+def test_the_plans_own_model_comes_first_and_answers_cut_off_at_their_budget_are_left_out(tmp_path):
+    store = marked_store(tmp_path / "s.duckdb", N)
+    ids = _ids(store)
+    served_a: list[str] = []
+    served_b: list[str] = []
+    longer = "x" * 8000  # model B answers 2,000 tokens more than model A
+    with FakeOpenAI(answer=_padded_answers(served_a)) as server:
+        tokens_a = sorted(len(json.dumps(PARTIAL) + " " * pad) // 4 for pad in PADS)
+        budget = tokens_a[3]  # pairs 3 and 4 reach the budget: cut off, so not a measure of the answer's length
+        run_a = run_llm_judge(store, dataset="d", model=RUN_MODEL, prompt_id="crimson", api_base=server.url,
+                              params=GenParams(max_tokens=budget))
+    other = "openai/fake-judge-b"
+    with FakeOpenAI(answer=lambda messages: served_b.append(json.dumps(PARTIAL) + longer) or served_b[-1]) as server:
+        run_b = run_llm_judge(store, dataset="d", model=other, prompt_id="crimson", api_base=server.url,
+                              params=GenParams(max_tokens=4000))
+    assert (run_a.ok, run_b.ok, len(served_a), len(served_b)) == (N, N, N, N)
+    assert sorted(len(a) // 4 for a in served_a) == tokens_a  # what the server reported
+    kept_a = [t for t in tokens_a if t < budget]
+    tokens_b = [len(a) // 4 for a in served_b]
+    assert len(kept_a) == 3 and max(tokens_b) < 4000
+    assert measured_output_tokens(store, "crimson", RUN_MODEL) == (3, statistics.median(kept_a))
+    assert measured_output_tokens(store, "crimson", other) == (N, statistics.median(tokens_b))
+    assert measured_output_tokens(store, "crimson") == (3 + N, statistics.median(kept_a + tokens_b))
+
+    own = plan_run(store, "d", RUN_MODEL, ids, "crimson", GenParams(max_tokens=4000))
+    assert own.to_send == N  # another budget: other cache keys, nothing cached
+    assert (own.output_each, own.output_source) == (round(statistics.median(kept_a)),
+                                                    "median of 3 stored answers of this model")
+    fallback = plan_run(store, "d", "openai/fake-judge-c", ids, "crimson", GenParams(max_tokens=4000))
+    assert (fallback.output_each, fallback.output_source) == (round(statistics.median(kept_a + tokens_b)),
+                                                              f"median of {3 + N} stored answers of other models")
+    assert own.output_each < fallback.output_each  # model B's longer answers weigh only on other models' plans
 
 
 def test_each_prompt_family_has_its_assumption():
