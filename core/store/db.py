@@ -149,6 +149,11 @@ def all_migrations() -> tuple[Migration, ...]:
     return tuple(found)
 
 
+def sql_string(text: str | os.PathLike) -> str:
+    """A SQL string literal (for ATTACH and read_parquet, which take no ``?`` parameters)."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
 def new_pair_numbers(order_by: str) -> str:
     """SQL numbering the rows of an INSERT INTO pairs in ``order_by`` order from the first free pair
     number (migration 005): above every live and trashed pair, so a restored dataset never meets its
@@ -328,13 +333,19 @@ class Store:
             conn.close()
 
     @contextmanager
-    def write(self, counter: str = "data_version") -> Iterator[Connection]:
+    def write(self, counter: str = "data_version",
+              attach: dict[str, str | os.PathLike] | None = None) -> Iterator[Connection]:
         """One write transaction: everything in the block commits, or nothing does.
 
         The ``counter`` in ``store_meta`` is bumped in the same transaction: ``data_version`` (the
         default), so caches keyed on :meth:`data_version` see every committed change; job
         bookkeeping (progress, heartbeats, leases: core.jobs) bumps ``job_version`` instead, so a
         running job does not empty the dashboard's data caches every second.
+
+        ``attach``: ``{alias: path}`` of DuckDB files to read in the block, attached read-only before the
+        transaction and detached after it (an attached file belongs to the process's instance of the
+        store, which outlives this connection while another one of this process holds the store; DuckDB
+        refuses to detach it inside the transaction that read it).
         """
         if counter not in COUNTERS:
             raise ValueError(f"unknown store counter {counter!r}")
@@ -351,6 +362,8 @@ class Store:
                             f"the store at {self.path} is damaged: blocks of {', '.join(hurt)} fail their "
                             "checksum; nothing was written; run check-store; restore from a backup or export")
                     self._write_checked = True
+                for alias, path in (attach or {}).items():
+                    conn.execute(f"ATTACH {sql_string(path)} AS {alias} (READ_ONLY)")
                 conn.execute("BEGIN TRANSACTION")
                 try:
                     yield Connection(conn)
@@ -376,6 +389,11 @@ class Store:
                                     f"commits are kept; free disk space and try again): {text}") from exc
                 raise
             finally:
+                for alias in attach or {}:
+                    try:
+                        conn.execute(f"DETACH DATABASE IF EXISTS {alias}")
+                    except duckdb.Error:
+                        pass  # the connection closes next; an error here must not hide the block's own
                 conn.close()
 
     # -- convenience -------------------------------------------------------

@@ -34,7 +34,7 @@ import duckdb
 
 from core.store.db import Store, StoreError, insert_metric_values, is_damage, new_pair_numbers
 from core.store.integrity import OUTPUT_COUNTS_AS_OK
-from core.store.mergesource import MERGED_TABLES, MergeRefused, open_source, sql_string
+from core.store.mergesource import MERGED_TABLES, MergeRefused, open_source
 from core.taxonomy import CONTEXT_FIELDS
 
 __all__ = ["NOT_MERGED", "TABLES", "MergeConflict", "MergeRefused", "MergeReport", "Table", "merge_store"]
@@ -148,8 +148,7 @@ def merge_store(store: Store, source: str | Path) -> MergeReport:
     with open_source(source, store.path.parent) as src:
         report = MergeReport(str(source), src.kind, src.schema_version, src.migrated)
         try:
-            with store.write() as conn:
-                conn.execute(f"ATTACH {sql_string(src.path)} AS src (READ_ONLY)")
+            with store.write(attach={"src": src.path}) as conn:
                 conflicts, total = find_conflicts(conn)
                 if total:
                     raise MergeConflict(source, conflicts, total)

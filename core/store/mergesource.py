@@ -33,6 +33,7 @@ from core.store.db import (
     all_migrations,
     latest_schema_version,
     split_sql,
+    sql_string,
     store_kind,
 )
 from core.store.integrity import EXPORT_FORMAT, INTRODUCED_IN, sha256_file
@@ -55,11 +56,6 @@ class Source:
     kind: str  # "store" | "export"
     schema_version: int  # the source's own schema version
     migrated: bool  # True: ``path`` is a copy migrated from ``schema_version`` to this RadJudge's
-
-
-def sql_string(text: str) -> str:
-    """A SQL string literal (for ATTACH and read_parquet, which take no ``?`` parameters)."""
-    return "'" + str(text).replace("'", "''") + "'"
 
 
 @contextmanager

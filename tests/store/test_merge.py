@@ -357,6 +357,31 @@ def test_a_failure_midway_rolls_the_whole_merge_back(study, tmp_path):
     assert dump_sha(target.path) == before
 
 
+def test_the_source_is_detached_after_each_merge_while_the_store_stays_open(study, tmp_path):
+    """An attached database belongs to DuckDB's instance of the file, which outlives the merge's connection while
+    another connection of this process holds the store: the merge detaches its source itself, on success and
+    on refusal, so the next merge can attach one."""
+    target = Store(tmp_path / "t.duckdb")
+    held = duckdb.connect(str(target.path))  # same configuration as the store's writes: the same instance
+    try:
+        attached = "SELECT database_name FROM duckdb_databases() ORDER BY 1"
+        before = held.execute(attached).fetchall()
+        assert merge_store(target, study["parts"][0]).added["judge_outputs"] > 0
+        assert held.execute(attached).fetchall() == before
+        bad = tmp_path / "bad.duckdb"
+        shutil.copyfile(study["parts"][1], bad)
+        con = duckdb.connect(str(bad))
+        con.execute("UPDATE pairs SET candidate = candidate || ' Also a fracture.'")  # the texts disagree
+        con.close()
+        with pytest.raises(MergeConflict):
+            merge_store(target, bad)
+        assert held.execute(attached).fetchall() == before
+        assert merge_store(target, study["parts"][1]).added["judge_outputs"] > 0  # attaches its source again
+        assert held.execute(attached).fetchall() == before
+    finally:
+        held.close()
+
+
 def test_every_column_of_a_merged_table_is_compared_or_kept_on_purpose(tmp_store):
     """A migration that adds a column to a merged table must say whether merges compare it."""
     for t in TABLES:
