@@ -252,9 +252,11 @@ class Store:
                 if not any(s in msg for s in _CONTENTION):
                     raise StoreError(f"cannot open store {self.path}: {exc}") from exc
                 if time.monotonic() >= deadline:
+                    # "different configuration" and "unique file handle conflict" come from this process
                     raise StoreBusy(
-                        f"store {self.path} stayed locked by another process for "
-                        f"{self.timeout:.0f} s; close the other job or try again"
+                        f"store {self.path} stayed locked by another connection (this or another process) for "
+                        f"{self.timeout:g} s ({str(exc).strip().splitlines()[0]}); close the other job or try "
+                        "again"
                     ) from exc
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.5)

@@ -10,6 +10,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 
@@ -77,12 +78,32 @@ def test_busy_store_raises_clear_error_after_timeout(tmp_path):
     try:
         assert holder.stdout.readline().strip() == "held"
         start = time.monotonic()
-        with pytest.raises(StoreBusy, match="stayed locked by another process"):
+        with pytest.raises(StoreBusy) as busy:
             Store(path, timeout=0.5).data_version()
         assert time.monotonic() - start >= 0.5
+        said = str(busy.value)
+        assert said.startswith(f"store {path} stayed locked by another connection (this or another process) for "
+                               "0.5 s (IO Error: Could not set lock on file") and len(said.splitlines()) == 1
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_busy_store_names_a_connection_of_this_process_too(tmp_path):
+    """A connection of this very process with another configuration (read-only) also keeps a write out: the
+    message does not only blame another process, and carries DuckDB's own first line."""
+    path = tmp_path / "s.duckdb"
+    Store(path)
+    held = duckdb.connect(str(path), read_only=True)
+    try:
+        with pytest.raises(StoreBusy) as busy, Store(path, timeout=0.3).write():
+            pass
+        said = str(busy.value)
+        assert "stayed locked by another connection (this or another process) for 0.3 s" in said
+        assert "with a different configuration than existing connections" in said and len(said.splitlines()) == 1
+    finally:
+        held.close()
+
 
 
 READER = textwrap.dedent("""
