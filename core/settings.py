@@ -16,6 +16,7 @@ Streamlit secrets (root-level values; the environment wins) are merged by :func:
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -87,13 +88,21 @@ JOB_KEYS_VAR = "RADJUDGE_JOB_KEYS"
 
 
 def store_timeout() -> float:
-    """``RADJUDGE_STORE_TIMEOUT``: seconds an operation waits for a store another process holds
-    (default 30); a judge run whose write waits longer stops sending (core.judges.llm)."""
+    """``RADJUDGE_STORE_TIMEOUT``: seconds an operation waits for a store another connection holds
+    (default 30; at least 0.1); a judge run whose write waits longer stops sending (core.judges.llm).
+
+    Raises ValueError (one line) for a value that is not a finite number of seconds: ``inf`` would wait forever.
+    """
     value = env_value(STORE_TIMEOUT_VAR)
-    try:
-        return max(0.1, float(value)) if value else 30.0
-    except ValueError:
+    if not value:
         return 30.0
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds):
+        raise ValueError(f"{STORE_TIMEOUT_VAR} must be a finite number of seconds (e.g. 30), not {value!r}")
+    return max(0.1, seconds)
 
 
 def api_base() -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -105,6 +106,24 @@ def test_busy_store_names_a_connection_of_this_process_too(tmp_path):
         held.close()
 
 
+
+def test_a_store_timeout_that_is_not_a_finite_number_is_refused_in_one_line(tmp_path, monkeypatch):
+    """``RADJUDGE_STORE_TIMEOUT=inf`` would wait forever for a held store: refused before anything is opened,
+    like a value that is no number; a finite one is taken (at least 0.1 s)."""
+    path, kept = tmp_path / "s.duckdb", Store(tmp_path / "kept.duckdb").path
+    for bad in ("inf", "-Infinity", "nan", "thirty"):
+        monkeypatch.setenv("RADJUDGE_STORE_TIMEOUT", bad)
+        with pytest.raises(ValueError, match=rf"^RADJUDGE_STORE_TIMEOUT must be a finite number of seconds "
+                                             rf"\(e.g. 30\), not '{bad}'$"):
+            Store(path)
+        assert not path.exists()  # nothing made
+        done = subprocess.run([sys.executable, "-m", "core", "--store", str(kept), "datasets"],
+                              capture_output=True, text=True, timeout=120, env={**os.environ})
+        assert done.returncode != 0 and done.stderr.strip().splitlines() == [
+            f"error: RADJUDGE_STORE_TIMEOUT must be a finite number of seconds (e.g. 30), not '{bad}'"]
+    for good, seconds in (("2.5", 2.5), ("0", 0.1)):
+        monkeypatch.setenv("RADJUDGE_STORE_TIMEOUT", good)
+        assert Store(path).timeout == seconds
 
 READER = textwrap.dedent("""
     import json, sys, time
