@@ -187,8 +187,8 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
     errors, counts, scores = summary_frames(store, dataset, jc)
     judge = _summary_judge(targets, set(summarisable_judges(errors, counts, scores)))
     if judge is None:
-        note = ("No judge on this dataset wrote GREEN-format or CRIMSON error explanations yet; run one "
-                f"(python -m core judge --dataset {dataset} --judge rules) to get a summary.")
+        note = ("No judge on this dataset has a summary yet (a GREEN or CRIMSON score and errors per category, "
+                f"explained or counted); run one (python -m core judge --dataset {dataset} --judge rules) to get one.")
     else:
         summary = judge_summary(errors, counts, scores, judge, seed=seed)
 

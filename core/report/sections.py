@@ -268,8 +268,8 @@ def summary_section(data: ReportData) -> str:
     summary = data.summary
     if summary is None:
         return f"<p class='empty'>{e(data.summary_note)}</p>"
-    out = [f"<p>Judge: <strong>{e(summary.judge)}</strong> (the judge closest to the experts that explains its "
-           "errors). "]
+    out = [f"<p>Judge: <strong>{e(summary.judge)}</strong> (the judge closest to the experts among the judges "
+           "with a summary: a GREEN or CRIMSON score and errors per category). "]
     if summary.green_mean is not None:  # the headline score: GREEN's, or CRIMSON's for a CRIMSON run
         label = metric_label(summary.score_metric)
         out.append(f"{e(label)} score: mean {summary.green_mean:.3f}, standard deviation {summary.green_std:.3f} "

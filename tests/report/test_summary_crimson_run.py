@@ -78,3 +78,17 @@ def test_the_report_summarises_a_crimson_run_under_crimsons_score(crimson_run):
             f"{len(values):,} reports.")
     assert line in page and html.escape(JUDGE) in page
     assert "GREEN score: mean" not in page
+    # the judge is chosen among those with a summary (counts per category will do), not only those explaining
+    assert (f"Judge: <strong>{html.escape(JUDGE)}</strong> (the judge closest to the experts among the judges "
+            "with a summary: a GREEN or CRIMSON score and errors per category).") in page
+
+
+def test_without_a_judge_with_a_summary_the_report_says_what_one_needs(crimson_demo, capsys):  # noqa: F811
+    store, _, _ = crimson_demo
+    assert main(["--store", str(store.path), "judge", "--dataset", "demo", "--judge", "lexical", "--json"]) == 0
+    capsys.readouterr()
+    data = collect(store, "demo", n_boot=0, seed=0)
+    note = ("No judge on this dataset has a summary yet (a GREEN or CRIMSON score and errors per category, "
+            "explained or counted); run one (python -m core judge --dataset demo --judge rules) to get one.")
+    assert data.summary is None and data.summary_note == note
+    assert html.escape(note) in build_report(store, "demo", n_boot=0, seed=0)
