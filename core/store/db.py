@@ -23,7 +23,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import NamedTuple
 
@@ -255,8 +255,7 @@ class Store:
                     # "different configuration" and "unique file handle conflict" come from this process
                     raise StoreBusy(
                         f"store {self.path} stayed locked by another connection (this or another process) for "
-                        f"{self.timeout:g} s ({str(exc).strip().splitlines()[0]}); close the other job or try "
-                        "again"
+                        f"{self.timeout:g} s ({str(exc).strip().splitlines()[0]}); close the other job or try again"
                     ) from exc
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.5)
@@ -344,10 +343,9 @@ class Store:
         bookkeeping (progress, heartbeats, leases: core.jobs) bumps ``job_version`` instead, so a
         running job does not empty the dashboard's data caches every second.
 
-        ``attach``: ``{alias: path}`` of DuckDB files to read in the block, attached read-only before the
-        transaction and detached after it (an attached file belongs to the process's instance of the
-        store, which outlives this connection while another one of this process holds the store; DuckDB
-        refuses to detach it inside the transaction that read it).
+        ``attach``: ``{alias: path}`` of DuckDB files read in the block, attached read-only before the transaction
+        and detached after it (DuckDB refuses inside it); left attached, a file outlives this connection in the
+        process's instance of the store while another connection of this process holds it.
         """
         if counter not in COUNTERS:
             raise ValueError(f"unknown store counter {counter!r}")
@@ -391,11 +389,9 @@ class Store:
                                     f"commits are kept; free disk space and try again): {text}") from exc
                 raise
             finally:
-                for alias in attach or {}:
-                    try:
+                for alias in attach or {}:  # an error here must not hide the block's own
+                    with suppress(duckdb.Error):
                         conn.execute(f"DETACH DATABASE IF EXISTS {alias}")
-                    except duckdb.Error:
-                        pass  # the connection closes next; an error here must not hide the block's own
                 conn.close()
 
     # -- convenience -------------------------------------------------------
