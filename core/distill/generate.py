@@ -67,7 +67,10 @@ def label_offline(teacher: dict, refs: list[str], cands: list[str]) -> pd.DataFr
 
     rows = []
     for r, c in zip(refs, cands, strict=True):
-        metrics = parsed_metrics(parse_output(rules.render_green(rules.judge_pair(r, c))))
+        result = rules.judge_pair(r, c)
+        if result.failure:  # a label of zero errors would teach the student a clean report
+            raise ValueError(f"the rules teacher could not read a generated pair: {result.failure}")
+        metrics = parsed_metrics(parse_output(rules.render_green(result)))
         rows.append([float(metrics[label]) for label in LABELS])
     return pd.DataFrame(rows, columns=list(LABELS))
 

@@ -120,6 +120,8 @@ def score_rules_live(reference: str, candidate: str, context: dict[str, str] | N
     if refused:
         return RulesLive("", None, (time.perf_counter() - t0) * 1000, failure=refused)
     result = judge_pair(reference, candidate)
+    if result.failure:
+        return RulesLive("", None, (time.perf_counter() - t0) * 1000, failure=result.failure)
     raw = render_green(result)
     parsed = parse_output(raw)
     latency = (time.perf_counter() - t0) * 1000

@@ -159,6 +159,7 @@ class RulesResult:
     matches: list[Match] = field(default_factory=list)
     errors: list[RuleError] = field(default_factory=list)
     explanation: str = ""
+    failure: str | None = None  # the judge could not read the pair: a recorded failure, never a score
 
     @property
     def matched(self) -> int:

@@ -379,5 +379,6 @@ def judge_pair(reference: str, candidate: str) -> RulesResult:
         ref = parse_report(reference if isinstance(reference, str) else clean_text(reference))
         cand = parse_report(candidate if isinstance(candidate, str) else clean_text(candidate))
         return _judge(ref, cand)
-    except Exception as exc:  # pragma: no cover - defensive: a judge never crashes a run
-        return RulesResult(explanation=f"Rules judge {RULES_VERSION}: internal error {type(exc).__name__}")
+    except Exception as exc:  # a judge never crashes a run, and an error it hit is never a clean report
+        failure = f"rules judge {RULES_VERSION}: internal error {type(exc).__name__}"
+        return RulesResult(explanation=failure, failure=failure)

@@ -52,7 +52,10 @@ def score_pair(reference: str, candidate: str) -> OutputRecord:
     refused = screen_pair(reference, candidate)
     if refused:
         return OutputRecord(pair_id="", error=refused)
-    return OutputRecord(pair_id="", raw_text=render_green(judge_pair(reference, candidate)), metrics=None)
+    result = judge_pair(reference, candidate)
+    if result.failure:  # stored like any failed call: no metric values, counted in the run's failures
+        return OutputRecord(pair_id="", error=result.failure)
+    return OutputRecord(pair_id="", raw_text=render_green(result), metrics=None)
 
 
 def spec_for(dataset: str) -> RunSpec:
