@@ -136,12 +136,12 @@ DECLINE = re.compile(
     r"|\bcontent\s+(?:filter|policy)\b|\btimed\s+out\b"
     # templates: instructions and placeholders
     r"|\b(?:template|placeholders?|bracketed|fill\s+(?:in|out)|replace\s+the)\b"
-    r"|\[\s*(?:(?:insert|describe|enter|specify|add|fill|summari[sz]e|list|provide|state|include|type|write|"
+    r"|\[\s{0,40}(?:(?:insert|describe|enter|specify|add|fill|summari[sz]e|list|provide|state|include|type|write|"
     r"document|note|comment|mention|select|choose|findings?|impression|summary|conclusion|details?|description|text|"
-    r"placeholder|option|options)\b[^\]]*|[^\]\d]*/[^\]\d]*|[\s_.\-]*)\]"
+    r"placeholder|option|options)\b[^\]]{0,200}|[^\]\d/]{0,80}/[^\]\d]{0,80}|[\s_.\-]{0,80})\]"
     r"|\{\s*\w*\s*\}"
     r"|<\s*(?:insert|describe|enter|specify|findings?|impression|summary|conclusion|details?|description|text|"
-    r"placeholder)\b[^>]*>", _I | re.MULTILINE)
+    r"placeholder)\b[^>]{0,200}>", _I | re.MULTILINE)
 
 _OTHER = (r"(?:hand|wrist|fingers?|knee|foot|feet|ankle|elbow|skull|dental|panoramic|brain|CT|MRI|MR|ultrasound|"
           r"sonogram|echocardiogram|ECG|EKG|electrocardiogram|photograph|photo|selfie|screenshot|screen|document|"
@@ -204,10 +204,10 @@ REPORT_WORDS = re.compile(
 NORMAL_WORDS = re.compile(r"\b(?:normal|unremarkable|negative|clear|stable|unchanged|no\s+acute|wnl)\b", _I)
 
 #: What a template's placeholders look like ("[insert findings]", "___", "N/A", "<impression>", "{lungs}", '"findings": ""')
-PLACEHOLDER = re.compile(r"\[[^\]]*\]|<[^>]*>|\{\s*\w*\s*\}|_{2,}|\.{3,}|\b(?:N/?A|TBD|null|pending|XXX+)\b|"
+PLACEHOLDER = re.compile(r"\[[^\]]{0,200}\]|<[^>]{0,200}>|\{\s*\w*\s*\}|_{2,}|\.{3,}|\b(?:N/?A|TBD|null|pending|XXX+)\b|"
                          r"\b(?:findings|impression|conclusion|technique|comparison|indication|history|examination|"
                          r"report|chest|radiograph|x-?ray)\b\s*:?", _I)
-SLOT = re.compile(r"\[[^\]]*\]|<[^>]*>|\{\s*\w*\s*\}|_{2,}|\.{3,}|\b(?:N/?A|TBD|null|pending|XXX+)\b"
+SLOT = re.compile(r"\[[^\]]{0,200}\]|<[^>]{0,200}>|\{\s*\w*\s*\}|_{2,}|\.{3,}|\b(?:N/?A|TBD|null|pending|XXX+)\b"
                   r'|:\s*(?:""|null)\s*[,}]', _I)
 
 

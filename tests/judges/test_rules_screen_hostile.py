@@ -1,0 +1,54 @@
+"""The not-a-report screen on hostile text: its patterns stay linear in the length of the text.
+
+Inputs built from one repeated unit with an opening bracket and no closing one (or a question to the user with
+no question mark) made the screen backtrack: "[a/b " * k took 28 s at 8 kB and did not finish in 9 minutes at
+100 kB. Each input below runs in a subprocess that must finish well inside 20 s (the old code took minutes or
+more); the structural tests say why: no placeholder match can span more than its bound.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.judges.rules.screen import DECLINE, PLACEHOLDER, SLOT
+
+ROOT = Path(__file__).resolve().parents[2]
+_RUN = """
+import sys, time
+from core.judges.rules.screen import not_a_report
+unit, n = sys.argv[1], int(sys.argv[2])
+text = (unit * (n // len(unit) + 1))[:n]
+start = time.perf_counter()
+not_a_report(text)
+print(f"{time.perf_counter() - start:.2f}")
+"""
+
+
+def _seconds(unit: str, n: int) -> float:
+    out = subprocess.run([sys.executable, "-c", _RUN, unit, str(n)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=20, check=True)
+    return float(out.stdout.strip())
+
+
+@pytest.mark.parametrize("unit", ["[a/b ", "[insert ", "<findings ", "[ _ "])
+def test_a_bracket_never_closed_is_screened_in_linear_time(unit):
+    assert _seconds(unit, 100_000) < 10
+
+
+def test_a_placeholder_with_a_slash_is_bounded_on_both_sides():
+    assert DECLINE.search("[normal/enlarged]")
+    assert DECLINE.search("FINDINGS: heart size [normal / enlarged].")
+    # the first side stops at the first slash, and neither side runs past its bound
+    assert not DECLINE.search("[" + "a" * 81 + "/b]")
+    assert not DECLINE.search("[a/" + "b" * 81 + "]")
+    assert not DECLINE.search("[insert " + "x" * 201 + "]")
+    assert DECLINE.search("[insert " + "x" * 150 + "]")
+
+
+def test_placeholder_and_slot_brackets_are_bounded():
+    assert PLACEHOLDER.search("[insert findings]") and SLOT.search("<impression>")
+    assert not PLACEHOLDER.search("[" + "y" * 201 + "]") and not SLOT.search("<" + "y" * 201 + ">")
