@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from core.judges.rules.screen import DECLINE, PLACEHOLDER, SLOT
+from core.judges.rules.extract import MAX_REPORT_CHARS
+from core.judges.rules.screen import DECLINE, PLACEHOLDER, SLOT, not_a_report
 
 ROOT = Path(__file__).resolve().parents[2]
 _RUN = """
@@ -52,3 +53,22 @@ def test_a_placeholder_with_a_slash_is_bounded_on_both_sides():
 def test_placeholder_and_slot_brackets_are_bounded():
     assert PLACEHOLDER.search("[insert findings]") and SLOT.search("<impression>")
     assert not PLACEHOLDER.search("[" + "y" * 201 + "]") and not SLOT.search("<" + "y" * 201 + ">")
+
+
+@pytest.mark.parametrize("unit", ["can you ", "[insert "])
+def test_text_past_the_report_limit_is_not_scanned(unit):
+    # 400 kB: 37 s ("can you ") and 164 s ("[insert ") before the screen cut the text where the parser does
+    assert _seconds(unit, 400_000) < 10
+
+
+def test_a_question_to_the_user_is_bounded():
+    assert DECLINE.search("Could you upload the image again?")
+    assert DECLINE.search("Can you " + "y " * 140 + "?")
+    assert not DECLINE.search("Can you " + "y" * 301 + "?")
+
+
+def test_the_screen_reads_what_the_parser_reads():
+    """A cue past MAX_REPORT_CHARS is past the end of what is scored: the screen does not see it either."""
+    report = "FINDINGS: Heart size normal. Lungs clear. " * (MAX_REPORT_CHARS // 40)
+    assert not_a_report(report + "Sorry, I cannot interpret this image.") is None
+    assert not_a_report("Sorry, I cannot interpret this image.")

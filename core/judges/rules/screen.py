@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 
 from core.judges.language import unsupported
-from core.judges.rules.extract import clean_text, parse_report
+from core.judges.rules.extract import MAX_REPORT_CHARS, clean_text, parse_report
 
 __all__ = ["ASIDE", "CUE_WORDS", "DECLINE", "NORMAL_WORDS", "OTHER_IMAGE", "PLACEHOLDER", "REPORT_WORDS", "SLOT",
            "may_hold_a_cue", "not_a_report", "screen_pair"]
@@ -111,7 +111,7 @@ DECLINE = re.compile(
     r"(?:to\s+be\s+)?(?:\w+\s+)?(?:blank|black|empty|corrupted|corrupt|unreadable|uninterpretable|missing|"
     r"not\s+(?:interpretable|readable))\b"
     # the user addressed: questions, requests, hypotheticals
-    r"|\b(?:could|can|would|will|do|did|have|are)\s+you\b[^.?!\n]*\?"
+    r"|\b(?:could|can|would|will|do|did|have|are)\s+you\b[^.?!\n]{0,300}\?"
     r"|\bwould\s+you\s+like\b|\bif\s+you\b|\byou\s+(?:uploaded|shared|sent|attached|provided|asked)\b"
     r"|\byour\s+(?:message|upload|request|question|attachment)\b"
     r"|\b(?:questions?|concerns?|worries|worried|concerned)\s+(?:about|regarding|over)\b"
@@ -303,7 +303,8 @@ def not_a_report(text: str) -> str | None:
     """Why ``text`` is not a report (``"empty"``, ``"a refusal ..."``, ``"not a radiograph report ..."``, ...),
     else None."""
     original = str(text or "")
-    text = original.replace("\u2019", "'")
+    # the part the parser reads (clean_text cuts there too): the patterns never scan more than that
+    text = original[:MAX_REPORT_CHARS].replace("\u2019", "'")
     if not any(ch.isalpha() for ch in text):
         return "empty" if not text.strip() else f"no words ({text.strip()[:40]!r})"
     # a template left unfilled ("FINDINGS: [insert findings]"); headers alone ("FINDINGS:") are scored as a
