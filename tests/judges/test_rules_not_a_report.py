@@ -205,6 +205,12 @@ REPORTS: list[str] = [
     '{"findings": "Lungs are clear. No effusion.", "impression": "Normal chest."}',
     "Let me describe the findings. The heart is enlarged and there is mild pulmonary edema.",
     "The image shows clear lungs and a normal heart.",
+    # a finding named in a sentence that declines ("concerns regarding", "questions about", "if you") does not
+    # hide the report's own statement of it
+    "Clinical concerns regarding pneumothorax. No pneumothorax.",
+    "No pneumothorax. Dr. Smith had questions about a pneumothorax and was called.",
+    "No pneumothorax. If you see a pneumothorax clinically, call us.",
+    "History: concern about pneumonia. Findings: No pneumonia.",
 ]
 
 

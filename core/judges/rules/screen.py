@@ -259,6 +259,7 @@ def may_hold_a_cue(text: str) -> bool:
 
 
 _BOUNDARY = re.compile(r"[.!?;\n]")
+_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
 
 
 def _sentence_of(segment: str, cleaned: str) -> str:
@@ -284,6 +285,19 @@ def _has_content(text: str, found, other_image: bool) -> bool:
             declines[segment] = DECLINE.search(_sentence_of(segment, cleaned)) is not None
         return declines[segment]
 
+    if _states_something(found, other_image, declined):
+        return True
+    # the parse keeps one finding per concept, so a finding named in a sentence that declines ("Clinical concerns
+    # regarding pneumothorax.") can stand in for the report's own statement of it ("No pneumothorax."): read the
+    # text again without those sentences
+    sentences = _SENTENCE.findall(cleaned)
+    kept = [s for s in sentences if not DECLINE.search(s)]
+    if not kept or len(kept) == len(sentences):
+        return False
+    return _states_something(parse_report(" ".join(kept)), other_image, lambda segment: False)
+
+
+def _states_something(found, other_image: bool, declined) -> bool:
     for f in found:
         if f.kind == "finding":
             if (f.present or not other_image) and not declined(f.text):
