@@ -148,3 +148,17 @@ def test_a_limit_after_a_contrast_word_has_its_own_subject():
     # a limit with no subject of its own still covers the finding before it
     assert _present("FINDINGS: Rib fractures cannot be assessed on this study.") == []
     assert _present("FINDINGS: Pneumothorax, which cannot be evaluated on a supine film.") == []
+
+
+def test_as_previously_noted_does_not_make_another_finding_resolved():
+    """"as previously noted/reported" speaks of its own clause: a finding not seen in the next clause is absent,
+    with no comparison (before, the rewrite read it as resolved since the prior study)."""
+    for text in ("FINDINGS: The heart is enlarged as previously noted and a pneumothorax is not seen.",
+                 "FINDINGS: Stable mediastinum, as previously reported, pneumothorax is not identified."):
+        found = [(f.concept, f.present, f.change) for f in parse_report(text)
+                 if f.kind == "finding" and f.concept == "pneumothorax"]
+        assert found == [("pneumothorax", False, None)], (text, found)
+    # the positive case is kept: the finding itself introduced as a previous one
+    found = [(f.concept, f.present, f.change)
+             for f in parse_report("FINDINGS: Previously noted pneumothorax is not seen.") if f.kind == "finding"]
+    assert found == [("pneumothorax", False, "resolved")]

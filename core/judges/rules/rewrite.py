@@ -28,9 +28,12 @@ _STATE = (r"(?:(?:\w+ly|borderline|mild|moderate|severe|slight|minimal|marked)\s
 _HEADING = re.compile(r"^(?P<pre>[ \t]*(?:[-*\u2022]\s+|\d{1,2}[.)]\s+)?)(?:\*\*)?(?P<organ>"
                       + "|".join(sorted(_ORGANS, key=len, reverse=True)).replace(" ", r"\s+")
                       + r")(?:\*\*)?\s*:(?:\*\*)?[ \t]*(?=" + _STATE + ")", re.I | re.M)
+#: "(the) previously noted <noun phrase> (is) not seen": the participle directly before the noun phrase, not "as
+#: previously noted" (which speaks of another clause), and no comma inside the phrase but one before "not"
 _NOT_SEEN_NOW = re.compile(
-    r"\b(?P<head>previously\s+(?:noted|seen|visualized|described|reported|identified|demonstrated|mentioned)\b"
-    r"[^.;:\n]{0,80}?)(?:\b(?:is|are|was|were)\s+)?\bnot\s+(?:(?:well|clearly|definitely)[-\s]+)?"
+    r"(?<!\bas\s)\b(?P<head>previously\s+(?:noted|seen|visualized|described|reported|identified|demonstrated|"
+    r"mentioned)\s+(?!(?:and|or|but|is|are|was|were|has|have|on|in|at|with|by|to)\b)\w"
+    r"[^.;:,\n]{0,80}?(?:,\s*)?)(?:\b(?:is|are|was|were)\s+)?\bnot\s+(?:(?:well|clearly|definitely)[-\s]+)?"
     r"(?:seen|visualized|identified|appreciated|demonstrated|evident|visible)\b", re.I)
 #: "tip not visualized" says where the device ends is out of view, not that the device is absent
 _TIP_NOT_SEEN = re.compile(r"\btip\s+(?:is\s+)?not\s+(?:well\s+|clearly\s+)?(?:seen|visualized|identified|imaged)\b", re.I)
