@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.judges.rules.extract import MAX_REPORT_CHARS
-from core.judges.rules.screen import DECLINE, PLACEHOLDER, SLOT, not_a_report
+from core.judges.rules.screen import ASIDE, DECLINE, PLACEHOLDER, SLOT, not_a_report
 
 ROOT = Path(__file__).resolve().parents[2]
 _RUN = """
@@ -72,3 +72,14 @@ def test_the_screen_reads_what_the_parser_reads():
     report = "FINDINGS: Heart size normal. Lungs clear. " * (MAX_REPORT_CHARS // 40)
     assert not_a_report(report + "Sorry, I cannot interpret this image.") is None
     assert not_a_report("Sorry, I cannot interpret this image.")
+
+
+def test_blank_lines_before_a_cue_are_screened_in_linear_time():
+    # 40 kB of newlines before "Sorry.": 45 s before the start-of-line cues stopped reading across lines
+    out = subprocess.run([sys.executable, "-c", _RUN.replace("(unit * (n // len(unit) + 1))[:n]",
+                                                             "chr(10) * n + unit"), "Sorry.", "90000"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=20, check=True)
+    assert float(out.stdout.strip()) < 10
+    # a start-of-line cue still allows a few marks before its word, on its own line only
+    assert ASIDE.search("\n\n  **Sure!** Here is a report:")
+    assert not ASIDE.search("-\n" * 30 + "... " + "=" * 40 + "Sure")

@@ -131,8 +131,8 @@ DECLINE = re.compile(
     r"(?:look|check|assess|evaluate|examine|review|compare)\b|\blook(?:s|ing)?\s+for\s+(?:signs|things|any)\b"
     r"|\b(?:I|we)(?:'d|\s+would|'ll|\s+will)\s+(?:first\s+)?(?:look|check|start|begin|examine|go\s+through)\b"
     # an echoed prompt, an error message
-    r"|\byou\s+are\s+an?\b|^\W*(?:write|generate|provide|produce|create)\s+(?:a|an|the)\b"
-    r"|^\W*(?:error|exception)\b|\b(?:request|generation|response)\s+(?:failed|timed\s+out|was\s+blocked)\b"
+    r"|\byou\s+are\s+an?\b|^[^\w\n]{0,40}(?:write|generate|provide|produce|create)\s+(?:a|an|the)\b"
+    r"|^[^\w\n]{0,40}(?:error|exception)\b|\b(?:request|generation|response)\s+(?:failed|timed\s+out|was\s+blocked)\b"
     r"|\bcontent\s+(?:filter|policy)\b|\btimed\s+out\b"
     # templates: instructions and placeholders
     r"|\b(?:template|placeholders?|bracketed|fill\s+(?:in|out)|replace\s+the)\b"
@@ -186,13 +186,13 @@ ASIDE = re.compile(
     r"image|exam)\b|\b(?:insufficient|inadequate|too\s+poor|poor)\s+(?:image\s+)?quality\b"
     r"|\bimage\s+quality\s+(?:is\s+)?(?:insufficient|inadequate|too\s+poor)\b|\btoo\s+(?:dark|small|blurry|blurred)\b"
     # chatty frames
-    r"|^\W*(?:sure|certainly|of\s+course|absolutely|okay|ok|great)\b"
+    r"|^[^\w\n]{0,40}(?:sure|certainly|of\s+course|absolutely|okay|ok|great)\b"
     r"|\bhere\s+(?:is|are|'s)\s+(?:an?\s+|the\s+|your\s+|my\s+)?(?:\w+\s+){0,3}?(?:report|interpretation|reading|"
     r"draft|summary|analysis|description)\b|\bhope\s+(?:this|that|it)\s+helps\b|\blet\s+me\s+know\b|\bfeel\s+free\b"
     r"|\b(?:happy|glad)\s+to\s+help\b|\blet\s+me\b|\blet's\b|\bstep\s+by\s+step\b"
     # remarks on what the image is
     r"|\b(?:this|the)\s+(?:\w+\s+)?(?:image|picture|photo|upload|file)\s+(?:is|shows|depicts|appears|seems|contains)\b"
-    r"|^\W*this\s+is\s+an?\s+(?:\w+\s+){0,3}?(?:x-?ray|radiograph|film)\b", _I | re.MULTILINE)
+    r"|^[^\w\n]{0,40}this\s+is\s+an?\s+(?:\w+\s+){0,3}?(?:x-?ray|radiograph|film)\b", _I | re.MULTILINE)
 
 #: Words of a plain statement that make it report content outside a cue's sentence ("Stable.", "Negative chest.").
 REPORT_WORDS = re.compile(
