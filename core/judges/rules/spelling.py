@@ -50,6 +50,9 @@ COMMON_WORDS = frozenset("""
 _MARKERS = ("ae", "oe", "our", "tre", "bre", "ise", "isi", "isa", "yse", "ysi", "ysa", "grey")
 _TRE = re.compile(r"(.*[tb])re(s|d)?$")
 _IZE_ENDINGS = ("e", "ed", "es", "ing", "ation", "ations")
+#: letter runs longer than this are not words (no medical word is): they are left alone, since every reading of a
+#: word costs memory in the square of its length
+LONGEST_WORD = 40
 
 
 def _strings(value: object, out: list[str], depth: int = 0) -> None:
@@ -125,9 +128,18 @@ def _cased(like: str, word: str) -> str:
     return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
-@lru_cache(maxsize=4096)
 def american(word: str) -> str:
-    """``word`` in the judge's American spelling when it is a British spelling of a word the judge knows."""
+    """``word`` in the judge's American spelling when it is a British spelling of a word the judge knows.
+
+    A letter run longer than :data:`LONGEST_WORD` is returned as it is (and not cached).
+    """
+    if len(word) > LONGEST_WORD:
+        return word
+    return _american(word)
+
+
+@lru_cache(maxsize=4096)
+def _american(word: str) -> str:
     words = known_words()
     low = word.lower()
     if low in words:
@@ -253,7 +265,8 @@ def _spelling(text: str) -> str:
                 start -= 1
             while end < len(low) and low[end].isalpha():
                 end += 1
-            words.add((start, end))
+            if end - start <= LONGEST_WORD:
+                words.add((start, end))
             at = low.find(marker, end)
     out: list[str] = []
     last = 0

@@ -1,0 +1,59 @@
+"""The British-wording rewrite (core/judges/rules/spelling.py) on hostile text, and its review fixes (rules-16).
+
+Timings run in a subprocess with a generous bound: the faults were 100x blow-ups (a 50 kB letter run took
+1.2 GB, 50 kB of "CTR 0.6. " took 35 s), not a few percent.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from core.judges.rules import parse_report, spelling
+from core.judges.rules.spelling import american, normalise
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_PROBE = """
+import json, sys, time, tracemalloc
+from core.judges.rules.spelling import american, normalise
+american("warm")  # the word list is built once, outside the measure
+text = sys.stdin.read()
+tracemalloc.start()
+t = time.perf_counter()
+out = normalise(text)
+print(json.dumps({"seconds": time.perf_counter() - t, "peak_mb": tracemalloc.get_traced_memory()[1] / 1e6,
+                  "same": out == text}))
+"""
+
+
+def _normalise_in_subprocess(text: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", _PROBE], input=text, capture_output=True, text=True, cwd=ROOT,
+                          timeout=20, check=True)
+    return json.loads(done.stdout)
+
+
+def _present(text: str) -> dict[str, str]:
+    return {f.concept: f.certainty for f in parse_report(text) if f.kind == "finding" and f.present}
+
+
+# ---- 1. long letter runs: memory in the square of their length ---------------------------------------------
+
+
+def test_a_long_letter_run_is_left_alone_in_little_memory():
+    run = _normalise_in_subprocess("Heart size normal. " + "ae" * 25_000)  # 50 kB: 1.2 GB peak before
+    assert run["same"]
+    assert run["peak_mb"] < 50, run
+    assert run["seconds"] < 5, run
+
+
+def test_long_runs_are_not_read_or_cached():
+    long_run = "haemorrhage" * 5  # 55 letters: no word is that long
+    assert len(long_run) > spelling.LONGEST_WORD
+    cached = spelling._american.cache_info().currsize
+    assert american(long_run) == long_run
+    assert spelling._american.cache_info().currsize == cached  # the cache keys stay short
+    assert normalise(f"Old {long_run} here.") == f"Old {long_run} here."
+    assert american("haemorrhage") == "hemorrhage"  # a real word still is
