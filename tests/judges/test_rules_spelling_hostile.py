@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.judges.rules import parse_report, spelling
+from core.judges.rules import clear_caches, parse_report, spelling
 from core.judges.rules.spelling import american, normalise
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,3 +57,13 @@ def test_long_runs_are_not_read_or_cached():
     assert spelling._american.cache_info().currsize == cached  # the cache keys stay short
     assert normalise(f"Old {long_run} here.") == f"Old {long_run} here."
     assert american("haemorrhage") == "hemorrhage"  # a real word still is
+
+
+# ---- 6. clear_caches clears the spelling cache ---------------------------------------------------------------
+
+
+def test_clear_caches_clears_the_spelling_cache():
+    american("oedema")
+    assert spelling._american.cache_info().currsize > 0
+    clear_caches()
+    assert spelling._american.cache_info().currsize == 0

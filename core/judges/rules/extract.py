@@ -661,7 +661,10 @@ def parse_report(text: str) -> tuple[Finding, ...]:
 
 
 def clear_caches() -> None:
-    """Forget cached report and sentence parses (for benchmarks)."""
+    """Forget cached report and sentence parses and spelling readings (for benchmarks)."""
+    from core.judges.rules import spelling  # imported here: only this function of extract needs the module
+
+    spelling.clear_caches()
     parse_report.cache_clear()
     _analyse_sentence.cache_clear()
     _mask_term.cache_clear()

@@ -282,6 +282,11 @@ def _spelling(text: str) -> str:
     return "".join(out)
 
 
+def clear_caches() -> None:
+    """Forget the per-word spelling cache (the word list, built once from the vocabulary, is kept)."""
+    _american.cache_clear()
+
+
 def normalise(text: str) -> str:
     """``text`` with British spellings of known words and UK report abbreviations in the judge's wording."""
     if not text:
