@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from core.judges.rules import clear_caches, parse_report, spelling
 from core.judges.rules.spelling import american, normalise
 
@@ -57,6 +59,28 @@ def test_long_runs_are_not_read_or_cached():
     assert spelling._american.cache_info().currsize == cached  # the cache keys stay short
     assert normalise(f"Old {long_run} here.") == f"Old {long_run} here."
     assert american("haemorrhage") == "hemorrhage"  # a real word still is
+
+
+# ---- 2. CTR and ICD: sentence bounds found locally -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("unit", ["CTR 0.6. ", "CTR 0.6 ", "ICD effusion. ", "ICD drain "])
+def test_many_ratios_or_icds_are_read_in_linear_time(unit):
+    text = (unit * (100_000 // len(unit) + 1))[:100_000]  # "CTR 0.6. " took 28-35 s at 50-100 kB before
+    run = _normalise_in_subprocess(text)
+    assert run["seconds"] < 5, run
+
+
+def test_sentence_around_is_bounded_and_local():
+    text = "x" * 5000 + " CTR 0.6 " + "y" * 5000
+    a = text.index("CTR")
+    around = spelling._sentence_around(text, a, a + 7)
+    assert len(around) <= 2 * spelling.SENTENCE_REACH + 7
+    assert spelling._sentence_around("Heart normal. CTR 0.6; lungs clear.", 14, 21) == " CTR 0.6"
+    # the heart's own statement far away, across the reach, is not this ratio's sentence
+    far = "Heart " + "z" * (spelling.SENTENCE_REACH + 50) + " CTR 0.6"
+    assert normalise(far).endswith("enlarged heart, cardiothoracic ratio 0.6")
+    assert normalise("Heart is enlarged, CTR 0.6.") == "Heart is enlarged, cardiothoracic ratio 0.6."
 
 
 # ---- 6. clear_caches clears the spelling cache ---------------------------------------------------------------

@@ -184,13 +184,19 @@ _CTR = re.compile(r"\b(?:CTR|cardiothoracic\s+ratio)\b(?:\s+(?:is|of|now|measure
                   r"approx\.?|about|around|roughly|~|=|:))*\s*(?P<cmp><|>|≤|≥|<=|>=|less\s+than|greater\s+than|"
                   r"more\s+than|under|over|below|above)?\s*(?P<val>0?\.\d+|\d{2}(?:\.\d+)?\s*%)?", _I)
 _HEART = re.compile(r"\b(?:heart|cardiac|cardiomegaly|cardiomediastinal|silhouette)\b", _I)
-_CLAUSE_END = re.compile(r"[.;\n]")
+_CLAUSE_ENDS = ".;\n"
+#: how far around a match its sentence is looked for, each way: a sentence is shorter, and a text with no
+#: full stop must not make every match read the whole text
+SENTENCE_REACH = 300
 
 
 def _sentence_around(text: str, a: int, b: int) -> str:
-    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, a)), default=0)
-    end = _CLAUSE_END.search(text, b)
-    return text[start:end.start() if end else len(text)]
+    """The clause around ``text[a:b]`` (between ``.``, ``;`` or a line break), at most SENTENCE_REACH
+    characters each side of it."""
+    low, high = max(0, a - SENTENCE_REACH), min(len(text), b + SENTENCE_REACH)
+    start = max(low, max(text.rfind(c, low, a) for c in _CLAUSE_ENDS) + 1)
+    ends = [i for i in (text.find(c, b, high) for c in _CLAUSE_ENDS) if i >= 0]
+    return text[start:min(ends, default=high)]
 
 
 def _ctr(text: str) -> str:
