@@ -115,10 +115,13 @@ def test_zone_lobe_and_basal_abbreviations():
 def test_tubes_and_drains_by_their_uk_names():
     assert "chest_tube" in _present("FINDINGS: Right intercostal drain in situ, no residual pneumothorax.")
     assert "chest_tube" in _present("FINDINGS: Left ICC with tip at the apex.")
-    # "ICD" is a chest drain beside the pleura or a pneumothorax, a defibrillator beside leads or a generator
-    assert "chest_tube" in _present("FINDINGS: Right ICD in place, small residual apical pneumothorax.")
+    # "ICD" is a chest drain beside words of a drain, a defibrillator beside leads, a generator or a chest-wall pocket,
+    # and a defibrillator too where only a pneumothorax, an effusion or the apex is said (American reports)
+    assert "chest_tube" in _present("FINDINGS: Right ICD on underwater seal, small residual apical pneumothorax.")
     assert "cardiac_device" in _present("FINDINGS: Left chest wall ICD, lead tip in the right ventricle.")
     assert "cardiac_device" in _present("FINDINGS: ICD in situ.")
+    assert "cardiac_device" in _present("FINDINGS: Left chest wall ICD in place without pneumothorax.")
+    assert "chest_tube" not in _present("FINDINGS: Right ICD in place, small residual apical pneumothorax.")
     assert "venous_catheter" in _present("FINDINGS: Right CVC, tip at the cavoatrial junction.")
 
 

@@ -83,6 +83,34 @@ def test_sentence_around_is_bounded_and_local():
     assert normalise("Heart is enlarged, CTR 0.6.") == "Heart is enlarged, cardiothoracic ratio 0.6."
 
 
+# ---- 3. ICD: a chest tube only beside words of a drain -------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "FINDINGS: Left chest wall ICD in place without pneumothorax.",
+    "FINDINGS: Left chest wall ICD in place. No pneumothorax or effusion.",
+    "FINDINGS: ICD in situ, no pneumothorax.",
+    "FINDINGS: Left subclavian ICD, no effusion.",
+    "FINDINGS: Dual chamber ICD, small left effusion.",
+    "FINDINGS: ICD pocket hematoma, no pneumothorax at the apex.",
+    "FINDINGS: ICD battery over the left pectoral region, lungs clear at the bases.",
+])
+def test_american_icd_is_a_defibrillator(text):
+    present = _present(text)
+    assert "chest_tube" not in present, present
+    assert "chest tube" not in normalise(text)
+
+
+@pytest.mark.parametrize("text", [
+    "FINDINGS: Right ICD on underwater seal, small residual apical pneumothorax.",
+    "FINDINGS: Left ICD draining the empyema.",
+    "FINDINGS: Right ICD (intercostal catheter) with tip at the apex.",
+    "FINDINGS: Right basal ICD drain in situ.",
+])
+def test_icd_beside_drain_words_is_a_chest_tube(text):
+    assert "chest_tube" in _present(text)
+
+
 # ---- 6. clear_caches clears the spelling cache ---------------------------------------------------------------
 
 

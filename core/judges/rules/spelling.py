@@ -17,7 +17,8 @@ spelling, so :func:`normalise` rewrites a report's text before it is parsed (it 
   ratio above 0.5 states an enlarged heart, below it a normal heart size, unless the sentence already says
   what the heart is), zones ("RLZ", "left mid zone": a lower zone is the lung base, a mid zone the mid lung),
   lobes ("RUL"), "basal" (basilar), "CVC", an intercostal drain ("ICC", "chest drain", and "ICD" where the
-  sentence speaks of a drain or the pleura rather than of leads or a generator) as a chest tube, and a question
+  sentence speaks of a drain, an underwater seal or an empyema and not of leads, a generator or a chest-wall
+  pocket) as a chest tube, and a question
   mark before a finding ("? small effusion") as a hedge: "possible small effusion".
 
 The rewrite keeps the report's sentences and sections as they are; a word's case is kept (first letter or the
@@ -174,10 +175,12 @@ _CVC = re.compile(r"\bCVCs?\b")
 _DRAIN = re.compile(r"\b(?:ICC|intercostal\s+(?:chest\s+)?(?:drain|catheter|tube)|chest\s+drain|"
                     r"under\s*-?water\s+seal(?:ed)?\s+drain)(s?)\b", _I)
 _ICD = re.compile(r"\bICD(s?)\b")
+# "ICD" is a chest drain in British and Australian reports and a defibrillator in American ones: it is read as a
+# chest tube only beside words of a drain; a pneumothorax, an effusion or a lung apex is said beside either
 _DEVICE_CUES = re.compile(r"\blead|\bgenerator|\bpac(?:ing|er|emaker)|\bdefibrillat|\bventric|\batri(?:um|al)|"
-                          r"\bcardiac\s+device", _I)
-_DRAIN_CUES = re.compile(r"\bdrain|\bpleura|\bpneumothora|\beffusion|\bintercostal|\bchest\s+tube|\bempyema|"
-                         r"\bhydrothora|\bapex\b|\bapical|\bbase\b", _I)
+                          r"\bcardiac\s+device|\bchest\s+wall|\bsubclavian|\bpectoral|\bpocket|\bchamber|"
+                          r"\bbatter(?:y|ies)", _I)
+_DRAIN_CUES = re.compile(r"\bdrain|\bintercostal|\bchest\s+tube|\bunder\s*-?water\s+seal|\bempyema", _I)
 # a question mark before a finding, at the start of a clause: "? small effusion", "(?infection)", "? TB"
 _QUERY = re.compile(r"(?:^|(?<=[\s(,:;*]))\?\s*(?=[A-Za-z])", re.M)
 _CTR = re.compile(r"\b(?:CTR|cardiothoracic\s+ratio)\b(?:\s+(?:is|of|now|measures?|measuring|approximately|"
