@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.judges.rules import clear_caches, parse_report, spelling
-from core.judges.rules.spelling import american, normalise
+from core.judges.rules.spelling import american, known_words, normalise
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,6 +109,27 @@ def test_american_icd_is_a_defibrillator(text):
 ])
 def test_icd_beside_drain_words_is_a_chest_tube(text):
     assert "chest_tube" in _present(text)
+
+
+# ---- 4. the word list does not read docstrings or paths ------------------------------------------------------
+
+
+def test_known_words_skip_dunder_names(monkeypatch):
+    from core.judges.rules import vocab
+
+    monkeypatch.setattr(vocab, "__doc__", "zyxwordinadocstring")
+    spelling.known_words.cache_clear()
+    spelling.known_stems.cache_clear()
+    try:
+        words = known_words()
+        assert "zyxwordinadocstring" not in words
+        assert "builtins" not in words and "vocab" not in words  # __builtins__, __name__
+        assert "effusion" in words
+    finally:
+        monkeypatch.undo()
+        spelling.known_words.cache_clear()
+        spelling.known_stems.cache_clear()
+        spelling.clear_caches()
 
 
 # ---- 6. clear_caches clears the spelling cache ---------------------------------------------------------------

@@ -78,12 +78,17 @@ def _strings(value: object, out: list[str], depth: int = 0) -> None:
 
 @lru_cache(maxsize=1)
 def known_words() -> frozenset[str]:
-    """The judge's own words (letter runs of four or more in its patterns), lower case, plus COMMON_WORDS."""
+    """The judge's own words (letter runs of four or more in its patterns), lower case, plus COMMON_WORDS.
+
+    Module attributes with dunder names (``__doc__``, ``__file__`` ...) are skipped, so the list does not
+    depend on docstrings or on where the checkout lives.
+    """
     texts: list[str] = []
     for name in VOCAB_MODULES:
         module = importlib.import_module(f"core.judges.rules.{name}")
-        for value in vars(module).values():
-            _strings(value, texts)
+        for name_, value in vars(module).items():
+            if not name_.startswith("__"):  # not the docstring, file path or module name
+                _strings(value, texts)
     words = {w.lower() for t in texts for w in re.findall(r"[A-Za-z]{4,}", t)}
     return frozenset(words | COMMON_WORDS)
 
