@@ -132,6 +132,21 @@ def test_known_words_skip_dunder_names(monkeypatch):
         spelling.clear_caches()
 
 
+# ---- 5. Latin plurals in -ae ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("word", ["spinae", "vertebrae", "bullae", "pleurae", "fossae", "axillae", "scapulae",
+                                  "Spinae"])
+def test_latin_ae_plurals_are_kept(word):
+    assert american(word) == word
+
+
+def test_erector_spinae_is_kept_and_british_ae_inside_a_word_still_read():
+    assert normalise("Erector spinae muscles intact.") == "Erector spinae muscles intact."
+    assert american("haemothorax") == "hemothorax"
+    assert american("anaemia") == "anemia"
+
+
 # ---- 6. clear_caches clears the spelling cache ---------------------------------------------------------------
 
 

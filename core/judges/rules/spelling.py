@@ -115,7 +115,7 @@ def _edits(w: str) -> list[tuple[str, int]]:
         out.append(("gray" + w[4:], 2))
     for i in range(len(w) - 1):
         pair = w[i:i + 2]
-        if pair in ("ae", "oe"):
+        if pair in ("ae", "oe") and not (pair == "ae" and i == len(w) - 2):  # not a Latin plural ("spinae")
             out.append((w[:i] + w[i + 1:], i))
         elif pair in ("is", "ys") and w[i + 2:] in _IZE_ENDINGS:
             out.append((w[:i + 1] + "z" + w[i + 2:], i + 1))
