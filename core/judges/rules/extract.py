@@ -227,8 +227,10 @@ def _sections(text: str) -> list[tuple[str, str]]:
     for m in HEADER_RE.finditer(text):
         h = m.group("h")
         line_start = text.rfind("\n", 0, m.start()) + 1
-        at_line_start = not text[line_start:m.start()].strip()
-        if not (at_line_start or h.isupper()):
+        before = text[line_start:m.start()].rstrip()
+        # a header starts a line, is in capitals, or is capitalised after a full stop ("History: cough.
+        # Findings: ..." on one line, as a flattened export writes it); "the findings: ..." in prose is none
+        if not (not before or h.isupper() or (h[0].isupper() and before.endswith((".", ";")))):
             continue
         if current is not None:
             out.append((current, text[pos:m.start()]))

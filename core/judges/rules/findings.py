@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from core.judges.rules import vocab as V
 from core.taxonomy import CATEGORIES
 
-RULES_VERSION = "rules-16"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
+RULES_VERSION = "rules-17"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
 # 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py);
 # 6: descriptive chest wordings and surgical material (vocab_chest.py), findings not assessed and history
 # findings set apart, lists negated after a plural verb, evidence chains, "not a radiograph" text refused
@@ -48,6 +48,9 @@ RULES_VERSION = "rules-16"  # 2: pelvic free fluid, not ascites; 3: granulomatou
 # has resolved; what an exam is "for evaluation of" is no finding; a device whose tip is not seen is there;
 # a limit after a contrast word ("although the abdomen is not well evaluated") has its own subject; synonym
 # families (senescent changes, deviated trachea, retained bullets, linear atelectasis, aortic XXXX calcification)
+# 17: review fixes: an internal error is a recorded failure; an American "ICD ... no pneumothorax" stays a cardiac
+# device; "as previously noted" does not make the next finding resolved; real reports with "concerns regarding X"
+# are scored; hostile text is read in linear time; a capitalised header after a full stop starts its section
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",
