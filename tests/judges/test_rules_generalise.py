@@ -6,14 +6,8 @@ so that it proves the family of wordings, not one item.
 
 from __future__ import annotations
 
-from core.judges.rules import judge_pair, parse_report
-
-
-def counts(reference: str, candidate: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for e in judge_pair(reference, candidate).errors:
-        out[e.category] = out.get(e.category, 0) + 1
-    return out
+from core.judges.rules import parse_report
+from tests.judges.rules_probe import counts
 
 
 def test_a_resolution_stated_after_a_plain_negative_is_still_a_comparison():

@@ -6,18 +6,7 @@ so that it proves the family of wordings, not one item.
 
 from __future__ import annotations
 
-from core.judges.rules import judge_pair, parse_report
-
-
-def counts(reference: str, candidate: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for e in judge_pair(reference, candidate).errors:
-        out[e.category] = out.get(e.category, 0) + 1
-    return out
-
-
-def _present(text: str) -> list[str]:
-    return [f.concept for f in parse_report(text) if f.kind == "finding" and f.present]
+from tests.judges.rules_probe import counts, present_concepts
 
 
 def test_a_density_and_its_reading_in_the_other_section_are_one_finding():
@@ -25,26 +14,26 @@ def test_a_density_and_its_reading_in_the_other_section_are_one_finding():
                       "atelectasis.",
                       "FINDINGS: Scarring at the right apex. Heart normal.\n\nIMPRESSION: Stable opacity at the "
                       "right apex."):
-        assert len(_present(reference)) == 1, reference
+        assert len(present_concepts(reference)) == 1, reference
     # the candidate that states the reading once, with its density in the same sentence, lacks nothing
     assert counts("FINDINGS: Hazy opacity in the left lower lobe. Heart normal.\n\nIMPRESSION: Left lower lobe "
                   "atelectasis.", "FINDINGS: Opacity in the left lower lobe, compatible with atelectasis. Normal "
                                   "heart.") == {}
     # a reading at another place is another observation
-    assert len(_present("FINDINGS: Hazy opacity in the left lower lobe.\n\nIMPRESSION: Right upper lobe "
+    assert len(present_concepts("FINDINGS: Hazy opacity in the left lower lobe.\n\nIMPRESSION: Right upper lobe "
                         "atelectasis.")) == 2
     # and in the same section the two stay apart (a density and a reading stated side by side)
-    assert len(_present("FINDINGS: Hazy opacity in the left lower lobe. Left lower lobe atelectasis.")) == 2
+    assert len(present_concepts("FINDINGS: Hazy opacity in the left lower lobe. Left lower lobe atelectasis.")) == 2
 
 
 def test_a_long_description_of_a_density_still_ends_in_its_reading():
     text = ("FINDINGS: Faint streaky opacities are seen in the right upper lobe and along the left lower lobe, which "
             "may reflect scarring.")
-    assert _present(text) == ["scarring"]
+    assert present_concepts(text) == ["scarring"]
     # a named pattern read far away is kept: "interstitial opacities" are a finding of their own
     named = ("FINDINGS: Coarse interstitial opacities, greatest in both lower zones and around the hila, with "
              "thickened septa and blurred vessels, most suggestive of pulmonary edema.")
-    assert {"interstitial_opacity", "pulmonary_edema"} <= set(_present(named))
+    assert {"interstitial_opacity", "pulmonary_edema"} <= set(present_concepts(named))
 
 
 def test_a_sternotomy_is_a_post_surgical_change_and_its_summary_adds_nothing():

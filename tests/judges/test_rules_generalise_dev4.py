@@ -6,18 +6,8 @@ so that it proves the family of wordings, not one item.
 
 from __future__ import annotations
 
-from core.judges.rules import judge_pair, parse_report
-
-
-def counts(reference: str, candidate: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for e in judge_pair(reference, candidate).errors:
-        out[e.category] = out.get(e.category, 0) + 1
-    return out
-
-
-def _present(text: str) -> list[str]:
-    return [f.concept for f in parse_report(text) if f.kind == "finding" and f.present]
+from core.judges.rules import parse_report
+from tests.judges.rules_probe import counts, present_concepts
 
 
 def _changes(text: str) -> dict[str, str | None]:
@@ -29,17 +19,17 @@ def test_a_gap_whose_phrase_places_a_tip_in_a_central_vein_is_a_venous_line():
                  "FINDINGS: There is a right chest XXXX, with the distal tip over the lower SVC.",
                  "FINDINGS: Left subclavian line in good position. Clear lungs.",
                  "FINDINGS: A dialysis port is present, tip in the right atrium."):
-        assert "venous_catheter" in _present(text), text
+        assert "venous_catheter" in present_concepts(text), text
     # the candidate naming the line is not a false finding
     assert counts("FINDINGS: Right chest XXXX with tip projecting in the upper SVC. Heart normal.",
                   "FINDINGS: Right-sided central venous catheter, tip in the upper superior vena cava. Normal heart.") == {}
     # a tip placed elsewhere, or no tip, is no central line
-    assert "venous_catheter" not in _present("FINDINGS: Nasogastric tube with tip in the stomach.")
-    assert "venous_catheter" not in _present("FINDINGS: Fine pleural line at the right apex.")
+    assert "venous_catheter" not in present_concepts("FINDINGS: Nasogastric tube with tip in the stomach.")
+    assert "venous_catheter" not in present_concepts("FINDINGS: Fine pleural line at the right apex.")
 
 
 def test_a_gap_after_a_calcified_nodal_station_is_nodes():
-    assert "calcified_nodes" in _present("FINDINGS: Calcified mediastinal XXXX and a small granuloma.")
+    assert "calcified_nodes" in present_concepts("FINDINGS: Calcified mediastinal XXXX and a small granuloma.")
     assert counts("FINDINGS: Calcified right hilar XXXX. Clear lungs.",
                   "FINDINGS: Calcified lymph nodes in the right hilum. Lungs are clear.") == {}
 
@@ -61,30 +51,30 @@ def test_a_comparison_on_the_mediastinum_carries_to_the_finding_it_is_described_
 
 def test_a_known_condition_read_as_what_a_density_is_is_seen():
     text = "FINDINGS: Left retrocardiac opacity which corresponds to the patient's known hiatus hernia."
-    assert _present(text) == ["hiatal_hernia"]
+    assert present_concepts(text) == ["hiatal_hernia"]
     text = "FINDINGS: Coarse interstitial markings, in keeping with the patient's history of known pulmonary fibrosis."
-    assert _present(text) == ["interstitial_lung_disease"]
+    assert present_concepts(text) == ["interstitial_lung_disease"]
     # a history sentence on its own is still history
-    assert _present("FINDINGS: History of known hiatal hernia. Lungs clear.") == []
+    assert present_concepts("FINDINGS: History of known hiatal hernia. Lungs clear.") == []
 
 
 def test_a_disease_named_for_a_screening_programme_is_no_finding():
-    assert _present("IMPRESSION: Normal chest. The patient may qualify for annual lung cancer screening.") == []
-    assert _present("IMPRESSION: Right upper lobe lung cancer. Screening chest radiograph.") == ["malignancy"]
+    assert present_concepts("IMPRESSION: Normal chest. The patient may qualify for annual lung cancer screening.") == []
+    assert present_concepts("IMPRESSION: Right upper lobe lung cancer. Screening chest radiograph.") == ["malignancy"]
 
 
 def test_synonym_families_of_descriptive_findings():
     for text in ("FINDINGS: Mild dextrocurvature of the lumbar spine.", "FINDINGS: Slight leftward curvature of the spine.",
                  "FINDINGS: Curvature of the thoracic spine, convex to the right."):
-        assert _present(text) == ["scoliosis"], text
+        assert present_concepts(text) == ["scoliosis"], text
     for text in ("FINDINGS: Healed left rib deformities.", "FINDINGS: Old deformity of the left seventh rib."):
-        assert _present(text) == ["rib_fracture"], text
-    assert "rib_fracture" not in _present("FINDINGS: A congenital rib deformity on the right.")
-    assert "cardiomegaly" in _present("FINDINGS: Further increase in the size of the cardiac silhouette since the "
+        assert present_concepts(text) == ["rib_fracture"], text
+    assert "rib_fracture" not in present_concepts("FINDINGS: A congenital rib deformity on the right.")
+    assert "cardiomegaly" in present_concepts("FINDINGS: Further increase in the size of the cardiac silhouette since the "
                                       "prior study.")
-    assert _present("FINDINGS: The aorta is moderately ectatic and calcified.") == ["aortic_tortuosity",
+    assert present_concepts("FINDINGS: The aorta is moderately ectatic and calcified.") == ["aortic_tortuosity",
                                                                                     "aortic_atherosclerosis"]
-    assert _present("FINDINGS: Chronic-appearing interstitial marking.") == ["interstitial_opacity"]
+    assert present_concepts("FINDINGS: Chronic-appearing interstitial marking.") == ["interstitial_opacity"]
 
 
 def test_chronic_lung_disease_stands_for_copd_or_fibrosis():

@@ -6,18 +6,8 @@ so that it proves the family of wordings, not one item.
 
 from __future__ import annotations
 
-from core.judges.rules import judge_pair, parse_report
-
-
-def counts(reference: str, candidate: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for e in judge_pair(reference, candidate).errors:
-        out[e.category] = out.get(e.category, 0) + 1
-    return out
-
-
-def _present(text: str) -> list[str]:
-    return [f.concept for f in parse_report(text) if f.kind == "finding" and f.present]
+from core.judges.rules import parse_report
+from tests.judges.rules_probe import counts, present_concepts
 
 
 def test_a_heart_at_the_upper_limit_of_normal_is_a_normal_statement_unless_matched():
@@ -43,13 +33,13 @@ def test_findings_under_a_heading_of_another_body_part_belong_to_another_study()
     text = ("FINDINGS: Chest: Normal heart. No effusion. Old right rib fracture. "
             "Left hip: Severe joint space narrowing with a small joint effusion. Pelvis: Degenerative changes. "
             "IMPRESSION: Chest: No acute disease. Left ankle: Displaced fracture of the distal fibula.")
-    assert _present(text) == ["rib_fracture"]
+    assert present_concepts(text) == ["rib_fracture"]
     assert counts(text, "FINDINGS: Heart normal, no pleural effusion. Healed right rib fracture.") == {}
     # a chest heading after it goes back to the chest
-    assert "pleural_effusion" in _present("FINDINGS: Right knee: Osteoarthritis. Chest: Small left pleural effusion.")
+    assert "pleural_effusion" in present_concepts("FINDINGS: Right knee: Osteoarthritis. Chest: Small left pleural effusion.")
     # a body part named in a sentence, not as a heading, is still read; the shoulders are on a chest film
-    assert _present("FINDINGS: Healed fracture of the left hip is partly seen. Lungs clear.") != []
-    assert _present("FINDINGS: Lungs clear. Right shoulder: Degenerative changes of the acromioclavicular joint.")
+    assert present_concepts("FINDINGS: Healed fracture of the left hip is partly seen. Lungs clear.") != []
+    assert present_concepts("FINDINGS: Lungs clear. Right shoulder: Degenerative changes of the acromioclavicular joint.")
 
 
 def _changes(text: str) -> dict[str, str | None]:
@@ -82,17 +72,17 @@ def test_vascular_calcification_placed_in_the_aorta_is_aortic_atherosclerosis():
     for text in ("FINDINGS: Vascular calcification aorta. Lungs clear.",
                  "FINDINGS: Calcifications are seen in the wall of the descending aorta.",
                  "FINDINGS: Mural calcification within the thoracic aorta.", "FINDINGS: Aortic wall calcifications."):
-        assert _present(text) == ["aortic_atherosclerosis"], text
+        assert present_concepts(text) == ["aortic_atherosclerosis"], text
     assert counts("FINDINGS: Vascular calcifications of the aorta. No effusion.",
                   "FINDINGS: Atherosclerotic calcification of the aortic knob. No effusion.") == {}
     # a vascular calcification elsewhere stays what it was
-    assert _present("FINDINGS: Vascular calcifications in the axilla.") == ["benign_calcifications"]
+    assert present_concepts("FINDINGS: Vascular calcifications in the axilla.") == ["benign_calcifications"]
 
 
 def test_a_rib_deformity_is_read_as_an_old_fracture():
     for text in ("FINDINGS: Left 5th and 6th rib deformities.", "FINDINGS: Deformity of the posterior right ninth rib.",
                  "FINDINGS: Old-appearing deformities of the left fourth and fifth ribs."):
-        assert _present(text) == ["rib_fracture"], text
+        assert present_concepts(text) == ["rib_fracture"], text
     assert counts("FINDINGS: Deformities of the left sixth and seventh ribs. Lungs clear.",
                   "FINDINGS: Healed fractures of the left 6th and 7th ribs. Clear lungs.") == {}
 
@@ -101,30 +91,30 @@ def test_dish_and_its_signs_are_one_spinal_finding():
     for text in ("FINDINGS: Diffuse idiopathic skeletal hyperostosis of the thoracic spine.",
                  "FINDINGS: Flowing osteophytes along the anterior thoracic spine, compatible with DISH.",
                  "FINDINGS: Ossification of the anterior longitudinal ligament in keeping with DISH."):
-        assert _present(text) == ["degenerative_changes"], text
+        assert present_concepts(text) == ["degenerative_changes"], text
     assert counts("FINDINGS: DISH. Lungs clear.", "FINDINGS: Flowing anterior osteophytes of the thoracic spine. "
                   "Lungs clear.") == {}
     # bridging osteophytes of spondylosis are not DISH, and the word "dish" in lower case is no finding
-    assert _present("FINDINGS: Thoracic spondylosis with bridging osteophytes.") == ["degenerative_changes"]
+    assert present_concepts("FINDINGS: Thoracic spondylosis with bridging osteophytes.") == ["degenerative_changes"]
 
 
 def test_a_rib_deformity_said_to_be_congenital_or_surgical_is_no_fracture():
     for text in ("FINDINGS: Congenital rib deformity on the left.", "FINDINGS: Surgical deformity of the right fifth rib."):
-        assert "rib_fracture" not in _present(text), text
+        assert "rib_fracture" not in present_concepts(text), text
 
 
 def test_the_signs_of_hyperinflation_are_findings_of_their_own():
     text = "FINDINGS: Overexpanded lungs, flattening of both hemidiaphragms and a widened retrosternal clear space."
-    assert sorted(_present(text)) == ["diaphragm_flattening", "hyperinflation", "increased_ap_diameter"]
-    assert _present("FINDINGS: The retrosternal air space is enlarged.") == ["increased_ap_diameter"]
+    assert sorted(present_concepts(text)) == ["diaphragm_flattening", "hyperinflation", "increased_ap_diameter"]
+    assert present_concepts("FINDINGS: The retrosternal air space is enlarged.") == ["increased_ap_diameter"]
 
 
 def test_named_variants_and_contours_are_findings_not_an_enlarged_heart():
-    assert _present("FINDINGS: Right-sided aortic arch. Lungs clear.") == ["right_aortic_arch"]
-    assert _present("FINDINGS: Heart size normal, with a prominent left ventricular border.") == [
+    assert present_concepts("FINDINGS: Right-sided aortic arch. Lungs clear.") == ["right_aortic_arch"]
+    assert present_concepts("FINDINGS: Heart size normal, with a prominent left ventricular border.") == [
         "ventricular_prominence"]
-    assert "cardiomegaly" not in _present("FINDINGS: Normal heart size is prominent left ventricular contour.")
-    assert _present("FINDINGS: Large epicardial fat pads at both cardiophrenic angles.") == ["epicardial_fat"]
+    assert "cardiomegaly" not in present_concepts("FINDINGS: Normal heart size is prominent left ventricular contour.")
+    assert present_concepts("FINDINGS: Large epicardial fat pads at both cardiophrenic angles.") == ["epicardial_fat"]
     assert counts("FINDINGS: The right ventricular contour is prominent. Lungs clear.",
                   "FINDINGS: Prominence of the right ventricle. Clear lungs.") == {}
 
@@ -132,13 +122,13 @@ def test_named_variants_and_contours_are_findings_not_an_enlarged_heart():
 def test_breast_implants_and_a_single_screw_are_material():
     for text in ("FINDINGS: Bilateral silicone breast implants.", "FINDINGS: Implants overlying both breasts.",
                  "FINDINGS: Saline prostheses are seen."):
-        assert _present(text) == ["breast_implants"], text
-    assert _present("FINDINGS: A screw in the left humeral head.") == ["orthopedic_fixation"]
+        assert present_concepts(text) == ["breast_implants"], text
+    assert present_concepts("FINDINGS: A screw in the left humeral head.") == ["orthopedic_fixation"]
 
 
 def test_two_kinds_of_material_on_two_sides_are_two_operations():
     ref = "FINDINGS: A fixation screw in the left shoulder. IMPRESSION: Surgical clips at the right neck base."
-    assert sorted(_present(ref)) == ["orthopedic_fixation", "surgical_clips"]
+    assert sorted(present_concepts(ref)) == ["orthopedic_fixation", "surgical_clips"]
     assert counts(ref, "FINDINGS: Clips in the right lower neck. Left shoulder screw.") == {}
 
 

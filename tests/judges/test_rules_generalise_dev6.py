@@ -6,18 +6,8 @@ so that it proves the family of wordings, not one item.
 
 from __future__ import annotations
 
-from core.judges.rules import judge_pair, parse_report
-
-
-def counts(reference: str, candidate: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for e in judge_pair(reference, candidate).errors:
-        out[e.category] = out.get(e.category, 0) + 1
-    return out
-
-
-def _present(text: str) -> list[str]:
-    return [f.concept for f in parse_report(text) if f.kind == "finding" and f.present]
+from core.judges.rules import parse_report
+from tests.judges.rules_probe import counts, present_concepts
 
 
 def test_resolution_of_a_finding_is_a_comparison_with_or_without_interval():
@@ -34,7 +24,7 @@ def test_resolution_of_a_finding_is_a_comparison_with_or_without_interval():
 def test_a_calcification_of_the_aorta_behind_a_deidentified_word_is_aortic_atherosclerosis():
     for text in ("FINDINGS: Aortic XXXX calcification.", "FINDINGS: Mild aortic XXXX vascular calcifications.",
                  "FINDINGS: Calcified plaque along the aortic arch."):
-        assert _present(text) == ["aortic_atherosclerosis"], text
+        assert present_concepts(text) == ["aortic_atherosclerosis"], text
     assert counts("FINDINGS: Aortic XXXX calcifications. Lungs clear.",
                   "FINDINGS: Calcification of the aortic knob. Lungs clear.") == {}
 
@@ -43,7 +33,7 @@ def test_the_skeletons_age_related_wear_in_other_words_is_a_degenerative_change(
     for text in ("FINDINGS: Senescent changes of the skeleton.", "FINDINGS: Osseous senescent changes.",
                  "FINDINGS: Age-related changes of the thoracic spine.",
                  "FINDINGS: Moderate degenerative arthropathy of the left glenohumeral joint."):
-        assert _present(text) == ["degenerative_changes"], text
+        assert present_concepts(text) == ["degenerative_changes"], text
     assert counts("FINDINGS: Skeletal senescent changes. Heart normal.",
                   "FINDINGS: Heart normal. Degenerative changes of the spine.") == {}
 
@@ -51,23 +41,23 @@ def test_the_skeletons_age_related_wear_in_other_words_is_a_degenerative_change(
 def test_a_trachea_said_to_be_deviated_is_a_shift_of_the_mediastinum():
     for text in ("FINDINGS: The trachea is slightly displaced to the left.",
                  "FINDINGS: Deviated trachea, toward the right.", "FINDINGS: Tracheal deviation to the right."):
-        assert _present(text) == ["mediastinal_shift"], text
-    assert _present("FINDINGS: The trachea is midline.") == []
+        assert present_concepts(text) == ["mediastinal_shift"], text
+    assert present_concepts("FINDINGS: The trachea is midline.") == []
 
 
 def test_markings_increased_at_any_place_of_the_lung_are_interstitial_opacities():
     for text in ("FINDINGS: Increased peripheral lung markings at both bases.",
                  "FINDINGS: Prominent perihilar interstitial markings.",
                  "FINDINGS: Coarse parenchymal lung markings."):
-        assert _present(text) == ["interstitial_opacity"], text
-    assert _present("FINDINGS: Peripheral lung markings are normal.") == []
+        assert present_concepts(text) == ["interstitial_opacity"], text
+    assert present_concepts("FINDINGS: Peripheral lung markings are normal.") == []
 
 
 def test_a_retained_projectile_is_a_foreign_body():
     for text in ("FINDINGS: A bullet fragment overlies the right axilla.",
                  "FINDINGS: Multiple metallic pellets in the soft tissues of the neck.",
                  "FINDINGS: Retained shrapnel over the left scapula."):
-        assert _present(text) == ["foreign_body"], text
+        assert present_concepts(text) == ["foreign_body"], text
     assert counts("FINDINGS: Lungs clear. Retained bullet in the soft tissues of the back.",
                   "FINDINGS: Lungs clear.") == {"b": 1}
 
@@ -76,7 +66,7 @@ def test_post_surgical_changes_named_with_another_procedure_after_a_slash():
     for text in ("FINDINGS: Postoperative/biopsy changes of the left breast.",
                  "FINDINGS: Post-surgical / radiation changes at the right apex.",
                  "FINDINGS: Post-biopsy changes in the right breast."):
-        assert _present(text) == ["postsurgical_changes"], text
+        assert present_concepts(text) == ["postsurgical_changes"], text
 
 
 def test_lymph_nodes_named_after_calcified_granulomas_share_their_calcification():
@@ -89,8 +79,8 @@ def test_an_organ_heading_is_the_subject_of_the_state_after_it():
     for text, concept in (("FINDINGS:\n- Heart: mildly enlarged.\n- Lungs: clear.", "cardiomegaly"),
                           ("FINDINGS:\n**Trachea:** shifted to the left.", "mediastinal_shift"),
                           ("FINDINGS:\n1. Lungs: hyperexpanded, no focal opacity.", "hyperinflation")):
-        assert _present(text) == [concept], text
-    assert _present("FINDINGS:\n- Heart: normal in size.\n- Trachea: midline.") == []
+        assert present_concepts(text) == [concept], text
+    assert present_concepts("FINDINGS:\n- Heart: normal in size.\n- Trachea: midline.") == []
     assert counts("FINDINGS: The heart is mildly enlarged. Lungs clear.",
                   "FINDINGS:\n- Heart: mildly enlarged.\n- Lungs: clear.") == {}
 
@@ -104,13 +94,13 @@ def test_a_finding_seen_before_and_not_seen_now_has_resolved():
     assert counts("FINDINGS: The previously described left apical nodule is not well seen on the current film.",
                   "FINDINGS: Left apical nodule seen on the earlier study is no longer seen.") == {}
     # a finding not well seen that was not introduced as a previous one is still a (hedged) finding
-    assert _present("FINDINGS: Possible thoracic aortic aneurysm, not well seen on this radiograph.") != []
+    assert present_concepts("FINDINGS: Possible thoracic aortic aneurysm, not well seen on this radiograph.") != []
 
 
 def test_what_an_examination_is_for_is_not_a_finding():
     for text in ("FINDINGS: Portable film for evaluation of pneumothorax. Lungs clear.",
                  "FINDINGS: Two views, for assessment of rib fractures. Heart normal."):
-        assert _present(text) == [], text
+        assert present_concepts(text) == [], text
     assert counts("FINDINGS: Limited study, for evaluation of fractures. Lungs clear.",
                   "FINDINGS: Lungs clear. No fracture is seen.") == {}
 
@@ -118,7 +108,7 @@ def test_what_an_examination_is_for_is_not_a_finding():
 def test_a_plaque_in_a_sentence_on_the_aorta_is_aortic_atherosclerosis():
     for text in ("FINDINGS: The descending aorta is ectatic with scattered calcified plaque.",
                  "FINDINGS: Atherosclerotic plaque, thoracic aorta."):
-        assert "aortic_atherosclerosis" in _present(text) and "plaque" not in _present(text), text
+        assert "aortic_atherosclerosis" in present_concepts(text) and "plaque" not in present_concepts(text), text
     assert counts("FINDINGS: Aortic atherosclerosis. Lungs clear.",
                   "FINDINGS: Calcified plaque is present in the thoracic aorta. Lungs clear.") == {}
 
@@ -135,8 +125,8 @@ def test_a_device_whose_tip_is_not_visualized_is_there():
 def test_linear_atelectasis_is_atelectasis_a_linear_opacity_still_scarring():
     for text in ("FINDINGS: Linear atelectasis in the lingula.", "FINDINGS: Plate-like atelectasis at the right base.",
                  "FINDINGS: Discoid atelectasis, left lower zone."):
-        assert _present(text) == ["atelectasis"], text
-    assert _present("FINDINGS: Linear opacity in the left apex.") == ["scarring"]
+        assert present_concepts(text) == ["atelectasis"], text
+    assert present_concepts("FINDINGS: Linear opacity in the left apex.") == ["scarring"]
     assert counts("FINDINGS: Minimal left basilar atelectasis.", "FINDINGS: Linear atelectasis at the left base.") == {}
 
 
@@ -146,8 +136,8 @@ def test_a_limit_after_a_contrast_word_has_its_own_subject():
     found = [f for f in parse_report(text) if f.kind == "finding" and f.present]
     assert [f.concept for f in found] and all(f.certainty == "probable" for f in found), found
     # a limit with no subject of its own still covers the finding before it
-    assert _present("FINDINGS: Rib fractures cannot be assessed on this study.") == []
-    assert _present("FINDINGS: Pneumothorax, which cannot be evaluated on a supine film.") == []
+    assert present_concepts("FINDINGS: Rib fractures cannot be assessed on this study.") == []
+    assert present_concepts("FINDINGS: Pneumothorax, which cannot be evaluated on a supine film.") == []
 
 
 def test_as_previously_noted_does_not_make_another_finding_resolved():

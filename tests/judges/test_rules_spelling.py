@@ -8,15 +8,9 @@ from __future__ import annotations
 
 import time
 
-from core.judges.rules import judge_pair, parse_report
+from core.judges.rules import parse_report
 from core.judges.rules.spelling import american, known_words, normalise
-
-
-def counts(reference: str, candidate: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for e in judge_pair(reference, candidate).errors:
-        out[e.category] = out.get(e.category, 0) + 1
-    return out
+from tests.judges.rules_probe import counts
 
 
 def _present(text: str) -> dict[str, str]:
