@@ -414,7 +414,7 @@ def _failures(store, results: list[dict]) -> pd.DataFrame:
     return df.merge(cols, on="run_id").drop(columns="run_id")
 
 
-def draw_results(store, job: dict, models, secrets) -> None:
+def draw_results(store, job: dict, models, secrets, restricted: bool) -> None:
     st.markdown("#### Last run")
     results = results_of(job)
     spec = JobSpec.from_json(job["spec"])
@@ -464,9 +464,7 @@ def draw_results(store, job: dict, models, secrets) -> None:
     retry = [t for t, r in zip(spec.tasks, results, strict=False)
              if not t.offline and (r.get("failed_total") or 0) > 0]
     if retry and st.button(f"Retry failed ({failed:,})", key="run_retry", icon=":material/replay:"):
-        again = JobSpec(spec.dataset, retry, spec.pair_ids, selection=spec.selection, shots=spec.shots,
-                        concurrency=spec.concurrency, local_only=spec.local_only)
-        start(store, again, models, secrets)
+        start(store, spec.retry(retry, local_only=restricted), models, secrets)
     _correlations_link()
 
 
@@ -548,5 +546,5 @@ if len(live):
 if not running:
     last = last_finished(store, dataset)
     if last is not None:
-        draw_results(store, last, models, secrets)
+        draw_results(store, last, models, secrets, restricted)
     draw_costs(store, dataset)

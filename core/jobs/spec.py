@@ -9,7 +9,7 @@ process that runs the job (its environment, Streamlit's secrets file, or the var
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from core.judges.llm import GenParams
 from core.judges.messages import default_max_tokens
@@ -72,7 +72,7 @@ class JobSpec:
     concurrency: int = 8
     timeout: float = 120.0
     max_retries: int = 4
-    api_base: str | None = None  # overrides the configured endpoint of every model task
+    api_base: str | list[str] | None = None  # overrides the configured endpoint of every model task (a list: replicas)
     api_key_env: str | None = None  # the NAME of the variable holding the key for api_base
     local_only: bool | None = None  # None: the setting (RADJUDGE_LOCAL_ONLY)
     extra: dict = field(default_factory=dict)  # judge-specific keywords (e.g. a dataset kind's options)
@@ -91,6 +91,13 @@ class JobSpec:
         pairs = self.selection or (f"{len(self.pair_ids):,} pairs" if self.pair_ids is not None else
                                    (f"first {self.limit:,} pairs" if self.limit else "all pairs"))
         return f"{judges} on {pairs}"
+
+    def retry(self, tasks: list[Task], local_only: bool = False) -> JobSpec:
+        """The same job again for ``tasks`` (the runs that failed): every other field kept as it was -- pairs,
+        ``limit``, shard, endpoint, key variable, timeouts, retries, shots, ``extra`` (batch options, the CRIMSON
+        map) -- so a retry sends to the same endpoint for the same pairs and nothing more. ``local_only``: the
+        retrying process's own restriction, which only ever tightens the job's."""
+        return replace(self, tasks=list(tasks), local_only=True if local_only else self.local_only)
 
     def to_json(self) -> str:
         d = asdict(self)

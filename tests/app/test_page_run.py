@@ -252,3 +252,62 @@ def test_tick_rows_shows_the_report_text_to_pick_by(app_test, demo_store: Store,
     texts = demo_store.query_df("SELECT ext_id AS id, candidate FROM pairs WHERE dataset = 'demo'").set_index("id")
     first = rows.iloc[0]
     assert first["candidate"] == texts.loc[first["id"], "candidate"][:160] and len(first["candidate"]) > 20
+
+
+def test_retry_of_a_cli_job_sends_to_its_endpoint_for_its_pairs_only(app_test, demo_store_copy: Store,
+                                                                      monkeypatch):
+    """'Retry failed' on a job started by `judge --limit 5 --api-base URL` keeps the limit and the endpoint.
+
+    The page's retry used to rebuild the spec field by field and dropped ``limit`` and ``api_base``: it sent
+    every pair of the dataset to the configured endpoint instead."""
+    import os
+    import subprocess
+    import sys
+
+    from core.jobs.spec import JobSpec
+    from core.jobs.table import list_jobs
+
+    store = demo_store_copy
+    # "" is in every request: the first request the CLI's server sees fails (HTTP 400, not retried), the rest answer.
+    with FakeOpenAI() as configured, FakeOpenAI(plan={"": ["400"]}) as cli_server:
+        use_fake_model(monkeypatch, configured.url, MODEL)
+        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        done = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "demo",
+                               "--judge", MODEL, "--api-base", cli_server.url, "--limit", "5"],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert "failed: 1" in done.stdout, done.stdout + done.stderr
+        cli_job = list_jobs(store, limit=1).iloc[0]
+        assert cli_job["origin"] == "cli"
+        answered = set(store.query_df("SELECT pair_id FROM judge_outputs")["pair_id"])
+        assert len(answered) == 5 and cli_server.requests == 5
+
+        at = _open(app_test, store)
+        at.button(key="run_retry").click().run()
+        assert_ok(at)
+        job = _wait_for_job(at, store)
+        assert job["job_id"] != cli_job["job_id"] and job["origin"] == "dashboard"
+        spec = JobSpec.from_json(job["spec"])
+        assert (spec.limit, spec.api_base) == (5, cli_server.url)
+        assert cli_server.requests == 6  # the one failure, sent again to the CLI's endpoint
+        assert configured.requests == 0  # never to the page's configured endpoint
+        assert set(store.query_df("SELECT pair_id FROM judge_outputs")["pair_id"]) == answered
+        assert store.query_df("SELECT n_ok, n_failed FROM judge_runs").values.tolist() == [[5, 0]]
+
+
+def test_retry_spec_keeps_every_call_setting_and_only_tightens_local_only():
+    from dataclasses import fields
+
+    from core.jobs.spec import JobSpec, Task
+    from core.judges.shots import ShotSource
+
+    spec = JobSpec("demo", [Task(MODEL, "green"), Task("rules")], limit=50, selection="first 50",
+                   shots=ShotSource(dataset="demo", k=2), shots_every_prompt=True, concurrency=3, timeout=9.0,
+                   max_retries=1, api_base=["http://127.0.0.1:1/v1", "http://127.0.0.1:2/v1"],
+                   api_key_env="MY_KEY", local_only=None, extra={"crimson_map": "m.json"}, shard="1/2")
+    again = spec.retry([Task(MODEL, "green")])
+    for f in fields(JobSpec):
+        if f.name != "tasks":
+            assert getattr(again, f.name) == getattr(spec, f.name), f.name
+    assert again.tasks == [Task(MODEL, "green")]
+    assert spec.retry([], local_only=True).local_only is True
+    assert JobSpec.from_json(again.to_json()) == again
