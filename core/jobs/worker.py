@@ -83,6 +83,9 @@ class _Beat(threading.Thread):
 
     def __init__(self, store: Store, job_id: str, progress: table.Progress, cancel: threading.Event):
         super().__init__(name=f"heartbeat-{job_id}", daemon=True)
+        # a beat waits for a held store at most one beat: it holds the process's write lock while it waits,
+        # and the run's own writes (its answers) must not queue behind a heartbeat (core.judges.patience)
+        store = Store(store.path, timeout=min(store.timeout, table.HEARTBEAT_SECONDS))
         self.store, self.job_id, self.progress, self.cancel = store, job_id, progress, cancel
         self.halt = threading.Event()
 
@@ -190,7 +193,7 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
 
 def _finish_quietly(store, job_id, state, p, results, message) -> None:
     """Record the end; a store that refuses leaves the job to be shown interrupted (its process is gone)."""
-    from core.judges.llm import impatient
+    from core.judges.patience import impatient
 
     try:
         table.finish(store if state != "failed" else impatient(store), job_id, state, p, results, message)
