@@ -562,7 +562,7 @@ def run_on_gateway_loop(coro):
 
 def _stats(s: RunSummary) -> dict:
     return {"ok": s.ok, "failed": s.failed, "sent": s.sent, "cached": s.cached + s.skipped,
-            "cost_usd": s.cost_usd if s.cost_known else None}
+            "cost_usd": s.cost_usd if s.cost_known else None, "run_id": s.run_id}
 
 
 async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurrency, summary: RunSummary,
