@@ -108,7 +108,7 @@ def job_panel(store: Store, dataset: str, keys: dict[str, str]) -> None:
 
 def last_finished(store: Store, dataset: str) -> dict | None:
     jobs = table.list_jobs(store, dataset=dataset, limit=20)
-    done = jobs[jobs["state"].isin(("done", "cancelled", "failed"))] if len(jobs) else jobs
+    done = jobs[jobs["state"].isin(("done", "partial", "cancelled", "failed"))] if len(jobs) else jobs
     return done.iloc[0].to_dict() if len(done) else None
 
 

@@ -429,6 +429,8 @@ def draw_results(store, job: dict, models, secrets, restricted: bool) -> None:
         st.warning("Cancelled: " + summary + " Answers received before the cancel are kept.")
     elif job["state"] == "failed":
         st.error("Stopped: " + summary + " " + escape_md(job.get("message") or ""))
+    elif job["state"] == "partial":  # a task did not run (another job sent its prompts, a refused endpoint)
+        st.warning("Partly done: " + summary + " " + escape_md(job.get("message") or ""))
     elif failed or unreadable:
         st.warning("Finished: " + summary)
     else:
@@ -436,7 +438,7 @@ def draw_results(store, job: dict, models, secrets, restricted: bool) -> None:
     batches = job_batch_texts(store, [job["job_id"]]).get(job["job_id"])
     if batches:  # a batch job: what its batch files did at the provider
         st.caption(escape_md(batches.capitalize()) + " (priced at the batch price).")
-    if job["state"] in ("cancelled", "failed") and st.button("Resume", key=f"job_resume_{job['job_id']}",
+    if job["state"] in ("cancelled", "failed", "partial") and st.button("Resume", key=f"job_resume_{job['job_id']}",
                                                                icon=":material/play_arrow:"):
         requeue(store, job["job_id"])
         launch(store, job["job_id"], job_keys(models, secrets))

@@ -129,6 +129,7 @@ class FakeOpenAI:
         self.retry_after = retry_after
         self.requests = 0
         self.request_times: list[float] = []  # time.monotonic() of each request's arrival
+        self.answer_times: list[float] = []  # time.monotonic() of each 200 answer, as it is sent
         self.in_flight = 0
         self.max_in_flight = 0  # the most requests the server held at once: concurrency, seen from here
         self.behaviours: Counter = Counter()
@@ -252,6 +253,8 @@ class FakeOpenAI:
                 elif behaviour == "echo200":  # a successful answer that repeats the credentials it was sent
                     sent = [self.headers.get(h) for h in ("Authorization", "api-key", "x-api-key")]
                     answer += "\n\n(request received with " + "; ".join(v for v in sent if v) + ")"
+                with fake._lock:
+                    fake.answer_times.append(time.monotonic())
                 self._send(200, {
                     "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                     "model": payload.get("model", "fake-judge"),

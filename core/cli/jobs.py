@@ -19,6 +19,10 @@ def _cost(value) -> str:
     return "unknown" if value is None or (isinstance(value, float) and math.isnan(value)) else f"${value:,.4f}"
 
 
+def _text(value, default: str) -> str:
+    return value if isinstance(value, str) and value else default
+
+
 def cmd_jobs(args) -> int:
     from core.jobs.table import list_jobs
     from core.judges.batchstore import job_batch_texts
@@ -32,6 +36,8 @@ def cmd_jobs(args) -> int:
         keep = [c for c in df.columns if c not in ("spec", "unexpired", "fresh")]
         print(df[keep].to_json(orient="records", date_format="iso"))
         return 0
+    notes = [f"note: job {j['job_id']} is {j['state']}: {_text(j.get('message'), 'no reason recorded')}"  # why: a task
+             for j in df.to_dict("records") if j["state"] in ("partial", "failed")][:5]  # not run, a failed write
     if len(df):
         df = df.assign(progress=[f"{d:,}/{t:,}" for d, t in zip(df["n_done"], df["n_total"], strict=True)],
                        ok=df["n_ok"], failed=df["n_failed"], cost=df["cost_usd"].map(_cost),
@@ -42,6 +48,8 @@ def cmd_jobs(args) -> int:
     for job_id in interrupted[:5]:
         print(f"note: job {job_id} was interrupted (its process is gone); `python -m core resume {job_id}` "
               "finishes it without paying again for answers already received", file=sys.stderr)
+    for line in notes:
+        print(line, file=sys.stderr)
     return 0
 
 
@@ -80,9 +88,9 @@ def _print_outcome(outcome, as_json: bool) -> None:
 
 
 def _exit(outcome) -> int:
-    if outcome.state == "failed":
+    if outcome.state in ("failed", "partial"):  # partial: some tasks ran, the message names the others
         print(f"error: {outcome.message}", file=sys.stderr)
-        return 5 if outcome.busy else 1
+        return 5 if outcome.busy else (4 if outcome.state == "partial" else 1)
     return 0 if outcome.state == "done" else 3
 
 

@@ -20,7 +20,7 @@ from core.judges.leases import holder_alive, this_process
 from core.store.db import Store
 
 ACTIVE = ("queued", "running")
-FINAL = ("done", "cancelled", "failed", "interrupted")
+FINAL = ("done", "partial", "cancelled", "failed", "interrupted")  # partial: a task did not run (core.jobs.counts)
 HEARTBEAT_SECONDS = 1.0
 STALE_SECONDS = 90  # a job on another host without a heartbeat this long is interrupted
 QUEUED_GRACE_SECONDS = 30  # a queued job whose worker never recorded itself is interrupted after this

@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from core.jobs import table
+from core.jobs import counts, table
 from core.jobs.spec import JobSpec, Task
 from core.judges.errors import causes_line
 from core.judges.leases import RunBusy, working_for
@@ -81,10 +81,15 @@ def _row(task: Task, summary=None, error: str | None = None, status: str | None 
 class _Beat(threading.Thread):
     """Writes progress every HEARTBEAT_SECONDS; sets ``cancel`` when the store says so."""
 
-    def __init__(self, store: Store, job_id: str, progress: table.Progress, cancel: threading.Event):
+    def __init__(self, store: Store, job_id: str, progress: table.Progress, cancel: threading.Event,
+                 after=None):
         super().__init__(name=f"heartbeat-{job_id}", daemon=True)
+        # a beat waits for a held store at most one beat: it holds the process's write lock while it waits,
+        # and the run's own writes (its answers) must not queue behind a heartbeat (core.judges.patience)
+        store = Store(store.path, timeout=min(store.timeout, table.HEARTBEAT_SECONDS))
         self.store, self.job_id, self.progress, self.cancel = store, job_id, progress, cancel
         self.halt = threading.Event()
+        self.after = after  # called with this beat's store after each beat (the job's run ids: core.jobs.counts)
 
     def stop(self) -> None:
         """Stop beating and wait for a beat in progress: a thread left inside DuckDB at exit aborts it."""
@@ -96,6 +101,8 @@ class _Beat(threading.Thread):
             try:
                 if table.beat(self.store, self.job_id, self.progress):
                     self.cancel.set()
+                if self.after is not None:
+                    self.after(self.store)
             except Exception:  # a held or full store: the next beat tries again; the pid proves life
                 pass
 
@@ -109,17 +116,34 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
     spec = table.claim(store, job_id)
     cancel = cancel or threading.Event()
     _on_sigterm(cancel)
-    p = table.Progress()
-    beat = _Beat(store, job_id, p, cancel)
-    beat.start()
     outcome = JobOutcome(job_id, "done")
+    # counters from the store: what the job's runs hold already (a resume), never zeros (core.jobs.counts)
+    runs = counts.noted_runs(table.get_job(store, job_id).get("results"), spec.tasks)
+    p = table.Progress(total=(spec.n_pairs() or 0) * len(spec.tasks))
+    try:
+        have = [counts.stored(store, spec, run_id) for run_id in runs]
+        p.total = counts.n_pairs(store, spec) * len(spec.tasks)
+    except StoreError:  # a store held for long: the runs report their counts as they go
+        have = [counts.Counts() for _ in runs]
+    _add_up(p, have)
+    noted = list(runs)
+
+    def note(beat_store: Store) -> None:
+        if runs != noted:
+            now = list(runs)
+            counts.note_runs(beat_store, job_id, spec.tasks, now, outcome.results)
+            noted[:] = now
+
+    beat = _Beat(store, job_id, p, cancel, after=note)
+    beat.start()
     n = spec.n_pairs()
     try:
         for i, task in enumerate(spec.tasks):
             if cancel.is_set():
                 break
-            base_done, base_ok, base_failed, base_sent = p.done, p.ok, p.failed, p.sent
-            base_cost = p.cost_usd
+            others = counts.total(have[:i] + have[i + 1:])  # the other tasks' answers; this one's come from its run
+            base_done, base_ok, base_failed, base_sent = others.done, others.ok, others.failed, p.sent
+            base_cost = counts.add_cost(others.cost_usd, have[i].cost_usd)  # the run reports what it pays now
             p.task = task.label()
 
             def progress(done, total, stats, base_done=base_done, base_ok=base_ok, base_failed=base_failed,
@@ -134,6 +158,8 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
                 p.sent = base_sent + int(stats.get("sent", 0))
                 cost = stats.get("cost_usd", 0.0)
                 p.cost_usd = None if cost is None or base_cost is None else base_cost + float(cost)
+                if stats.get("run_id"):
+                    runs[i] = stats["run_id"]
                 if on_progress is not None:
                     on_progress(done, total, stats)
 
@@ -151,7 +177,7 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
                                         prompt_id=task.prompt_id or "green", **kwargs)
             except RunBusy as exc:
                 outcome.busy = True
-                outcome.results.append(_row(task, error=str(exc), status="busy"))
+                outcome.results.append(_row(task, error=str(exc), status="busy") | {"run_id": runs[i]})
                 continue
             except StoreError as exc:  # the store refused: nothing more can be kept, stop here
                 outcome.results.append(_row(task, error=str(exc)))
@@ -167,8 +193,13 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
                 continue
             outcome.summaries.append(summary)
             outcome.results.append(_row(task, summary))
-            if summary.status == "done":  # a cancelled or stopped task counts what it answered, no more
-                p.done = base_done + (n if n is not None else summary.requested)
+            runs[i] = summary.run_id
+            try:  # the task's answers as stored: its counts and cost from the store, not this process's
+                have[i] = counts.stored(store, spec, summary.run_id)
+                _add_up(p, have)
+            except StoreError:
+                if summary.status == "done":  # a cancelled or stopped task counts what it answered, no more
+                    p.done = base_done + (n if n is not None else summary.requested)
             if summary.status == "failed":
                 outcome.state, outcome.message = "failed", summary.message
                 break
@@ -182,15 +213,20 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
                         p, outcome.results, message)
         raise
     beat.stop()
-    if outcome.busy and outcome.state == "done" and all(r.get("status") == "busy" for r in outcome.results):
-        outcome.state, outcome.message = "failed", outcome.results[0]["error"]
+    if outcome.state == "done":  # the truth about its tasks: partial or failed when one did not run
+        outcome.state, outcome.message = counts.job_state(job_id, spec.tasks, outcome.results)
     _finish_quietly(store, job_id, outcome.state, p, outcome.results, outcome.message)
     return outcome
 
 
+def _add_up(p: table.Progress, have: list[counts.Counts]) -> None:
+    every = counts.total(have)
+    p.done, p.ok, p.failed, p.cost_usd = every.done, every.ok, every.failed, every.cost_usd
+
+
 def _finish_quietly(store, job_id, state, p, results, message) -> None:
     """Record the end; a store that refuses leaves the job to be shown interrupted (its process is gone)."""
-    from core.judges.llm import impatient
+    from core.judges.patience import impatient
 
     try:
         table.finish(store if state != "failed" else impatient(store), job_id, state, p, results, message)

@@ -44,6 +44,7 @@ from core.judges import batchstore, leases
 from core.judges import journal as journal_mod
 from core.judges.gcpause import import_frozen
 from core.judges.messages import DEFAULT_MAX_TOKENS, default_params, pair_messages
+from core.judges.patience import WriteClock, impatient, kept_message, one_line, overdue_message
 from core.judges.runs import (
     OutputRecord,
     RunSpec,
@@ -528,7 +529,7 @@ def _execute_leased(store, run_id, prompt_id, work, todo, summary: RunSummary, m
             flush_interval, ext_of, journal))
         journal.close(committed=final is not None)
         if status == "failed":  # a write failed: the answers wait in the journal for the resume
-            summary.message = _kept_message(store, summary, journal)
+            summary.message = kept_message(summary, journal)
     else:
         status = "done"
         final = finish_run(store, run_id, status)
@@ -539,29 +540,6 @@ def _execute_leased(store, run_id, prompt_id, work, todo, summary: RunSummary, m
         summary.unparsed_total = final["unparsed_total"]
         summary.cost_total = final["cost_total"]
     return summary
-
-
-def impatient(store: Store) -> Store:
-    """The same store with a short lock patience: bookkeeping after a write already failed."""
-    return Store(store.path, timeout=min(store.timeout, 3.0))
-
-
-def _one_line(exc: BaseException) -> str:
-    return re.sub(r"\s+", " ", str(exc)).strip()[:800]
-
-
-def _kept_message(store: Store, summary: RunSummary, journal) -> str:
-    """One line after a failed write: what this invocation received, stored, journaled and lost."""
-    waiting = summary.journaled - summary.stored
-    text = (f"{summary.message}; of {summary.ok - summary.skipped - summary.cached:,} answers received "
-            f"{summary.stored:,} are in the store and {max(0, waiting):,} are kept in the journal "
-            f"{journal.path.parent}")
-    if summary.lost:
-        text += f"; {summary.lost:,} could not be kept (the journal's disk refused them too)"
-    job = leases.current_job()
-    again = f"`python -m core resume {job}`" if job.startswith("job-") else "run the same command again"
-    return text + (f"; to finish, {again} (or run the same command again): journaled answers are stored "
-                   "without being sent again, and only pairs without an answer are sent")
 
 
 _LOOP: asyncio.AbstractEventLoop | None = None
@@ -584,7 +562,7 @@ def run_on_gateway_loop(coro):
 
 def _stats(s: RunSummary) -> dict:
     return {"ok": s.ok, "failed": s.failed, "sent": s.sent, "cached": s.cached + s.skipped,
-            "cost_usd": s.cost_usd if s.cost_known else None}
+            "cost_usd": s.cost_usd if s.cost_known else None, "run_id": s.run_id}
 
 
 async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurrency, summary: RunSummary,
@@ -595,8 +573,11 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
     lock = asyncio.Lock()
     finished = asyncio.Event()
     stop = threading.Event()  # a write failed: nothing more is sent
+    clock = WriteClock(store.timeout)  # the store's patience, once for the whole run (core.judges.patience)
 
     def halted() -> bool:
+        if not stop.is_set() and clock.overdue():
+            fail("could not write the store", overdue_message(store, clock.patience))
         return stop.is_set() or (cancel is not None and cancel.is_set())
 
     caller.halted = halted
@@ -636,6 +617,7 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
                 fail(f"could not write the journal {journal.path}", exc)
         async with lock:
             pending.append(rec)
+            clock.received()
             summary.count(rec, ext_of[pair_id])
         if progress:
             progress(summary.ok + summary.failed, total, _stats(summary))
@@ -656,9 +638,11 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
             async with lock:
                 batch = pending[:]
                 pending.clear()
+                clock.taken()
             try:
                 if batch:  # in a thread, so answers keep arriving while it commits
                     await write(batch)
+                clock.written()
                 await asyncio.to_thread(leases.renew_quietly, store, renewed)
                 if finished.is_set():
                     async with lock:
@@ -667,7 +651,7 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
                     # the last answers and the run's totals in one transaction
                     return await write(rest, outcome["status"])
             except Exception as exc:  # disk full, lock held too long, read-only: stop sending now
-                fail("could not write the store", _one_line(exc))
+                fail("could not write the store", one_line(exc))
                 await finished.wait()
                 return None
 

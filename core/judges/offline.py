@@ -29,6 +29,8 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
     summary = RunSummary(run_id=run_id, requested=len(pairs), skipped=len(pairs) - len(todo))
     summary.ok = summary.skipped
     status = "done"
+    if progress:  # at once: the job notes the run (core.jobs.counts) and shows what it holds already
+        progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0, "run_id": run_id})
     batch: list[OutputRecord] = []
     for row in todo.itertuples(index=False):
         if cancel is not None and cancel.is_set():
@@ -49,10 +51,10 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
             write_outputs(store, run_id, batch, spec.prompt_id)
             batch = []
             if progress:
-                progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed})
+                progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed, "run_id": run_id})
     write_outputs(store, run_id, batch, spec.prompt_id)
     if progress:
-        progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed})
+        progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed, "run_id": run_id})
     final = finish_run(store, run_id, status)
     summary.failed_total, summary.unparsed_total = final["failed_total"], final["unparsed_total"]
     return summary.close(status, started)
