@@ -2,7 +2,9 @@
 
 They are deterministic, so a pair already answered in the run is skipped and
 the rest are computed and committed in batches (a cancel or crash keeps every
-committed batch).
+committed batch). A pair with a report longer than
+``core.judges.bounds.MAX_REPORT_CHARS`` is a recorded failure with the reason,
+never given to the judge (whatever the judge: one cap for all of them).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from core.judges.bounds import too_long
 from core.judges.llm import RunSummary
 from core.judges.runs import OutputRecord, RunSpec, finish_run, load_pairs, resume_run, write_outputs
 from core.store.db import Store
@@ -35,14 +38,15 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
             status = "cancelled"
             break
         t0 = time.perf_counter()
-        rec = score_pair(row.reference, row.candidate)
+        refused = too_long(spec.judge_name, row.reference, row.candidate)
+        rec = OutputRecord(pair_id="", error=refused) if refused else score_pair(row.reference, row.candidate)
         rec.pair_id = row.pair_id
         rec.latency_ms = (time.perf_counter() - t0) * 1000
         rec.cost_usd = 0.0
         batch.append(rec)
         if rec.error is None:
             summary.ok += 1
-        else:  # a pair this judge cannot read (another language, not a report): recorded, not scored
+        else:  # a pair this judge cannot read (another language, not a report, too long): recorded, not scored
             summary.failed += 1
             summary.failures.append({"ext_id": row.ext_id, "error": rec.error})
         if len(batch) >= BATCH:
