@@ -4,7 +4,9 @@ They are deterministic, so a pair already answered in the run is skipped and
 the rest are computed and committed in batches (a cancel or crash keeps every
 committed batch). A pair with a report longer than
 ``core.judges.bounds.MAX_REPORT_CHARS`` is a recorded failure with the reason,
-never given to the judge (whatever the judge: one cap for all of them).
+never given to the judge (whatever the judge: one cap for all of them); an
+error inside a judge is that pair's recorded failure too, as the rules judge
+records its own (``internal error TYPE``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,19 @@ from core.judges.runs import OutputRecord, RunSpec, finish_run, load_pairs, resu
 from core.store.db import Store
 
 BATCH = 1000
+
+
+def _judged(judge: str, score_pair: Callable[[str, str], OutputRecord], reference: str,
+            candidate: str) -> OutputRecord:
+    """The judge's record for one pair; a report over the cap, or an error inside the judge (a MemoryError
+    included), is a recorded failure of that pair, never a crash of the run."""
+    refused = too_long(judge, reference, candidate)
+    if refused:
+        return OutputRecord(pair_id="", error=refused)
+    try:
+        return score_pair(reference, candidate)
+    except Exception as exc:  # one pair the judge cannot handle must not end the run (nor leave its job running)
+        return OutputRecord(pair_id="", error=f"{judge} judge: internal error {type(exc).__name__}")
 
 
 def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, str], OutputRecord], *,
@@ -38,8 +53,7 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
             status = "cancelled"
             break
         t0 = time.perf_counter()
-        refused = too_long(spec.judge_name, row.reference, row.candidate)
-        rec = OutputRecord(pair_id="", error=refused) if refused else score_pair(row.reference, row.candidate)
+        rec = _judged(spec.judge_name, score_pair, row.reference, row.candidate)
         rec.pair_id = row.pair_id
         rec.latency_ms = (time.perf_counter() - t0) * 1000
         rec.cost_usd = 0.0

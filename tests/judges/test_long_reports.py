@@ -91,6 +91,26 @@ def test_the_runner_refuses_an_over_long_pair_for_any_offline_judge(tmp_path):
     assert dict(zip(stored["ext_id"], stored["error"], strict=True))["long"].startswith("too long")
 
 
+def test_an_error_inside_an_offline_judge_is_that_pairs_failure_not_a_crash(tmp_path):
+    """Before, an exception in the lexical or length judge (a MemoryError on a long pair) ended the whole run."""
+    import pandas as pd
+
+    store = Store(tmp_path / "s.duckdb")
+    frame = pd.DataFrame({"id": ["a", "b", "c"], "reference": ["Lungs clear."] * 3,
+                          "candidate": ["Lungs clear.", "boom", "Mild cardiomegaly."]})
+    import_pairs(store, frame, dataset="d", columns=PairColumns(id="id", reference="reference", candidate="candidate"))
+
+    def judge(reference, candidate):
+        if candidate == "boom":
+            raise MemoryError
+        return OutputRecord(pair_id="", metrics={"words_diff": 0.0})
+
+    summary = run_offline_judge(store, RunSpec("length", "probe", "d"), judge)
+    assert summary.status == "done" and summary.ok == 2 and summary.failed == 1
+    assert summary.failures == [{"ext_id": "b", "error": "probe judge: internal error MemoryError"}]
+    assert store.query_one("SELECT status FROM judge_runs") == "done"
+
+
 def test_lexical_numbers_on_a_pair_at_the_cap_within_bounds():
     """At the cap, the lexical judge scores in well under a second of CPU (rouge-score's table: minutes, GBs)."""
     code = ("import resource, time; from bench.bench_long_pairs import report; "
