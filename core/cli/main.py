@@ -188,7 +188,7 @@ def _judge_exit(summary, out: dict, allow_failures: bool) -> int:
     if useful <= 0 and summary.requested:
         problems.append("no usable answer: nothing to analyse")
     errors = [f["error"] for f in out["failures"]]
-    final = bool(errors) and all(e.startswith(("unsupported language", "not a report")) for e in errors)
+    final = bool(errors) and all(e.startswith(("unsupported language", "not a report", "too long")) for e in errors)
     hint = ("; these pairs cannot be judged by this judge (a re-run gives the same), pass --allow-failures to "
             "exit 0" if final else "; run the same command again to retry failures, or pass --allow-failures to "
             "exit 0")

@@ -6,7 +6,7 @@ Nothing is written to the store. Registered by :func:`add_commands` from
 core.cli.main (``COMMAND_MODULES``).
 
 Exit status: 0 scored; 1 not scored (the judge refused the pair: another
-language, not a report; or the model call failed or was refused); 2 bad
+language, not a report, a report over ``core.judges.bounds.MAX_REPORT_CHARS``; or the model call failed or was refused); 2 bad
 arguments (an unreadable ``@FILE``, an unknown prompt).
 """
 
@@ -124,10 +124,13 @@ def cmd_score(args) -> int:
 
 def add_commands(add) -> None:
     """Register ``score`` with the CLI's ``add(name, func, help)``."""
+    from core.judges.bounds import MAX_REPORT_CHARS
     from core.judges.language import languages_of
 
     epilog = ("languages each judge reads (another language is not scored; the reason is printed):\n  "
               + "\n  ".join(languages_of(j) for j in ("rules", "lexical", "length", "MODEL"))
+              + f"\nthe rules, lexical and length judges read reports of at most {MAX_REPORT_CHARS:,} characters "
+              "(a longer one is not scored; the reason is printed)"
               + "\nexit status: 0 scored, 1 not scored (the reason is printed), 2 bad arguments")
     p = add("score", cmd_score, "judge one reference/candidate pair now, nothing stored (the CLI twin of Live "
             "scoring)", epilog)

@@ -12,6 +12,10 @@ and validation splits, and any pair whose texts equal one of them (in any
 dataset), are left out of the run and counted in ``skipped_trained``. The
 run's params name the model, its teacher, its training dataset and split
 sizes and its weights' hash (a retrained model gets a new run).
+
+A pair with a report longer than ``core.judges.bounds.MAX_REPORT_CHARS`` is a
+recorded failure with the reason, never tokenized (the cap of every offline
+judge).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.distill.data import LABELS, load_card, model_dir, pair_text_hash
+from core.judges.bounds import too_long
 from core.judges.llm import RunSummary
 from core.judges.runs import OutputRecord, RunSpec, finish_run, load_pairs, resume_run, write_outputs
 from core.store.db import Store
@@ -75,6 +80,10 @@ def run_distilled_judge(store: Store, dataset: str, name: str, *, pair_ids: list
                                skipped_trained=len(excluded))
     summary.ok = summary.skipped
     status = "done"
+    refused = _too_long(spec.judge_name, todo, summary)
+    if refused:
+        write_outputs(store, run_id, refused, None)
+        todo = todo[~todo["pair_id"].isin({r.pair_id for r in refused})].reset_index(drop=True)
     model, tokenizer = (load_student(card, model_dir(store, name)) if len(todo) else (None, None))
     for start in range(0, len(todo), BATCH):
         if cancel is not None and cancel.is_set():
@@ -94,6 +103,19 @@ def run_distilled_judge(store: Store, dataset: str, name: str, *, pair_ids: list
         write_outputs(store, run_id, records, None)
         summary.ok += len(records)
         if progress:
-            progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
-    finish_run(store, run_id, status)
+            progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed})
+    final = finish_run(store, run_id, status)
+    summary.failed_total = final["failed_total"]
     return summary.close(status, started)
+
+
+def _too_long(judge: str, todo, summary: DistilledSummary) -> list[OutputRecord]:
+    """The failures to record for the pairs with a report over the cap (counted in ``summary``)."""
+    out = []
+    for row in todo.itertuples(index=False):
+        why = too_long(judge, row.reference, row.candidate)
+        if why:
+            out.append(OutputRecord(pair_id=row.pair_id, cost_usd=0.0, error=why))
+            summary.failed += 1
+            summary.failures.append({"ext_id": row.ext_id, "error": why})
+    return out

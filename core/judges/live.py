@@ -2,10 +2,11 @@
 
 - :func:`score_rules_live`: the rules judge, its GREEN-format text parsed by
   the standard parser, and the report phrases each error is about; or, for a
-  pair it cannot read (another language) or a candidate that is not a report,
-  the failure a run would record (``failure``), and no score;
+  pair it cannot read (another language, a report longer than
+  ``core.judges.bounds.MAX_REPORT_CHARS``) or a candidate that is not a
+  report, the failure a run would record (``failure``), and no score;
 - :func:`score_baseline_live`: the lexical and length baselines (their
-  language check too);
+  language check and length cap too);
 - :func:`score_live`: one model call through the same gateway as runs
   (``core.judges.llm``: retries, timeout, ``local_only``, key redaction), with the
   patient context for context-aware prompts (CRIMSON); :func:`metric_order` names
@@ -23,6 +24,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from core.judges.bounds import too_long
 from core.judges.llm import Caller, GenParams, check_endpoint, check_model, run_on_gateway_loop
 from core.judges.messages import default_params
 from core.judges.runs import answer_reader
@@ -116,7 +118,7 @@ def score_rules_live(reference: str, candidate: str, context: dict[str, str] | N
     from core.judges.rules import judge_pair, render_green, screen_pair
 
     t0 = time.perf_counter()
-    refused = screen_pair(reference, candidate)
+    refused = too_long("rules", reference, candidate) or screen_pair(reference, candidate)
     if refused:
         return RulesLive("", None, (time.perf_counter() - t0) * 1000, failure=refused)
     result = judge_pair(reference, candidate)
@@ -147,6 +149,9 @@ def score_baseline_live(judge: str, reference: str, candidate: str,
     from core.judges.registry import offline_module
 
     t0 = time.perf_counter()
+    refused = too_long(judge, reference, candidate)
+    if refused:
+        return BaselineLive(judge, None, (time.perf_counter() - t0) * 1000, refused)
     rec = offline_module(judge).score_pair(reference, candidate)
     return BaselineLive(judge, rec.metrics, (time.perf_counter() - t0) * 1000, rec.error)
 

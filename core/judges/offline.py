@@ -2,7 +2,11 @@
 
 They are deterministic, so a pair already answered in the run is skipped and
 the rest are computed and committed in batches (a cancel or crash keeps every
-committed batch).
+committed batch). A pair with a report longer than
+``core.judges.bounds.MAX_REPORT_CHARS`` is a recorded failure with the reason,
+never given to the judge (whatever the judge: one cap for all of them); an
+error inside a judge is that pair's recorded failure too, as the rules judge
+records its own (``internal error TYPE``).
 """
 
 from __future__ import annotations
@@ -11,11 +15,25 @@ import threading
 import time
 from collections.abc import Callable
 
+from core.judges.bounds import too_long
 from core.judges.llm import RunSummary
 from core.judges.runs import OutputRecord, RunSpec, finish_run, load_pairs, resume_run, write_outputs
 from core.store.db import Store
 
 BATCH = 1000
+
+
+def _judged(judge: str, score_pair: Callable[[str, str], OutputRecord], reference: str,
+            candidate: str) -> OutputRecord:
+    """The judge's record for one pair; a report over the cap, or an error inside the judge (a MemoryError
+    included), is a recorded failure of that pair, never a crash of the run."""
+    refused = too_long(judge, reference, candidate)
+    if refused:
+        return OutputRecord(pair_id="", error=refused)
+    try:
+        return score_pair(reference, candidate)
+    except Exception as exc:  # one pair the judge cannot handle must not end the run (nor leave its job running)
+        return OutputRecord(pair_id="", error=f"{judge} judge: internal error {type(exc).__name__}")
 
 
 def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, str], OutputRecord], *,
@@ -37,14 +55,14 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
             status = "cancelled"
             break
         t0 = time.perf_counter()
-        rec = score_pair(row.reference, row.candidate)
+        rec = _judged(spec.judge_name, score_pair, row.reference, row.candidate)
         rec.pair_id = row.pair_id
         rec.latency_ms = (time.perf_counter() - t0) * 1000
         rec.cost_usd = 0.0
         batch.append(rec)
         if rec.error is None:
             summary.ok += 1
-        else:  # a pair this judge cannot read (another language, not a report): recorded, not scored
+        else:  # a pair this judge cannot read (another language, not a report, too long): recorded, not scored
             summary.failed += 1
             summary.failures.append({"ext_id": row.ext_id, "error": rec.error})
         if len(batch) >= BATCH:

@@ -175,6 +175,17 @@ def test_a_refusal_is_not_scored(app_test, demo_store: Store, no_models):
     assert _counts(at) == []
 
 
+def test_a_report_over_the_length_cap_is_not_scored_and_the_reason_is_shown(app_test, demo_store: Store, no_models):
+    """The cap of every offline judge (core.judges.bounds): before it, the rules judge scored the first 100,000
+    characters of a longer report as if they were the whole report."""
+    over = ("FINDINGS: Small left pleural effusion. " * 2600)[:100_001]
+    at = _paste(_open(app_test, demo_store), over, CANDIDATE)
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert any("too long to judge: the reference report has 100,001 characters; the rules judge reads reports of "
+               "at most 100,000 characters" in e for e in errors), errors
+    assert _counts(at) == [] and not tables(at, "score", "value") and not _html_blocks(at)
+
+
 def test_meaning_column_in_words_and_the_same_numbers_as_the_score_command(app_test, demo_store: Store, no_models,
                                                                           capsys, tmp_path):
     import json

@@ -247,3 +247,29 @@ def test_requirements_ml_is_pinned_and_make_test_installs_it():
     run_line = next(ln for ln in makefile.splitlines() if ln.startswith("run:"))
     assert "setup-ml" in test_line or ".ml-ok" in test_line
     assert "ml" not in run_line
+
+
+def test_a_pair_over_the_length_cap_is_a_recorded_failure_never_scored(trained):
+    """The cap of every offline judge (core.judges.bounds): the student never tokenizes an over-long report."""
+    from core.ingest.importers import PairColumns, import_pairs
+    from core.judges import run_judge
+    from core.judges.bounds import MAX_REPORT_CHARS
+
+    store, _ = trained
+    long = "FINDINGS: Small left effusion. " * (MAX_REPORT_CHARS // 31 + 1)
+    frame = pd.DataFrame({"id": ["long", "short"], "reference": [long, "Heart size normal. Lungs clear."],
+                          "candidate": ["Lungs clear.", "Heart size is enlarged."]})
+    import_pairs(store, frame, dataset="long", columns=PairColumns(id="id", reference="reference",
+                                                                   candidate="candidate"))
+    summary = run_judge(store, dataset="long", judge=f"distilled:{NAME}")
+    assert summary.ok == 1 and summary.failed == 1 and summary.failed_total == 1 and summary.status == "done"
+    assert summary.failures[0]["ext_id"] == "long"
+    assert summary.failures[0]["error"].startswith(f"too long to judge: the reference report has {len(long):,}")
+    rows = store.query_df("SELECT p.ext_id, o.error, o.raw_text FROM judge_outputs o JOIN pairs p USING (pair_id) "
+                          "WHERE p.dataset = 'long'")
+    by_id = {r.ext_id: r for r in rows.itertuples()}
+    assert by_id["long"].error.startswith("too long") and not isinstance(by_id["long"].raw_text, str)
+    assert isinstance(by_id["short"].raw_text, str)
+    n_metrics = store.query_one("SELECT count(*) FROM metric_values m JOIN pairs p USING (pair_id) "
+                                "WHERE p.dataset = 'long' AND p.ext_id = 'long'")
+    assert n_metrics == 0

@@ -37,7 +37,7 @@ def import_pairs(store: Store, data, *, dataset: str, columns: PairColumns, kind
     common.tick_progress(progress, 1, 3, "validating")
     frame = prepare_pairs(df, dataset, columns)
     common.tick_progress(progress, 2, 3, "writing")
-    notes: list[str] = []
+    notes: list[str] = long_report_notes(frame)
     with store.write() as conn:
         added = write_pairs(conn, frame, dataset=dataset, kind=kind,
                             source=source or name or validation.source_label(data), license=license,
@@ -62,12 +62,26 @@ def import_scored_pairs(store: Store, data, *, dataset: str, columns: PairColumn
     ann = prepare_annotations(df, dataset, lookup, id_col=columns.id, score_col=score_col, scale_max=scale_max,
                               scale_min=scale_min, annotator=annotator, source=label)
     common.tick_progress(progress, 2, 3, "writing")
-    notes: list[str] = []
+    notes: list[str] = long_report_notes(frame)
     with store.write() as conn:
         added = write_pairs(conn, frame, dataset=dataset, kind=kind, source=label, warnings=notes)
         write_annotations(conn, ann)
     common.tick_progress(progress, 3, 3, "done")
     return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added, warnings=notes)
+
+
+def long_report_notes(frame: pd.DataFrame) -> list[str]:
+    """A note when reports are longer than the offline judges read (core.judges.bounds): imported as they are,
+    and each such pair will be a recorded failure of the rules, lexical, length and distilled judges."""
+    from core.judges.bounds import MAX_REPORT_CHARS
+
+    long = [ext for ext, r, c in zip(frame["ext_id"], frame["reference"], frame["candidate"], strict=True)
+            if max(len(r or ""), len(c or "")) > MAX_REPORT_CHARS]
+    if not long:
+        return []
+    shown = ", ".join(map(str, long[:5])) + (", ..." if len(long) > 5 else "")
+    return [f"{len(long):,} pair(s) have a report longer than {MAX_REPORT_CHARS:,} characters ({shown}): imported, "
+            "but the offline judges (rules, lexical, length, distilled) will record them as failures, not score them"]
 
 
 def parse_context_cols(text: str | None) -> dict[str, str]:

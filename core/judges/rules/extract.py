@@ -51,6 +51,7 @@ import unicodedata
 from dataclasses import replace
 from functools import lru_cache
 
+from core.judges.bounds import MAX_REPORT_CHARS
 from core.judges.rules import vocab as V
 from core.judges.rules.dedupe import dedupe
 from core.judges.rules.findings import Finding
@@ -120,8 +121,8 @@ from core.judges.rules.rewrite import rewrite
 from core.judges.rules.scope import Mention, backward, forward, next_joined, readings
 from core.judges.rules.spelling import normalise
 
-#: Longer inputs are cut (a report is a few KB; these bound the work per pair).
-MAX_REPORT_CHARS = 100_000
+#: Longer inputs are cut (a report is a few KB; these bound the work per pair). The runner, ``score`` and Live
+#: scoring refuse a longer report before it gets here (core.judges.bounds: the one cap of every offline judge).
 MAX_SENTENCE_CHARS = 600
 MAX_STATEMENTS = 300
 
