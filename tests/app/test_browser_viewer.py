@@ -19,10 +19,10 @@ from core.store.db import Store
 from tests.app.test_browser_roles import UI_TIMEOUT_MS, _settle, _signed_in_cookie, team_server  # noqa: F401
 from tests.chromium import chromium_browser
 from tests.conftest import copy_store
+from tests.reads.test_ratings_access import ALICE, BOB, CAROL, DAVE, rate_blind_and_open
 
 pytestmark = pytest.mark.browser
 
-ALICE, BOB, CAROL, DAVE = "alice@hospital.org", "bob@hospital.org", "carol@hospital.org", "dave@hospital.org"
 
 
 @pytest.fixture
@@ -30,12 +30,7 @@ def demo_store(demo_store: Store, tmp_path: Path) -> Store:  # team_server serve
     """The demo store with a blinded queue rated 1 by alice and 4 by bob, and an unblinded one rated 0
     by carol and 3 by dave: every pair of each a disagreement."""
     store = copy_store(demo_store, tmp_path / "rated.duckdb")
-    blind = ratings.create_queue(store, "demo", "blind round", "sample", n=3, seed=3, blinded=True)
-    open_ = ratings.create_queue(store, "demo", "open round", "sample", n=3, seed=4, blinded=False)
-    for queue_id, scores in ((blind, {ALICE: 1, BOB: 4}), (open_, {CAROL: 0, DAVE: 3})):
-        for pid in ratings.queue_pair_ids(store, queue_id):
-            for rater, score in scores.items():
-                ratings.save_rating(store, pid, rater, score=score, queue_id=queue_id)
+    rate_blind_and_open(store, 3)
     return store
 
 

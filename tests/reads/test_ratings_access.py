@@ -17,17 +17,21 @@ from core.store.db import Store
 ALICE, BOB, CAROL, DAVE = "alice@hospital.org", "bob@hospital.org", "carol@hospital.org", "dave@hospital.org"
 
 
-@pytest.fixture
-def rated(demo_store_copy: Store):
-    """A blinded queue rated 1 by alice and 4 by bob; an unblinded one rated 0 by carol and 3 by dave."""
-    store = demo_store_copy
-    blind = ratings.create_queue(store, "demo", "blind round", "sample", n=4, seed=3, blinded=True)
-    open_ = ratings.create_queue(store, "demo", "open round", "sample", n=4, seed=4, blinded=False)
+def rate_blind_and_open(store: Store, n: int) -> tuple[str, str]:
+    """A blinded queue of ``n`` pairs rated 1 by alice and 4 by bob, an unblinded one rated 0 by carol and
+    3 by dave (every pair of each a disagreement): their ids."""
+    blind = ratings.create_queue(store, "demo", "blind round", "sample", n=n, seed=3, blinded=True)
+    open_ = ratings.create_queue(store, "demo", "open round", "sample", n=n, seed=4, blinded=False)
     for queue_id, scores in ((blind, {ALICE: 1, BOB: 4}), (open_, {CAROL: 0, DAVE: 3})):
         for pid in ratings.queue_pair_ids(store, queue_id):
             for rater, score in scores.items():
                 ratings.save_rating(store, pid, rater, score=score, queue_id=queue_id)
-    return store, blind, open_
+    return blind, open_
+
+
+@pytest.fixture
+def rated(demo_store_copy: Store):
+    return demo_store_copy, *rate_blind_and_open(demo_store_copy, 4)
 
 
 def test_a_viewer_reads_no_blinded_rating_of_others(rated):
