@@ -106,7 +106,7 @@ def cmd_ratings_report(args) -> int:
 
     check_out_file(args.out, store=args.store or default_store_path(), force=args.force)
     store = open_store(args)
-    groups = expert_annotators(store, args.dataset)
+    groups = expert_annotators(store, args.dataset, role=RESEARCHER)
     if not groups[args.experts]:
         raise ValueError(f"dataset '{args.dataset}' has no {EXPERTS[args.experts]}")
     parts = ["python", "-m", "core"] + (["--store", str(args.store)] if args.store else []) + [

@@ -36,7 +36,7 @@ import uuid
 import numpy as np
 import pandas as pd
 
-from core.access import ADJUDICATE, MANAGE_QUEUES, READ_BLINDED_RATINGS, allowed, require
+from core.access import ADJUDICATE, MANAGE_QUEUES, READ_BLINDED_RATINGS, RESEARCHER, allowed, require
 from core.store.db import Store
 from core.taxonomy import CATEGORIES, FACETS
 
@@ -448,12 +448,26 @@ def adjudicated_values(store: Store, dataset: str, *, role: str | None) -> pd.Da
 # -- expert targets ----------------------------------------------------------------
 
 
-def expert_annotators(store: Store, dataset: str) -> dict[str, list[str]]:
-    """The dataset's annotators split into ``clinicians`` (ratings given here) and ``imported`` (all others)."""
+def expert_annotators(store: Store, dataset: str, *, role: str | None) -> dict[str, list[str]]:
+    """The dataset's annotators split into ``clinicians`` (ratings given here) and ``imported`` (all others).
+
+    For a ``role`` not allowed ``read_blinded_ratings``, ``clinicians`` keeps only the raters none of whose
+    current ratings on the dataset was given in a blinded queue (or in none): a per-pair expert target
+    made of the others would show their blinded ratings pair by pair. Those left out are ``hidden``.
+    """
     names = store.query_df("SELECT DISTINCT a.annotator FROM annotations a JOIN pairs p USING (pair_id) "
                            "WHERE p.dataset = ? ORDER BY 1", [dataset])["annotator"].tolist()
     clinicians = [a for a in names if a.startswith(RATER_PREFIX)]
-    return {"clinicians": clinicians, "imported": [a for a in names if not a.startswith(RATER_PREFIX)]}
+    hidden: list[str] = []
+    if clinicians and not allowed(role, READ_BLINDED_RATINGS):
+        current = latest_ratings(store, dataset, role=role)  # what such a role may read, per (pair, rater)
+        every = latest_ratings(store, dataset, role=RESEARCHER)  # only the names of the hidden leave here
+        seen = set(zip(current["pair_id"], current["rater"], strict=True))
+        hidden = sorted({annotator_name(r) for p, r in zip(every["pair_id"], every["rater"], strict=True)
+                         if (p, r) not in seen})
+        clinicians = [a for a in clinicians if a not in hidden]
+    return {"clinicians": clinicians, "imported": [a for a in names if not a.startswith(RATER_PREFIX)],
+            "hidden": hidden}
 
 
 def pair_judge_values(store: Store, pair_id: str) -> pd.DataFrame:

@@ -399,3 +399,23 @@ def test_only_researchers_see_the_store_path(app_test, demo_store_copy: Store, m
     researcher = _team_app(app_test, demo_store_copy, monkeypatch, "lead@hospital.org", page)
     assert path in [c.value for c in researcher.sidebar.code]
     assert path in _tree_text(researcher)  # the same search finds the path when it is shown
+
+
+def test_a_viewer_gets_no_clinician_target_made_of_blinded_ratings(app_test, demo_store_copy: Store, monkeypatch):
+    """Issue 42, item 1, beyond Annotate: with the clinicians as the expert target a page shows their
+    ratings pair by pair (Correlations' pairs table and CSV), so a viewer is not offered raters whose
+    ratings were given in a blinded queue; a researcher is."""
+    from core.judges import run_judge
+
+    store = demo_store_copy
+    run_judge(store, dataset="demo", judge="rules")  # a judge to correlate with the target
+    queue_id = ratings.create_queue(store, "demo", "blind", "sample", n=4, seed=3, blinded=True)
+    for pid in ratings.queue_pair_ids(store, queue_id):
+        ratings.save_rating(store, pid, "alice@hospital.org", score=1, queue_id=queue_id)
+
+    def experts(email: str) -> list:
+        at = _team_app(app_test, store, monkeypatch, email, "pages/correlations.py")
+        return [r.options for r in at.radio if r.label == "Experts"]
+
+    assert experts("lead@hospital.org") == [["experts (imported annotations)", "clinician ratings (this study)"]]
+    assert experts("nurse@hospital.org") == []  # the imported annotations only: no widget, no clinician

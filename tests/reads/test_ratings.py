@@ -187,7 +187,7 @@ def test_agreement_matches_scipy_and_krippendorff_and_feeds_the_correlations(que
 
     # The ratings are annotations: the clinicians' mean score is the target the judges are compared with.
     run_judge(store, dataset="demo", judge="rules")
-    names = ratings.expert_annotators(store, "demo")
+    names = ratings.expert_annotators(store, "demo", role=RESEARCHER)
     assert names["clinicians"] == ["rater:Dr A", "rater:Dr B"] and "expert_1" in names["imported"]
     frame = correlation_frame(store, "demo", "score", annotators=names["clinicians"])
     assert set(frame["pair_id"]) == set(pids)
@@ -301,7 +301,7 @@ def test_the_html_report_can_take_the_clinician_ratings_as_target(queue, tmp_pat
         ratings.save_rating(store, pid, "Dr A", score=i % 6)
         ratings.save_rating(store, pid, "Dr B", score=(i + i % 2) % 6)
     run_judge(store, dataset="demo", judge="rules")
-    clinicians = ratings.expert_annotators(store, "demo")["clinicians"]
+    clinicians = ratings.expert_annotators(store, "demo", role=RESEARCHER)["clinicians"]
     data = collect(store, "demo", n_boot=0, annotators=clinicians, experts="clinician ratings (this study)")
     score = next(t for t in data.targets if t.target == "score")
     assert set(score.corr["n"]) == {len(rated)}  # only the rated pairs carry the target

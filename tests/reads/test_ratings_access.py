@@ -117,3 +117,16 @@ def test_a_pairs_expert_annotations_hide_a_blinded_rating_from_a_viewer(rated):
     assert for_researcher - for_viewer == {f"rater:{ALICE}", f"rater:{BOB}"}  # imported experts stay
     other = ratings.queue_pair_ids(store, open_)[0]
     assert {f"rater:{CAROL}", f"rater:{DAVE}"} <= set(annotation_summary(store, other, role=VIEWER)["annotator"])
+
+
+def test_a_viewers_clinician_target_leaves_out_the_raters_of_a_blinded_queue(rated):
+    """Correlations, Calibration, Error types, Ensembles and Share offer the clinicians as the expert
+    target, pair by pair: for a viewer, only raters whose every current rating is in an unblinded queue."""
+    store, blind, _ = rated
+    raters = {f"rater:{r}" for r in (ALICE, BOB, CAROL, DAVE)}
+    assert set(ratings.expert_annotators(store, "demo", role=RESEARCHER)["clinicians"]) == raters
+    seen = ratings.expert_annotators(store, "demo", role=VIEWER)
+    assert seen["clinicians"] == [f"rater:{CAROL}", f"rater:{DAVE}"]
+    assert seen["hidden"] == [f"rater:{ALICE}", f"rater:{BOB}"] and "expert_1" in seen["imported"]
+    ratings.set_blinded(store, blind, False, role=RESEARCHER)  # unblinded: the viewer's target may hold them
+    assert set(ratings.expert_annotators(store, "demo", role=VIEWER)["clinicians"]) == raters
