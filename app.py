@@ -14,7 +14,7 @@ settings.use_local_price_map()
 import streamlit as st  # noqa: E402
 
 from core import glossary  # noqa: E402
-from core.access import RESEARCHER, may_open  # noqa: E402
+from core.access import SEE_PATHS, allowed, may_open  # noqa: E402
 from core.judges.llm import preload_litellm  # noqa: E402
 from core.serve import models_configured  # noqa: E402
 from core.store.db import StoreDamaged, StoreError, StoreForeign, default_store_path  # noqa: E402
@@ -79,10 +79,8 @@ def draw_glossary() -> None:
 def draw_sidebar(store, datasets) -> None:
     """Store path (researchers only: a viewer learns nothing of the server's files), dataset picker
     (kept in session state and the URL), synthetic badge."""
-    from core.access import RESEARCHER
-
     with st.sidebar:
-        if role == RESEARCHER:
+        if allowed(role, SEE_PATHS):
             st.caption("Store")
             st.code(str(store.path), language=None, wrap_lines=True)
         if datasets.empty:
@@ -159,7 +157,7 @@ def store_error_line(exc: StoreError) -> str:
     """A store problem in one line (a damaged or foreign file says so itself: StoreDamaged, StoreForeign);
     only a researcher sees the server's path."""
     text = str(exc) if isinstance(exc, StoreDamaged | StoreForeign) else f"Cannot open the store: {exc}"
-    if role != RESEARCHER:
+    if not allowed(role, SEE_PATHS):
         for form in {str(default_store_path()), str(default_store_path().resolve())}:
             text = text.replace(form, "the store")
     return escape_md(text)

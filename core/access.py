@@ -16,6 +16,13 @@ Three set-ups, read from Streamlit's secrets (``.streamlit/secrets.toml``):
      viewers = ["@hospital.org", "dr.b@uni.edu"] # browse, rate, download reports
 
   An entry starting with ``@`` admits a whole e-mail domain. Identities not listed are refused.
+  Addresses are parsed strictly (:func:`parse_email`): exactly one ``@``, the domain matched whole
+  and case-insensitively, so ``mallory@evil.org@hospital.org`` is no address at all.
+
+What a role may see and do is decided in one place, :func:`allowed` (named actions such as
+``read_blinded_ratings``, ``adjudicate``, ``see_paths``), called where data is read and written
+(``core.reads.ratings``, the report and the bundle), not only where a page is drawn; a write a role
+may not make raises :class:`NotAllowed` (:func:`require`).
 
   The role comes only from an e-mail address the identity provider vouches for (:func:`verified_email`):
   the ID token's ``email_verified`` claim must be true, never a display name. A provider that omits
@@ -35,6 +42,7 @@ unless the operator says explicitly that the dashboard may be open.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -44,6 +52,71 @@ VIEWER = "viewer"
 RESEARCHER_PAGES = frozenset({"pages/run.py", "pages/live.py", "pages/distill.py", "pages/checks.py",
                               "pages/review.py"})
 AUTH_KEYS = ("redirect_uri", "cookie_secret")
+
+# -- what each role may see and do ------------------------------------------------------------------
+
+BROWSE = "browse"  # open the pages that only read: results, pairs, agreement on unblinded queues
+RATE = "rate"  # save one's own ratings on the Annotate page
+DOWNLOAD_REPORTS = "download_reports"  # the HTML report and the pages' CSV downloads
+READ_BLINDED_RATINGS = "read_blinded_ratings"  # other raters' ratings given in a blinded queue; adjudications
+ADJUDICATE = "adjudicate"  # record the adjudicated value of a disagreement (it changes the expert target)
+MANAGE_QUEUES = "manage_queues"  # create rating queues, blind or unblind them
+SEE_PATHS = "see_paths"  # the store's path or file name, in a page or a download
+CHANGE_DATA = "change_data"  # import and delete datasets
+RUN_JUDGES = "run_judges"  # the pages that run judges, spend on endpoints or write judge results
+#: What a role may do, each action with what it is for (the words of :class:`NotAllowed`).
+ACTIONS = {BROWSE: "browse the results", RATE: "rate pairs", DOWNLOAD_REPORTS: "download reports",
+           READ_BLINDED_RATINGS: "read other raters' blinded ratings or the adjudications",
+           ADJUDICATE: "adjudicate between raters", MANAGE_QUEUES: "create, blind or unblind rating queues",
+           SEE_PATHS: "see the store's path", CHANGE_DATA: "import or delete data", RUN_JUDGES: "run judges"}
+PERMISSIONS = {RESEARCHER: frozenset(ACTIONS), VIEWER: frozenset({BROWSE, RATE, DOWNLOAD_REPORTS})}
+
+
+class NotAllowed(PermissionError):
+    """A role asked for an action it may not take (:func:`require`); the message is one line."""
+
+
+def allowed(role: str | None, action: str) -> bool:
+    """Whether ``role`` (researcher, viewer, or None: no role) may take ``action`` (one of :data:`ACTIONS`).
+
+    The one place these rules live. Outside a team deployment every visitor is a researcher
+    (:func:`role_for_user`). An unknown action is a programming error (ValueError), never a yes.
+    """
+    if action not in ACTIONS:
+        raise ValueError(f"unknown action '{action}'; actions are: {', '.join(ACTIONS)}")
+    return action in PERMISSIONS.get(role, frozenset())  # type: ignore[arg-type]
+
+
+def require(role: str | None, action: str) -> None:
+    """Raise :class:`NotAllowed` unless ``role`` may take ``action``: the check of core's writes."""
+    if not allowed(role, action):
+        who = f"a {role}" if role else "a visitor without a role"
+        raise NotAllowed(f"{who} may not {ACTIONS[action]}: researchers only")
+
+
+# -- e-mail addresses ------------------------------------------------------------------------------
+
+_LOCAL_RE = re.compile(r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}$")
+_LABEL_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+
+
+def parse_email(text: object) -> tuple[str, str] | None:
+    """``(local, domain)`` of an e-mail address, lower-cased, or None when ``text`` is not exactly one.
+
+    Strict: exactly one ``@``; a local part of the usual unquoted characters; a domain of two or more
+    dot-separated labels (letters, digits, inner hyphens). Surrounding spaces are ignored, inner ones
+    are not an address. ``mallory@evil.org@hospital.org`` is None, not an address at hospital.org.
+    """
+    if not isinstance(text, str):
+        return None
+    local, at, domain = text.strip().partition("@")
+    if not at or "@" in domain or not _LOCAL_RE.match(local):
+        return None
+    domain = domain.lower()
+    labels = domain.split(".")
+    if len(domain) > 253 or len(labels) < 2 or not all(_LABEL_RE.match(label) for label in labels):
+        return None
+    return local.lower(), domain
 
 
 _ABSENT = object()
@@ -60,7 +133,7 @@ def verified_email(user: Mapping | None, trusted: tuple[str, ...] = ()) -> str |
     if not user:
         return None
     email = user.get("email")
-    if not isinstance(email, str) or "@" not in email.strip():
+    if parse_email(email) is None:  # not exactly one address: no role, whatever the provider says
         return None
     claim = user.get("email_verified", _ABSENT)
     if claim is _ABSENT:
@@ -80,13 +153,16 @@ class Roles:
     trust_unverified_email: tuple[str, ...] = ()
 
     def role_of(self, identity: str | None) -> str | None:
-        """The role of a signed-in ``identity`` (an e-mail), or None when it is on no list."""
-        if not identity:
+        """The role of a signed-in ``identity`` (an e-mail), or None when it is on no list or is not
+        exactly one address (:func:`parse_email`): an address entry matches the whole address, an
+        ``@domain`` entry the whole domain, both case-insensitively."""
+        parsed = parse_email(identity)
+        if parsed is None:
             return None
-        ident = identity.strip().lower()
+        local, domain = parsed
         for role, entries in ((RESEARCHER, self.researchers), (VIEWER, self.viewers)):
             for entry in entries:
-                if ident == entry or (entry.startswith("@") and ident.endswith(entry)):
+                if entry == f"@{domain}" or entry == f"{local}@{domain}":
                     return role
         return None
 
@@ -94,11 +170,16 @@ class Roles:
 def _entries(value, where: str) -> tuple[str, ...]:
     if value is None:
         return ()
+    what = ("provider names or issuer URLs" if where == "trust_unverified_email"
+            else "e-mail addresses or '@domain' entries")
     if isinstance(value, str) or not all(isinstance(v, str) for v in value):
-        what = ("provider names or issuer URLs" if where == "trust_unverified_email"
-                else "e-mail addresses or '@domain' entries")
         raise ValueError(f"[radjudge.roles] {where} must be a list of {what}")
-    return tuple(v.strip().lower() for v in value if v.strip())
+    entries = tuple(v.strip().lower() for v in value if v.strip())
+    if where != "trust_unverified_email":
+        for entry in entries:  # an entry that no address can match exactly is a typo, not a rule
+            if parse_email(("x" + entry) if entry.startswith("@") else entry) is None:
+                raise ValueError(f"[radjudge.roles] {where}: '{entry}' is not an e-mail address or '@domain'")
+    return entries
 
 
 def sign_in_configured(secrets: Mapping) -> bool:
@@ -150,9 +231,7 @@ def role_for_user(secrets: Mapping, user: Mapping | None) -> str | None:
 
 def may_open(role: str | None, page: str) -> bool:
     """Whether ``role`` may open ``page`` (a path such as ``pages/run.py``)."""
-    if role == RESEARCHER:
-        return True
-    return role == VIEWER and page not in RESEARCHER_PAGES
+    return allowed(role, RUN_JUDGES if page in RESEARCHER_PAGES else BROWSE)
 
 
 def is_loopback(address: str) -> bool:

@@ -4,14 +4,15 @@
 ``[radjudge.roles]`` in the secrets) a visitor who is not signed in sees only a sign-in button,
 and one signed in but on no allow-list sees only a refusal. Pages that run judges call
 ``researchers_only()`` first (the navigation already hides them from viewers; a typed URL must
-not reach them either); pages with a write for researchers only ask ``is_researcher()``.
+not reach them either); pages with an action for some roles only ask ``may(action)``, i.e.
+:func:`core.access.allowed` for the visitor's role (core's reads and writes ask it again themselves).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from core.access import RESEARCHER, may_open, role_for_user, roles_from_secrets, verified_email
+from core.access import allowed, may_open, parse_email, role_for_user, roles_from_secrets, verified_email
 from pages._shared import escape_md
 
 VIEWER_CAN = "Viewers browse the results, rate pairs and download reports."
@@ -60,8 +61,9 @@ def current_role() -> str | None:
         return None
 
 
-def is_researcher() -> bool:
-    return current_role() == RESEARCHER
+def may(action: str) -> bool:
+    """Whether the visitor may take ``action`` (one of core.access.ACTIONS)."""
+    return allowed(current_role(), action)
 
 
 def gate() -> str:
@@ -83,7 +85,11 @@ def gate() -> str:
         if st.button("Sign in", key="gate_login", type="primary"):
             st.login()
     else:
-        if verified_email(signed_in_claims(), roles_from_secrets(secrets()).trust_unverified_email) is None:
+        claims = signed_in_claims() or {}
+        if claims.get("email") and parse_email(claims["email"]) is None:
+            st.error(f"Signed in as {escape_md(identity)}, which is not one e-mail address (exactly one @ and a "
+                     "domain), so it has no role here. Ask the person who runs this dashboard.")
+        elif verified_email(claims, roles_from_secrets(secrets()).trust_unverified_email) is None:
             st.error(f"Signed in as {escape_md(identity)}, but your identity provider did not confirm an e-mail "
                      "address for this account, and a role is given only to a confirmed address. Ask the person who "
                      "runs this dashboard.")

@@ -377,10 +377,10 @@ EXPERT_SOURCES = {"imported": "experts (imported annotations)", "clinicians": "c
 
 
 @cached(max_entries=32)
-def _expert_annotators(store: Store, dataset: str) -> dict[str, list[str]]:
+def _expert_annotators(store: Store, dataset: str, role: str | None) -> dict[str, list[str]]:
     from core.reads.ratings import expert_annotators
 
-    return expert_annotators(store, dataset)
+    return expert_annotators(store, dataset, role=role)
 
 
 def expert_annotators_choice(store: Store, dataset: str, key: str) -> tuple[list[str] | None, str]:
@@ -388,11 +388,15 @@ def expert_annotators_choice(store: Store, dataset: str, key: str) -> tuple[list
 
     Returns ``(annotators, label)``: pass ``annotators`` as ``annotators=`` to core's
     analysis functions. No widget (and ``None``: every annotator) while the dataset has
-    no clinician ratings; the choice lives in the URL as ``experts``.
+    no clinician ratings; the choice lives in the URL as ``experts``. A viewer's clinicians leave out the
+    raters with a rating given in a blinded queue (core.reads.ratings.expert_annotators): per pair, the
+    target would show it.
     """
-    groups = _expert_annotators(store, dataset)
-    if not groups["clinicians"]:
-        return None, EXPERT_SOURCES["imported"]
+    from pages._access import current_role  # _access imports this module
+
+    groups = _expert_annotators(store, dataset, current_role())
+    if not groups["clinicians"]:  # every annotator, unless some are hidden from this visitor
+        return (list(groups["imported"]) if groups["hidden"] else None), EXPERT_SOURCES["imported"]
     options = [k for k in EXPERT_SOURCES if groups[k]]
     if key not in st.session_state or st.session_state[key] not in options:
         wanted = url_value("experts")

@@ -12,6 +12,11 @@ above the reports, as a radiologist reads it. **Queues**: a researcher makes a q
 seeded sample, or the pairs the judges disagree on most). **Agreement**: Kendall tau and
 Krippendorff's alpha between raters, the disagreement list, adjudication.
 
+Who sees what is :func:`core.access.allowed`'s answer for the visitor's role, applied by the reads
+and writes of ``core.reads.ratings`` themselves: a viewer of a team deployment sees no other
+rater's rating given in a blinded queue (nor its agreement, disagreements or CSVs), and neither
+adjudicates nor reads adjudications, nor makes, blinds or unblinds queues.
+
 Keyboard: Tab / Shift+Tab move between fields, Enter in any field saves the
 form (``st.form``). URL: ``dataset`` (app.py), ``view``, ``queue``, ``rater``.
 """
@@ -21,11 +26,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.access import sign_in_configured
+from core.access import (
+    ADJUDICATE,
+    MANAGE_QUEUES,
+    READ_BLINDED_RATINGS,
+    NotAllowed,
+    allowed,
+    sign_in_configured,
+)
 from core.reads import ratings
 from core.reads.queries import CATEGORY_NAMES
 from core.store.db import Store
-from pages._access import is_researcher, secrets, signed_in_identity
+from pages._access import current_role, secrets, signed_in_identity
 from pages._context import show_context
 from pages._shared import (
     cached,
@@ -62,8 +74,8 @@ def _status(store: Store, queue_id: str, rater: str) -> pd.DataFrame:
 
 
 @cached(max_entries=64)
-def _history(store: Store, pair_id: str) -> pd.DataFrame:
-    return ratings.history(store, pair_id)
+def _history(store: Store, pair_id: str, role: str | None, reader: str) -> pd.DataFrame:
+    return ratings.history(store, pair_id, role=role, reader=reader)
 
 
 @cached(max_entries=32)
@@ -72,10 +84,10 @@ def _progress(store: Store, queue_id: str) -> pd.DataFrame:
 
 
 @cached(max_entries=32)
-def _agreement(store: Store, dataset: str, queue_id: str | None):
-    summary, pairwise = ratings.agreement(store, dataset, queue_id)
-    return summary, pairwise, ratings.disagreements(store, dataset, queue_id), ratings.adjudicated_values(
-        store, dataset)
+def _agreement(store: Store, dataset: str, queue_id: str | None, role: str | None):
+    summary, pairwise = ratings.agreement(store, dataset, queue_id, role=role)
+    return (summary, pairwise, ratings.disagreements(store, dataset, queue_id, role=role),
+            ratings.adjudicated_values(store, dataset, role=role))
 
 
 # -- who is rating -------------------------------------------------------------------
@@ -277,7 +289,7 @@ def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
     with right:
         st.markdown("**Candidate report**")
         st.text(pair["candidate"])
-    history = _history(store, pair["pair_id"])
+    history = _history(store, pair["pair_id"], role, rater)
     mine = history[history["rater"] == rater]
     _rating_form(store, queue, pair, rater, history)
     if len(mine):
@@ -295,7 +307,7 @@ def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
 
 
 def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: bool) -> None:
-    researcher = is_researcher()
+    researcher = allowed(role, MANAGE_QUEUES)
     if not researcher:
         st.caption("Queues are created and managed by the researchers who run this dashboard.")
     if researcher:
@@ -312,7 +324,7 @@ def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: boo
     blind = st.toggle("Blinded", value=bool(row["blinded"]), key=f"ann_blind_{queue_id}", disabled=not researcher,
                       help="Unblinding shows raters the judges' values and the other raters' ratings.")
     if researcher and blind != bool(row["blinded"]):
-        ratings.set_blinded(store, queue_id, blind)
+        ratings.set_blinded(store, queue_id, blind, role=role)
         st.rerun()
     prog = _progress(store, queue_id)
     if prog.empty:
@@ -365,7 +377,14 @@ def _new_queue_form(store: Store, dataset: str) -> None:
 
 def _agreement_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: bool) -> None:
     queue_id = _pick_queue(queues, "ann_agree_queue", allow_all=True) if not queues.empty else None
-    summary, pairwise, disagree, adjudicated = _agreement(store, dataset, queue_id)
+    blinded = queue_id is not None and bool(queues.set_index("queue_id").loc[queue_id, "blinded"])
+    if blinded and not allowed(role, READ_BLINDED_RATINGS):
+        st.info("This queue is blinded: its raters' ratings, their agreement and the disagreements are for the "
+                "researchers who run this dashboard.", icon=":material/visibility_off:")
+        return
+    summary, pairwise, disagree, adjudicated = _agreement(store, dataset, queue_id, role)
+    if not allowed(role, READ_BLINDED_RATINGS):
+        st.caption("Ratings given in a blinded queue are left out: researchers see them.")
     if summary.empty:
         st.info("Agreement needs two raters on the same pairs. Ask a second rater to work through the same "
                 "queue under **Rate**.", icon=":material/group:")
@@ -384,7 +403,8 @@ def _agreement_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: 
     else:
         show_table(disagree.drop(columns=["pair_id"]), hide_index=True)
         download_csv(disagree, dataset, synthetic, "rater-disagreements", key="ann_dl_disagree")
-        _adjudication_form(store, disagree)
+        if allowed(role, ADJUDICATE):
+            _adjudication_form(store, disagree)
     if not adjudicated.empty:
         st.markdown("**Adjudicated values**")
         show_table(adjudicated.drop(columns=["pair_id"]), hide_index=True)
@@ -408,7 +428,9 @@ def _adjudication_form(store: Store, disagree: pd.DataFrame) -> None:
         who = _current_rater() or ""
         row = disagree.iloc[int(row_i)]
         try:
-            ratings.adjudicate(store, row["pair_id"], row["field"], value, who, note=note)
+            ratings.adjudicate(store, row["pair_id"], row["field"], value, who, note=note, role=role)
+        except NotAllowed as exc:
+            st.error(escape_md(exc))
         except ValueError as exc:
             st.error(escape_md(exc) + (" (type your name under Rate first)" if not who else ""))
         else:
@@ -423,6 +445,7 @@ store, dataset, synthetic = page_start(
     empty="Import or build a dataset first (Data page); then researchers make a rating queue here.",
     intro="Clinicians rate pairs here; each save becomes an expert annotation (`rater:<name>`) that every "
           "page can use as the target (\"clinician ratings (this study)\").")
+role = current_role()  # what it may read and write: core.access.allowed, asked by core.reads.ratings too
 queues = _queues(store, dataset)
 flash = st.session_state.pop(FLASH_KEY, None)
 if flash:

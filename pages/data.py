@@ -13,10 +13,11 @@ import math
 import pandas as pd
 import streamlit as st
 
+from core.access import CHANGE_DATA
 from core.reads.queries import FACETS, counts_by_category
 from core.store.datasets import delete_dataset, restore_dataset
 from core.store.db import StoreError
-from pages._access import is_researcher
+from pages._access import current_role, may
 from pages._context import show_context
 from pages._import_wizard import draw_import_wizard
 from pages._shared import (
@@ -240,7 +241,7 @@ def draw_pair_detail(store, pair: dict) -> None:
         {"field": list(fields), "value": ["" if v is None else str(v) for v in fields.values()]}
     )
 
-    summary = load_annotation_summary(store, pair["pair_id"])
+    summary = load_annotation_summary(store, pair["pair_id"], role=current_role())  # no blinded rating for a viewer
     info, notes = st.columns([2, 3])
     with info:
         st.markdown("**Metadata**")
@@ -278,7 +279,7 @@ if datasets.empty:
     st.caption("The store holds no datasets yet.")
 else:
     draw_datasets(datasets)
-researcher = is_researcher()  # viewers of a team deployment browse only (core/access.py)
+researcher = may(CHANGE_DATA)  # viewers of a team deployment browse only (core/access.py)
 if researcher:
     draw_delete_dataset(store, datasets, dataset)
 tabs = ["Browse pairs", "Import data"] if researcher else ["Browse pairs"]

@@ -6,6 +6,10 @@ current dataset, offers the self-contained HTML report of the dataset
 (:mod:`core.report.html`, the same file as ``python -m core report``), and shows
 where the store's data and judge runs came from.
 
+What a visitor may see is :func:`core.access.allowed`'s answer for their role: the store's path (in the
+report's "equivalent" command and its provenance) only for a role allowed ``see_paths``, the bundle (every
+clinician's rating, blinded or not) only for one allowed ``read_blinded_ratings``.
+
 URL state: ``dataset`` (kept by app.py), ``n_boot``, ``seed``, ``excerpts`` (1/0, when not the dataset's default)
 (``0`` leaves report text out of the report).
 """
@@ -21,9 +25,11 @@ import pandas as pd
 import streamlit as st
 
 from core import settings
+from core.access import READ_BLINDED_RATINGS, SEE_PATHS, allowed
 from core.report import build_report, provenance_tables
 from core.settings import PUBLIC_URL_VAR
 from core.store.export import to_safe_csv
+from pages._access import current_role
 from pages._shared import (
     EXPERT_SOURCES,
     cached,
@@ -136,13 +142,14 @@ def _excerpt_flag(excerpts: bool) -> list[str]:
 
 
 def _report_bytes(store, dataset: str, n_boot: int, seed: int, excerpts: bool, annotators: list[str] | None = None,
-                  experts: str | None = None) -> bytes:
+                  experts: str | None = None, *, role: str | None) -> bytes:
     # Runs when the button is clicked (a deferred download): no Streamlit calls in here.
-    parts = ["python", "-m", "core", "--store", str(store.path), *_report_verb(annotators, experts), "--dataset",
+    where = ["--store", str(store.path)] if allowed(role, SEE_PATHS) else []  # a viewer learns no server path
+    parts = ["python", "-m", "core", *where, *_report_verb(annotators, experts), "--dataset",
              dataset, "--out", f"{dataset}-report.html", "--n-boot", str(n_boot), "--seed", str(seed)]
     command = "Share page of the dashboard; equivalent: " + shlex.join(parts + _excerpt_flag(excerpts))
     return build_report(store, dataset, n_boot=n_boot, seed=seed, include_excerpts=excerpts,
-                        command=command, annotators=annotators, experts=experts).encode("utf-8")
+                        command=command, annotators=annotators, experts=experts, role=role).encode("utf-8")
 
 
 def draw_report(store, dataset: str, synthetic: bool) -> None:
@@ -184,7 +191,7 @@ def draw_report(store, dataset: str, synthetic: bool) -> None:
         st.caption("The file will contain no report text (error explanations stay).")
     st.download_button(
         "Download HTML report",
-        data=lambda: _report_bytes(store, dataset, int(n_boot), int(seed), excerpts, annotators, experts),
+        data=lambda: _report_bytes(store, dataset, int(n_boot), int(seed), excerpts, annotators, experts, role=role),
         file_name=f"radjudge-{dataset}{'-synthetic' if synthetic else ''}-report.html", mime="text/html",
         key="share_report", icon=":material/download:", type="primary",
     )
@@ -200,6 +207,10 @@ def draw_bundle(store, dataset: str, synthetic: bool) -> None:
     from core.paper.compute import PaperSettings
 
     st.markdown("#### Reproducibility bundle")
+    if not allowed(role, READ_BLINDED_RATINGS):
+        st.caption("The reproducibility bundle holds every clinician's rating, blinded ones too: the researchers "
+                   "who run this dashboard download it.")
+        return
     st.markdown("One zip for a paper's reviewers: this dataset's pairs, annotations, judge outputs and metric "
                 "values, the prompts with their hashes, package versions, the settings and commands behind every "
                 "table and figure, the papers' tables (LaTeX, Markdown, CSV), the methods paragraph with BibTeX, "
@@ -216,7 +227,7 @@ def draw_bundle(store, dataset: str, synthetic: bool) -> None:
     settings = PaperSettings(n_boot=int(st.session_state.get("share_n_boot", 1000)),
                              seed=int(st.session_state.get("share_seed", 0)), with_ci=True)
     st.download_button("Download bundle (.zip)", data=lambda: build_bundle(store, dataset, settings, with_text=text,
-                                                                            with_figures=figures),
+                                                                            with_figures=figures, role=role),
                        file_name=f"radjudge-{dataset}{'-synthetic' if synthetic else ''}-bundle.zip",
                        mime="application/zip", key="share_bundle", icon=":material/download:", on_click="ignore")
     flags = settings_flags(settings) + ["--with-ci"] + (["--with-text"] if text and not synthetic else
@@ -255,6 +266,7 @@ def draw_provenance(store, dataset: str | None) -> None:
 # -- the page ----------------------------------------------------------------------
 
 store, dataset, synthetic = page_start("Share")
+role = current_role()  # what this visitor may see: core.access.allowed
 draw_links(dataset)
 st.divider()
 if dataset is None:

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from core.access import RESEARCHER
 from core.cli.common import open_store
 
 STAT_CHOICES = ("tau", "rho", "r")
@@ -183,7 +184,8 @@ def cmd_bundle(args) -> int:
     store = open_store(args)
     out = check_out_file(args.out, store=store.path, force=args.force, example="bundle.zip")
     text = True if args.with_text else False if args.no_text else None
-    data = build_bundle(store, args.dataset, settings_from(args), with_text=text, with_figures=args.with_figures)
+    data = build_bundle(store, args.dataset, settings_from(args), with_text=text, with_figures=args.with_figures,
+                        role=RESEARCHER)  # whoever runs the CLI holds the store file itself
     write_atomic(out, [data])
     print(f"{out}  {len(data):,} bytes")
     return 0

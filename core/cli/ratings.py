@@ -10,6 +10,7 @@ import json
 
 import pandas as pd
 
+from core.access import RESEARCHER
 from core.cli.common import add_excerpt_flags, excerpt_flag, open_store, print_result
 
 
@@ -32,8 +33,9 @@ def cmd_ratings(args) -> int:
                          f"{', '.join(queues['queue_id']) or 'none'}")
     shown = queues[queues["queue_id"] == args.queue] if args.queue else queues
     progress = {q: ratings.progress(store, q) for q in shown["queue_id"]}
-    summary, pairwise = ratings.agreement(store, args.dataset, args.queue)
-    disagree = ratings.disagreements(store, args.dataset, args.queue)
+    # whoever runs the CLI holds the store file itself: everything in it is theirs to read
+    summary, pairwise = ratings.agreement(store, args.dataset, args.queue, role=RESEARCHER)
+    disagree = ratings.disagreements(store, args.dataset, args.queue, role=RESEARCHER)
     if args.json:
         print(json.dumps({
             "dataset": args.dataset, "queue": args.queue,
@@ -104,7 +106,7 @@ def cmd_ratings_report(args) -> int:
 
     check_out_file(args.out, store=args.store or default_store_path(), force=args.force)
     store = open_store(args)
-    groups = expert_annotators(store, args.dataset)
+    groups = expert_annotators(store, args.dataset, role=RESEARCHER)
     if not groups[args.experts]:
         raise ValueError(f"dataset '{args.dataset}' has no {EXPERTS[args.experts]}")
     parts = ["python", "-m", "core"] + (["--store", str(args.store)] if args.store else []) + [

@@ -156,8 +156,15 @@ def table_files(store: Store, dataset: str, s: PaperSettings, results=None) -> d
 
 
 def build_bundle(store: Store, dataset: str, s: PaperSettings, *, with_text: bool | None = None,
-                 with_figures: bool = False) -> bytes:
-    """The zip of ``dataset`` (see the module docstring). ``with_text`` None: text only for synthetic data."""
+                 with_figures: bool = False, role: str | None) -> bytes:
+    """The zip of ``dataset`` (see the module docstring). ``with_text`` None: text only for synthetic data.
+
+    It holds every clinician's rating, blinded or not, and the adjudications: refused (NotAllowed) to a
+    ``role`` not allowed ``read_blinded_ratings`` (:func:`core.access.require`).
+    """
+    from core.access import READ_BLINDED_RATINGS, require
+
+    require(role, READ_BLINDED_RATINGS)
     from core.paper.compute import compute_all, dataset_info
     from core.paper.methods import methods_bibtex, methods_paragraph
     from core.reads.frames import judge_runs

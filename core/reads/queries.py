@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
+from core.access import READ_BLINDED_RATINGS, allowed
 from core.reads.context import context_dict
 from core.store.db import Store
 from core.taxonomy import CATEGORY_NAMES, FACETS
@@ -238,8 +239,18 @@ def get_pair(store: Store, pair_id: str) -> dict | None:
     return pair
 
 
-def pair_annotations(store: Store, pair_id: str) -> pd.DataFrame:
-    """Every annotation row of one pair (long form), ordered for reading.
+#: A clinician rating's mirror in ``annotations`` (core/reads/ratings.py) whose rating a role not allowed
+#: ``read_blinded_ratings`` may not read: its rater's current rating of the pair was not given in an
+#: unblinded queue. Parameters: the pair.
+_BLINDED_MIRROR = """source = 'radjudge-annotate' AND annotator NOT IN (
+    SELECT 'rater:' || r.rater FROM ratings r WHERE r.pair_id = ? AND NOT r.skipped
+    QUALIFY r.revision = max(r.revision) OVER (PARTITION BY r.rater)
+        AND r.queue_id IN (SELECT queue_id FROM rating_queues WHERE NOT blinded))"""
+
+
+def pair_annotations(store: Store, pair_id: str, *, role: str | None) -> pd.DataFrame:
+    """Every annotation row of one pair (long form) ``role`` may read, ordered for reading: a clinician's
+    rating given in a blinded queue only for a role allowed ``read_blinded_ratings`` (core.access).
 
     Columns: annotator, field, category, significant, value, scale_max, source, created_at. A score is
     on its rater's own scale (a 1-5 rating of 4 is 4 of 5: stored from 0 with its ``scale_min``,
@@ -252,14 +263,14 @@ def pair_annotations(store: Store, pair_id: str) -> pd.DataFrame:
                scale_max + CASE WHEN field = 'score' THEN coalesce(scale_min, 0) ELSE 0 END AS scale_max,
                source, created_at
         FROM annotations
-        WHERE pair_id = ?
+        WHERE pair_id = ? AND (? OR NOT ({_BLINDED_MIRROR}))
         ORDER BY annotator, field, category NULLS FIRST, significant DESC NULLS FIRST
-        """,
-        [pair_id],
+        """.replace("{_BLINDED_MIRROR}", _BLINDED_MIRROR),
+        [pair_id, allowed(role, READ_BLINDED_RATINGS), pair_id],
     )
 
 
-def annotation_summary(store: Store, pair_id: str) -> pd.DataFrame:
+def annotation_summary(store: Store, pair_id: str, *, role: str | None) -> pd.DataFrame:
     """One row per annotator: overall score and error counts per category.
 
     Columns: annotator, score, scale_max, then ``sig_a .. sig_f``,
@@ -269,7 +280,7 @@ def annotation_summary(store: Store, pair_id: str) -> pd.DataFrame:
     errors"). ``score`` is NaN for an annotator who gave no score; several
     score rows from one annotator are averaged.
     """
-    long = pair_annotations(store, pair_id)
+    long = pair_annotations(store, pair_id, role=role)
     count_cols = [f"{kind}_{c}" for kind in ("sig", "insig") for c in CATEGORY_NAMES]
     columns = ["annotator", "score", "scale_max", *count_cols, "sig_total", "insig_total"]
     if long.empty:

@@ -36,12 +36,13 @@ class RaterChoice:
 
 def resolve_raters(store, dataset: str, choice: str | None = None) -> RaterChoice:
     """The annotators behind ``choice`` on ``dataset``; a clear error when there are none."""
+    from core.access import RESEARCHER
     from core.reads.ratings import (
         expert_annotators,  # here: the CLI's parser imports this module for its help
     )
 
     choice = (choice or DEFAULT_RATERS).strip()
-    groups = expert_annotators(store, dataset)
+    groups = expert_annotators(store, dataset, role=RESEARCHER)  # the CLI's user holds the store file
     means = aggregate_annotators(store, dataset)
     singles = [a for a in groups["imported"] if a not in means]
     if choice == "all":

@@ -19,6 +19,12 @@ it has, else its first metric by name), oriented so that higher is better and
 rank-normalised over the dataset's pairs to [0, 1] ((average rank - 1) / (n - 1)).
 A pair's disagreement is the largest minus the smallest of these normalised
 ranks over the runs that scored it (pairs scored by at least two runs).
+
+Who sees what is decided here, where the ratings are read and written, by
+:func:`core.access.allowed` on the caller's ``role`` (a required argument): a rating given in a
+blinded queue (or in no queue) is read only by a role allowed ``read_blinded_ratings`` (researchers)
+and by its own rater; adjudications are read and written by researchers only (an adjudicated value
+changes the expert target); queues are blinded and unblinded by researchers only.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import uuid
 import numpy as np
 import pandas as pd
 
+from core.access import ADJUDICATE, MANAGE_QUEUES, READ_BLINDED_RATINGS, RESEARCHER, allowed, require
 from core.store.db import Store
 from core.taxonomy import CATEGORIES, FACETS
 
@@ -68,11 +75,11 @@ def _dataset_pairs(store: Store, dataset: str, filters: dict | None) -> pd.DataF
         raise ValueError(f"dataset '{dataset}' not found")
     pairs = store.query_df("SELECT pair_id, ext_id, modality, anatomy, system, split FROM pairs "
                            "WHERE dataset = ? ORDER BY ext_id, pair_id", [dataset])
-    for facet, allowed in (filters or {}).items():
+    for facet, wanted in (filters or {}).items():
         if facet not in FACETS:
             raise ValueError(f"cannot filter on '{facet}'; facets are: {', '.join(FACETS)}")
-        if allowed:
-            pairs = pairs[pairs[facet].astype(str).isin([str(v) for v in allowed])]
+        if wanted:
+            pairs = pairs[pairs[facet].astype(str).isin([str(v) for v in wanted])]
     return pairs.reset_index(drop=True)
 
 
@@ -182,8 +189,9 @@ def queue_pair_ids(store: Store, queue_id: str) -> list[str]:
                           [queue_id])["pair_id"].tolist()
 
 
-def set_blinded(store: Store, queue_id: str, blinded: bool) -> None:
+def set_blinded(store: Store, queue_id: str, blinded: bool, *, role: str | None) -> None:
     """Blind or unblind a queue (a researcher's choice; ratings are unaffected)."""
+    require(role, MANAGE_QUEUES)
     store.execute("UPDATE rating_queues SET blinded = ? WHERE queue_id = ?", [bool(blinded), queue_id])
 
 
@@ -260,22 +268,38 @@ def save_rating(store: Store, pair_id: str, rater: str, *, score: float | None =
     return int(revision)
 
 
-def history(store: Store, pair_id: str, rater: str | None = None) -> pd.DataFrame:
-    """Every revision of a pair's ratings (one rater's, or everyone's), newest first."""
-    return store.query_df("SELECT * FROM ratings WHERE pair_id = ? AND (? IS NULL OR rater = ?) "
-                          "ORDER BY rater, revision DESC", [pair_id, rater, rater])
+def _visible(role: str | None, reader: str | None) -> tuple[str, list]:
+    """The SQL condition (and its parameters) on rating ``r`` for ``role``: everything for a role
+    allowed ``read_blinded_ratings``; else ratings given in an unblinded queue and the ``reader``'s own
+    (``rater = NULL`` is never true: no reader, no own ratings)."""
+    if allowed(role, READ_BLINDED_RATINGS):
+        return "TRUE", []
+    return "(r.queue_id IN (SELECT queue_id FROM rating_queues WHERE NOT blinded) OR r.rater = ?)", [reader]
 
 
-def latest_ratings(store: Store, dataset: str, queue_id: str | None = None, *,
-                   include_skipped: bool = False) -> pd.DataFrame:
-    """The current rating per (pair, rater) of a dataset (optionally only the pairs of one queue)."""
+def history(store: Store, pair_id: str, rater: str | None = None, *, role: str | None,
+            reader: str | None = None) -> pd.DataFrame:
+    """Every revision of a pair's ratings (one rater's, or everyone's) that ``role`` may read (the
+    ``reader``'s own always), newest first."""
+    visible, params = _visible(role, reader)
+    return store.query_df(f"SELECT * FROM ratings r WHERE pair_id = ? AND (? IS NULL OR rater = ?) "
+                          f"AND {visible} ORDER BY rater, revision DESC", [pair_id, rater, rater, *params])
+
+
+def latest_ratings(store: Store, dataset: str, queue_id: str | None = None, *, role: str | None,
+                   include_skipped: bool = False, reader: str | None = None) -> pd.DataFrame:
+    """The current rating per (pair, rater) of a dataset (optionally only the pairs of one queue), of
+    those ``role`` may read: all for a researcher; else only current ratings given in an unblinded
+    queue (and the ``reader``'s own). The current rating is chosen first, then hidden if blinded: an
+    older, unblinded revision never stands in for it."""
+    visible, params = _visible(role, reader)
     df = store.query_df(
-        "SELECT r.*, p.ext_id, p.content_hash <> r.content_hash AS text_changed FROM ratings r "
+        "SELECT * FROM (SELECT r.*, p.ext_id, p.content_hash <> r.content_hash AS text_changed FROM ratings r "
         "JOIN pairs p USING (pair_id) WHERE p.dataset = ? "
         "AND (? IS NULL OR r.pair_id IN (SELECT pair_id FROM rating_queue_pairs WHERE queue_id = ?)) "
         "AND (? OR NOT r.skipped) "
-        "QUALIFY r.revision = max(r.revision) OVER (PARTITION BY r.pair_id, r.rater, r.skipped) "
-        "ORDER BY p.ext_id, r.rater", [dataset, queue_id, queue_id, include_skipped])
+        "QUALIFY r.revision = max(r.revision) OVER (PARTITION BY r.pair_id, r.rater, r.skipped)) r "
+        f"WHERE {visible} ORDER BY r.ext_id, r.rater", [dataset, queue_id, queue_id, include_skipped, *params])
     if include_skipped:  # the newest revision per (pair, rater), skip or not
         df = df.sort_values("revision").drop_duplicates(["pair_id", "rater"], keep="last")
     return df.sort_values(["ext_id", "rater"], ignore_index=True)
@@ -317,9 +341,10 @@ def progress(store: Store, queue_id: str) -> pd.DataFrame:
 # -- agreement --------------------------------------------------------------------
 
 
-def rating_values(store: Store, dataset: str, queue_id: str | None = None) -> pd.DataFrame:
-    """Long: pair_id, ext_id, rater, field, value for each current rating (score 0-5, integer counts)."""
-    latest = latest_ratings(store, dataset, queue_id)
+def rating_values(store: Store, dataset: str, queue_id: str | None = None, *, role: str | None) -> pd.DataFrame:
+    """Long: pair_id, ext_id, rater, field, value for each current rating ``role`` may read
+    (:func:`latest_ratings`; score 0-5, integer counts)."""
+    latest = latest_ratings(store, dataset, queue_id, role=role)
     parts = [latest[["pair_id", "ext_id", "rater", "score"]].rename(columns={"score": "value"}).assign(field="score")]
     counted = latest[latest["sig_a"].notna()].copy()
     counted["sig_errors"] = counted[[f"sig_{c}" for c in CATEGORIES]].sum(axis=1)
@@ -331,8 +356,9 @@ def rating_values(store: Store, dataset: str, queue_id: str | None = None) -> pd
     return out[["pair_id", "ext_id", "rater", "field", "value"]].astype({"value": float})
 
 
-def agreement(store: Store, dataset: str, queue_id: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Agreement between raters per field: (summary, pairwise).
+def agreement(store: Store, dataset: str, queue_id: str | None = None, *,
+              role: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Agreement between raters per field over the ratings ``role`` may read: (summary, pairwise).
 
     summary: field, method, alpha, n_units (pairs rated by two or more), n_raters, mean_tau.
     pairwise: field, rater_a, rater_b, n, tau, p (Kendall tau-b). Krippendorff's
@@ -341,7 +367,7 @@ def agreement(store: Store, dataset: str, queue_id: str | None = None) -> tuple[
     """
     from core.analysis.stats import inter_annotator
 
-    values = rating_values(store, dataset, queue_id)
+    values = rating_values(store, dataset, queue_id, role=role)
     rows, pairwise = [], []
     for field in FIELDS:
         v = values[values["field"] == field]
@@ -359,12 +385,14 @@ def agreement(store: Store, dataset: str, queue_id: str | None = None) -> tuple[
     return summary, pairwise_df
 
 
-def disagreements(store: Store, dataset: str, queue_id: str | None = None) -> pd.DataFrame:
-    """Pairs and fields where raters differ by at least :data:`MIN_SPREAD` (1 for counts), largest first.
+def disagreements(store: Store, dataset: str, queue_id: str | None = None, *, role: str | None) -> pd.DataFrame:
+    """Pairs and fields where raters differ by at least :data:`MIN_SPREAD` (1 for counts), largest first,
+    among the ratings ``role`` may read (the ``adjudicated`` column empty for a role that may not read
+    adjudications).
 
     Columns: pair_id, ext_id, field, n_raters, spread, values (``rater=value; ...``), adjudicated.
     """
-    values = rating_values(store, dataset, queue_id)
+    values = rating_values(store, dataset, queue_id, role=role)
     cols = ["pair_id", "ext_id", "field", "n_raters", "spread", "values", "adjudicated"]
     if values.empty:
         return pd.DataFrame(columns=cols)
@@ -374,7 +402,7 @@ def disagreements(store: Store, dataset: str, queue_id: str | None = None) -> pd
                             include_groups=False).to_numpy()
     threshold = out["field"].map(MIN_SPREAD).fillna(1.0)
     out = out[(out["n_raters"] >= 2) & (out["spread"] >= threshold)]
-    adj = adjudicated_values(store, dataset)[["pair_id", "field", "value"]].rename(columns={"value": "adjudicated"})
+    adj = adjudicated_values(store, dataset, role=role)[["pair_id", "field", "value"]].rename(columns={"value": "adjudicated"})
     out = out.merge(adj, on=["pair_id", "field"], how="left")
     order = {f: i for i, f in enumerate(FIELDS)}
     out = out.assign(_o=out["field"].map(order)).sort_values(["spread", "ext_id", "_o"], ascending=[False, True, True])
@@ -382,8 +410,12 @@ def disagreements(store: Store, dataset: str, queue_id: str | None = None) -> pd
 
 
 def adjudicate(store: Store, pair_id: str, field: str, value: float, adjudicator: str,
-               note: str | None = None) -> int:
-    """Record the adjudicated value of one field of a pair (append-only); returns the revision."""
+               note: str | None = None, *, role: str | None) -> int:
+    """Record the adjudicated value of one field of a pair (append-only); returns the revision.
+
+    Researchers only (:func:`core.access.require`; NotAllowed for any other ``role``): the value
+    becomes the expert target."""
+    require(role, ADJUDICATE)
     adjudicator = clean_rater(adjudicator)
     if field not in FIELDS:
         raise ValueError(f"field '{field}' unknown; fields are: {', '.join(FIELDS)}")
@@ -403,24 +435,39 @@ def adjudicate(store: Store, pair_id: str, field: str, value: float, adjudicator
     return int(revision)
 
 
-def adjudicated_values(store: Store, dataset: str) -> pd.DataFrame:
-    """The latest adjudicated value per (pair, field): pair_id, ext_id, field, value, adjudicator, note, created_at."""
+def adjudicated_values(store: Store, dataset: str, *, role: str | None) -> pd.DataFrame:
+    """The latest adjudicated value per (pair, field): pair_id, ext_id, field, value, adjudicator, note, created_at
+    (no rows for a role that may not read adjudications: they settle blinded ratings)."""
     return store.query_df(
         "SELECT a.pair_id, p.ext_id, a.field, a.value, a.adjudicator, a.note, a.created_at, a.revision "
-        "FROM adjudications a JOIN pairs p USING (pair_id) WHERE p.dataset = ? "
+        "FROM adjudications a JOIN pairs p USING (pair_id) WHERE p.dataset = ? AND ? "
         "QUALIFY a.revision = max(a.revision) OVER (PARTITION BY a.pair_id, a.field) ORDER BY p.ext_id, a.field",
-        [dataset])
+        [dataset, allowed(role, READ_BLINDED_RATINGS)])
 
 
 # -- expert targets ----------------------------------------------------------------
 
 
-def expert_annotators(store: Store, dataset: str) -> dict[str, list[str]]:
-    """The dataset's annotators split into ``clinicians`` (ratings given here) and ``imported`` (all others)."""
+def expert_annotators(store: Store, dataset: str, *, role: str | None) -> dict[str, list[str]]:
+    """The dataset's annotators split into ``clinicians`` (ratings given here) and ``imported`` (all others).
+
+    For a ``role`` not allowed ``read_blinded_ratings``, ``clinicians`` keeps only the raters none of whose
+    current ratings on the dataset was given in a blinded queue (or in none): a per-pair expert target
+    made of the others would show their blinded ratings pair by pair. Those left out are ``hidden``.
+    """
     names = store.query_df("SELECT DISTINCT a.annotator FROM annotations a JOIN pairs p USING (pair_id) "
                            "WHERE p.dataset = ? ORDER BY 1", [dataset])["annotator"].tolist()
     clinicians = [a for a in names if a.startswith(RATER_PREFIX)]
-    return {"clinicians": clinicians, "imported": [a for a in names if not a.startswith(RATER_PREFIX)]}
+    hidden: list[str] = []
+    if clinicians and not allowed(role, READ_BLINDED_RATINGS):
+        current = latest_ratings(store, dataset, role=role)  # what such a role may read, per (pair, rater)
+        every = latest_ratings(store, dataset, role=RESEARCHER)  # only the names of the hidden leave here
+        seen = set(zip(current["pair_id"], current["rater"], strict=True))
+        hidden = sorted({annotator_name(r) for p, r in zip(every["pair_id"], every["rater"], strict=True)
+                         if (p, r) not in seen})
+        clinicians = [a for a in clinicians if a not in hidden]
+    return {"clinicians": clinicians, "imported": [a for a in names if not a.startswith(RATER_PREFIX)],
+            "hidden": hidden}
 
 
 def pair_judge_values(store: Store, pair_id: str) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from core.access import RESEARCHER, SEE_PATHS, allowed
 from core.reads.context import context_dict
 from core.store.db import Store
 from core.taxonomy import CONTEXT_FIELDS
@@ -128,7 +129,8 @@ def _summary_judge(targets: list[TargetResult], with_texts: set[str]) -> str | N
 
 
 def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
-            annotators: list[str] | None = None, experts: str | None = None, stat: str = "kendall") -> ReportData:
+            annotators: list[str] | None = None, experts: str | None = None, stat: str = "kendall",
+            role: str | None = RESEARCHER) -> ReportData:
     """Everything the report shows, computed from the store as the CLI's analysis commands do.
 
     ``stat`` (kendall / spearman / pearson) is the statistic of the correlation tables, the headline and the
@@ -137,6 +139,9 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
     ``annotators`` limits the expert target to those annotators (e.g. the clinician ratings
     ``rater:*`` of core/reads/ratings.py); ``experts`` names that choice in the report. Neither given:
     :func:`core.reads.raters.resolve_raters`' default, the imported annotations, as everywhere else.
+
+    ``role``: who the report is for (:func:`core.access.allowed`); the store's file name only for a role
+    allowed ``see_paths`` (the CLI's user holds the file: researcher).
     """
     from core.analysis.calibration import count_calibration
     from core.analysis.errortypes import f1_bootstrap
@@ -201,7 +206,7 @@ def collect(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, mi
                                   "FROM pairs WHERE pair_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
             # each excerpt carries its pair's patient context (the fields that hold text), shown beside it
             excerpts = {r["pair_id"]: r | {"context": context_dict(r)} for r in rows.to_dict("records")}
-    store_info = {"file": store.path.name, "schema_version": store.schema_version(),
+    store_info = {"file": store.path.name if allowed(role, SEE_PATHS) else "not shown", "schema_version": store.schema_version(),
                   "data_version": store.data_version()}
     from core.reads.runcost import run_costs
 

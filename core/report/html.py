@@ -39,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core import glossary
+from core.access import RESEARCHER
 from core.report.gather import ReportData, collect, judges_frame
 from core.report.sections import (
     calibration_figure,
@@ -281,16 +282,17 @@ def excerpts_by_default(store: Store, dataset: str) -> bool:
 def build_report(store: Store, dataset: str, *, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
                  command: str | None = None, include_excerpts: bool | None = None,
                  generated_at: datetime | None = None, annotators: list[str] | None = None,
-                 experts: str | None = None, stat: str = "kendall") -> str:
+                 experts: str | None = None, stat: str = "kendall", role: str | None = RESEARCHER) -> str:
     """Collect and render: the report of ``dataset`` as an HTML string (``annotators``, ``stat``: see
-    :func:`collect`; ``stat`` switches the correlation tables, the headline and the ceiling together).
+    :func:`collect`; ``stat`` switches the correlation tables, the headline and the ceiling together;
+    ``role``: who may read it, :func:`collect`).
 
     ``include_excerpts=None``: :func:`excerpts_by_default` (synthetic datasets only).
     """
     if include_excerpts is None:
         include_excerpts = excerpts_by_default(store, dataset)
     data = collect(store, dataset, n_boot=n_boot, seed=seed, min_n=min_n, annotators=annotators, experts=experts,
-                   stat=stat)
+                   stat=stat, role=role)
     command = command or (f"core.report.html.build_report(store, {dataset!r}, n_boot={n_boot}, seed={seed}, "
                           f"min_n={min_n}, stat={stat!r})")
     text = render(data, command=command, generated_at=generated_at, include_excerpts=include_excerpts)

@@ -14,9 +14,14 @@ from pathlib import Path
 import pytest
 
 from core.access import (
+    ACTIONS,
     RESEARCHER,
     VIEWER,
+    NotAllowed,
+    allowed,
     may_open,
+    parse_email,
+    require,
     role_for,
     role_for_user,
     roles_from_secrets,
@@ -62,6 +67,54 @@ def test_set_ups_without_a_team_give_everyone_the_researcher_role():
     assert team_mode(TEAM)
     assert role_for(TEAM, None) is None and role_for(TEAM, "stranger@x.org") is None
     assert role_for(TEAM, "nurse@hospital.org") == VIEWER
+
+
+# -- one decision of what a role may see and do; addresses parsed strictly (issue 42, items 1, 8) ------
+
+
+def test_allowed_is_the_one_decision_of_what_each_role_may_do():
+    viewer = {a for a in ACTIONS if allowed(VIEWER, a)}
+    assert viewer == {"browse", "rate", "download_reports"}
+    for action in ("read_blinded_ratings", "adjudicate", "manage_queues", "see_paths", "change_data", "run_judges"):
+        assert allowed(RESEARCHER, action) and not allowed(VIEWER, action) and not allowed(None, action), action
+    assert not any(allowed(None, a) or allowed("admin", a) for a in ACTIONS)  # no role, or an unknown one
+    with pytest.raises(ValueError, match="unknown action 'adjudicat'"):
+        allowed(RESEARCHER, "adjudicat")  # a typo is an error, never a yes
+    require(RESEARCHER, "adjudicate")
+    with pytest.raises(NotAllowed, match="^a viewer may not see the store's path: researchers only$"):
+        require(VIEWER, "see_paths")
+
+
+@pytest.mark.parametrize("text, parsed", [
+    ("nurse@hospital.org", ("nurse", "hospital.org")),
+    (" Dr.B+x@Uni.EDU ", ("dr.b+x", "uni.edu")),  # case-insensitive, surrounding spaces ignored
+    ("a@sub.hospital.org", ("a", "sub.hospital.org")),
+    ("mallory@evil.org@hospital.org", None),  # two @: no address at all
+    ("@hospital.org", None), ("nurse@", None), ("nurse", None), ("", None), (None, None), (42, None),
+    ("nurse@hospital", None),  # a domain needs a dot
+    ("nurse@hospital..org", None), ("nurse@-hospital.org", None), ("nurse@hospital.org.", None),
+    ("nu rse@hospital.org", None), ("nurse@hospital.org\n", ("nurse", "hospital.org")),
+    ("nurse@hosp ital.org", None), ('"a@b"@hospital.org', None), ("nurse@hospital.org>", None),
+])
+def test_email_addresses_are_parsed_strictly(text, parsed):
+    assert parse_email(text) == parsed
+
+
+def test_an_address_with_two_ats_gets_no_role_even_when_verified():
+    roles = roles_from_secrets(TEAM)
+    for ident in ("mallory@evil.org@hospital.org", "mallory@hospital.org@evil.org", "nurse@hospital.org "
+                  "@hospital.org", "x@evil.org@uni.edu"):
+        assert roles.role_of(ident) is None, ident
+    claims = {"email": "mallory@evil.org@hospital.org", "email_verified": True}
+    assert verified_email(claims) is None and role_for_user(TEAM, claims) is None
+    assert role_for_user(TEAM, {"email": "Nurse@HOSPITAL.org", "email_verified": True}) == VIEWER
+    assert roles.role_of("dr.b@uni.edu.evil.org") is None and roles.role_of("xdr.b@uni.edu") is None
+
+
+@pytest.mark.parametrize("entry", ["@evil.org@hospital.org", "hospital.org", "a@b@c.org", "@", "lead@"])
+def test_an_allow_list_entry_that_is_not_an_address_or_domain_is_an_error(entry):
+    with pytest.raises(ValueError, match="is not an e-mail address or '@domain'"):
+        roles_from_secrets({"radjudge": {"roles": {"viewers": [entry]}}})
 
 
 # -- the role comes from a verified e-mail only (issue 31, item 5) ---------------------------------
@@ -346,3 +399,23 @@ def test_only_researchers_see_the_store_path(app_test, demo_store_copy: Store, m
     researcher = _team_app(app_test, demo_store_copy, monkeypatch, "lead@hospital.org", page)
     assert path in [c.value for c in researcher.sidebar.code]
     assert path in _tree_text(researcher)  # the same search finds the path when it is shown
+
+
+def test_a_viewer_gets_no_clinician_target_made_of_blinded_ratings(app_test, demo_store_copy: Store, monkeypatch):
+    """Issue 42, item 1, beyond Annotate: with the clinicians as the expert target a page shows their
+    ratings pair by pair (Correlations' pairs table and CSV), so a viewer is not offered raters whose
+    ratings were given in a blinded queue; a researcher is."""
+    from core.judges import run_judge
+
+    store = demo_store_copy
+    run_judge(store, dataset="demo", judge="rules")  # a judge to correlate with the target
+    queue_id = ratings.create_queue(store, "demo", "blind", "sample", n=4, seed=3, blinded=True)
+    for pid in ratings.queue_pair_ids(store, queue_id):
+        ratings.save_rating(store, pid, "alice@hospital.org", score=1, queue_id=queue_id)
+
+    def experts(email: str) -> list:
+        at = _team_app(app_test, store, monkeypatch, email, "pages/correlations.py")
+        return [r.options for r in at.radio if r.label == "Experts"]
+
+    assert experts("lead@hospital.org") == [["experts (imported annotations)", "clinician ratings (this study)"]]
+    assert experts("nurse@hospital.org") == []  # the imported annotations only: no widget, no clinician

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 import pytest
 
+from core.access import RESEARCHER
 from core.reads import ratings
 from core.store.db import Store
 from tests.app.test_browser import page, server  # noqa: F401  (fixtures)
@@ -64,7 +65,7 @@ def test_a_rater_rates_with_the_keyboard(server: str, page, demo_store: Store): 
     _shot(page, "annotate")
 
     store = Store(demo_store.path)
-    got = ratings.latest_ratings(store, "demo").set_index("pair_id")
+    got = ratings.latest_ratings(store, "demo", role=RESEARCHER).set_index("pair_id")
     assert got.loc[pids[0], "rater"] == "Dr K" and got.loc[pids[0], "score"] == 4.0
     assert pd_isna(got.loc[pids[0], "sig_a"])  # counts left blank: a score only
     assert got.loc[pids[1], "score"] == 2.0 and got.loc[pids[1], "sig_a"] == 3 and got.loc[pids[1], "insig_f"] == 0

@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pytest
 
+from core.access import RESEARCHER
 from core.analysis.scores import METRICS
 from core.analysis.stats import correlate
 from core.judges import run_judge
@@ -110,7 +111,7 @@ def _rate_all(at, store: Store, rater: str, scores: list[int], sig_a: list[int])
     _count_input(at, "sig_a").set_value(sig_a[1])
     _click(at, "Save and next (Enter)")
     assert any("rated every pair" in s.value for s in at.success)
-    got = ratings.latest_ratings(store, "demo").query("rater == @rater").set_index("pair_id")
+    got = ratings.latest_ratings(store, "demo", role=RESEARCHER).query("rater == @rater").set_index("pair_id")
     assert [got.loc[p, "score"] for p in pids] == [float(s) for s in scores]
     assert [got.loc[p, "sig_a"] for p in pids] == sig_a
 
@@ -151,7 +152,7 @@ def test_two_raters_rate_a_queue_and_agreement_and_correlations_follow(app_test,
 
     # Agreement: the numbers of core.reads.ratings.agreement, with n.
     _section(at, "agreement")
-    summary, pairwise = ratings.agreement(store, "demo")
+    summary, pairwise = ratings.agreement(store, "demo", role=RESEARCHER)
     shown = next(d.value for d in at.dataframe if "alpha" in d.value.columns).set_index("field")
     assert shown.loc["score", "n_units"] == N_PAIRS and shown.loc["score", "n_raters"] == 2
     assert shown.loc["score", "alpha"] == pytest.approx(summary.set_index("field").loc["score", "alpha"])
@@ -163,7 +164,7 @@ def test_two_raters_rate_a_queue_and_agreement_and_correlations_follow(app_test,
     # Adjudicate the first disagreement.
     at.number_input(key="ann_adj_value").set_value(1)
     _click(at, "Save adjudication")
-    adj = ratings.adjudicated_values(store, "demo")
+    adj = ratings.adjudicated_values(store, "demo", role=RESEARCHER)
     assert len(adj) == 1 and adj["value"].iloc[0] == 1.0 and adj["adjudicator"].iloc[0] == "Dr B"
 
     # Correlations with the clinicians as target: the mean of both raters now, n = the queue.
@@ -193,7 +194,7 @@ def test_back_revises_with_history_and_unblinding_shows_the_others(app_test, dem
     assert _score_input(at).value == 3.0  # the form starts from the latest revision
     _score_input(at).set_value(5)
     _click(at, "Save and next (Enter)")
-    assert ratings.history(store, pids[0], "Dr A")["score"].tolist() == [5.0, 3.0]
+    assert ratings.history(store, pids[0], "Dr A", role=RESEARCHER)["score"].tolist() == [5.0, 3.0]
     _button(at, "Back").click()
     at.run()
     assert [e.label for e in at.expander if e.label.startswith("Your history")] == [
@@ -282,7 +283,7 @@ def test_hostile_names_are_shown_as_text(app_test, demo_store_copy: Store):
     at = _open(app_test, demo_store_copy, {"rater": hostile})
     _score_input(at).set_value(2)
     _click(at, "Save and next (Enter)")
-    assert ratings.latest_ratings(demo_store_copy, "demo")["rater"].tolist() == [hostile]
+    assert ratings.latest_ratings(demo_store_copy, "demo", role=RESEARCHER)["rater"].tolist() == [hostile]
     rendered = [m.value for m in at.markdown] + [c.value for c in at.caption] + [s.value for s in at.success]
     rendered.append(at.get("progress")[0].proto.text)
     unescaped = re.compile(r"(?<!\\)<img|(?<!\\)\*(?<!\\)\*bold|(?<!\\)\]\(http")
@@ -330,7 +331,7 @@ def test_with_sign_in_configured_the_url_rater_cannot_write(app_test, demo_store
     at = _open(app_test, store, {"view": "agreement", "rater": "Dr Impostor"}, auth=AUTH)
     _click(at, "Save adjudication")
     assert any("Sign in with your organisation's account first" in e.value for e in at.error)
-    assert ratings.adjudicated_values(store, "demo").empty  # nothing stored, under no name
+    assert ratings.adjudicated_values(store, "demo", role=RESEARCHER).empty  # nothing stored, under no name
     _section(at, "queues")
     at.text_input(key="ann_q_name").set_value("impostor's queue")
     _click(at, "Create queue")
@@ -347,7 +348,7 @@ def test_a_signed_in_write_carries_the_signed_in_identity_not_the_urls(app_test,
     monkeypatch.setattr(streamlit, "user", _SignedIn("carol@hospital.org"))
     at = _open(app_test, store, {"view": "agreement", "rater": "Dr Impostor"}, auth=AUTH)
     _click(at, "Save adjudication")
-    adj = ratings.adjudicated_values(store, "demo")
+    adj = ratings.adjudicated_values(store, "demo", role=RESEARCHER)
     assert adj["adjudicator"].tolist() == ["carol@hospital.org"]
     _section(at, "queues")
     at.text_input(key="ann_q_name").set_value("round 2")

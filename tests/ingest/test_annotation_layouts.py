@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from core.access import RESEARCHER
 from core.cli.main import main as cli
 from core.ingest.importers import ImportValidationError, PairColumns, import_outputs, import_pairs, read_table
 from core.reads.preferences import dataset_preference_accuracy, load_preferences
@@ -175,7 +176,7 @@ def test_error_list_through_the_cli_counts_rows(store, tmp_path, capsys):
     targets = _targets(store)
     assert {k: v for k, v in targets.items() if k[1] in ("sig_errors", "total_errors")} == ERROR_TARGETS
     assert targets[("c1-x", "sig_a")] == 1.0 and targets[("c1-x", "insig_b")] == 0.5  # (2 + 0) / 2, (1 + 0) / 2
-    zero = pair_annotations(store, pair_id_for("d", "c2-x"))
+    zero = pair_annotations(store, pair_id_for("d", "c2-x"), role=RESEARCHER)
     assert len(zero) == 12 and zero["value"].eq(0).all()
 
 
@@ -243,7 +244,7 @@ def test_likert_one_to_five_through_the_cli(store, tmp_path, capsys):
     assert json.loads(out)["added"] == 6 and json.loads(_run(store, capsys, *args)[1])["added"] == 0
     targets = _targets(store)
     assert {i: targets[(i, "score")] for i in LIKERT_TARGETS} == {i: float(v) for i, v in LIKERT_TARGETS.items()}
-    shown = pair_annotations(store, pair_id_for("d", "c1-x")).set_index("annotator")  # the rater's own scale
+    shown = pair_annotations(store, pair_id_for("d", "c1-x"), role=RESEARCHER).set_index("annotator")  # the rater's own scale
     assert shown.loc["r1", ["value", "scale_max"]].tolist() == [4.0, 5.0]
     # the same file said to be 0-5 is another rating: refused, on both scales
     code, _, err = _run(store, capsys, *args[:-5], "--scale-max", "5")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from core.access import RESEARCHER
 from core.store.db import Store
 from tests.paper.conftest import ROOT, THREE, cli
 
@@ -142,7 +143,8 @@ def test_a_bundle_with_figures_carries_them_and_still_reproduces(paper_demo, tmp
     from core.paper.compute import PaperSettings
     from core.paper.reproduce import reproduce
 
-    data = build_bundle(Store(paper_demo), "demo", PaperSettings(n_boot=50, seed=2), with_figures=True)
+    data = build_bundle(Store(paper_demo), "demo", PaperSettings(n_boot=50, seed=2), with_figures=True,
+                        role=RESEARCHER)
     (tmp_path / "b.zip").write_bytes(data)
     names = set(members(tmp_path / "b.zip"))
     assert {"figures/calibration-counts.svg", "figures/calibration-counts.pdf", "figures/f1-per-category.csv",

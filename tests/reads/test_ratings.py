@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
+from core.access import RESEARCHER
 from core.judges import run_judge
 from core.reads import ratings
 from core.reads.frames import correlation_frame
@@ -52,7 +53,7 @@ def test_a_save_appends_a_revision_and_mirrors_the_latest_into_annotations(queue
 
     # A revision is appended, never written over; the annotations follow the latest one.
     assert ratings.save_rating(store, pid, "Dr A", score=2, note="missed the effusion") == 2
-    hist = ratings.history(store, pid, "Dr A")
+    hist = ratings.history(store, pid, "Dr A", role=RESEARCHER)
     assert hist["revision"].tolist() == [2, 1] and hist["score"].tolist() == [2.0, 4.0]
     assert hist["content_hash"].nunique() == 1
     assert hist["content_hash"].iloc[0] == store.query_one("SELECT content_hash FROM pairs WHERE pair_id = ?", [pid])
@@ -62,7 +63,7 @@ def test_a_save_appends_a_revision_and_mirrors_the_latest_into_annotations(queue
     # A skip after a rating keeps the rating (a skip is "come back later", not a retraction).
     assert ratings.save_rating(store, pid, "Dr A", skipped=True) == 3
     assert rater_annotations(store, pid, "Dr A")["value"].tolist() == [2.0]
-    latest = ratings.latest_ratings(store, "demo", queue_id)
+    latest = ratings.latest_ratings(store, "demo", queue_id, role=RESEARCHER)
     assert latest["revision"].tolist() == [2]
 
 
@@ -158,7 +159,7 @@ def test_agreement_matches_scipy_and_krippendorff_and_feeds_the_correlations(que
     for i, pid in enumerate(pids):
         ratings.save_rating(store, pid, "Dr A", score=int(a_scores[i]), counts={"sig_a": int(a_sig[i])})
         ratings.save_rating(store, pid, "Dr B", score=int(b_scores[i]), counts={"sig_a": int(a_sig[i]), "sig_b": i % 2})
-    summary, pairwise = ratings.agreement(store, "demo", queue_id)
+    summary, pairwise = ratings.agreement(store, "demo", queue_id, role=RESEARCHER)
     row = summary.set_index("field").loc["score"]
     assert row["n_units"] == len(pids) and row["n_raters"] == 2 and row["method"] == "ordinal"
     expected = krippendorff.alpha(reliability_data=np.vstack([a_scores, b_scores]).astype(float),
@@ -170,23 +171,23 @@ def test_agreement_matches_scipy_and_krippendorff_and_feeds_the_correlations(que
     assert summary.set_index("field").loc["sig_errors", "alpha"] < 1.0  # sig_b differs on odd pairs
 
     # Disagreements: score differs by >= 2 points, counts by >= 1; adjudicated values are attached.
-    dis = ratings.disagreements(store, "demo", queue_id)
+    dis = ratings.disagreements(store, "demo", queue_id, role=RESEARCHER)
     assert set(dis["field"]) >= {"sig_b", "sig_errors"} and "sig_a" not in set(dis["field"])
     score_rows = dis[dis["field"] == "score"]
     assert (score_rows["spread"] >= 2).all()
     target = dis.iloc[0]
-    ratings.adjudicate(store, target["pair_id"], target["field"], 1, "Dr C", note="consensus")
-    ratings.adjudicate(store, target["pair_id"], target["field"], 0, "Dr C")
-    adj = ratings.adjudicated_values(store, "demo")
+    ratings.adjudicate(store, target["pair_id"], target["field"], 1, "Dr C", note="consensus", role=RESEARCHER)
+    ratings.adjudicate(store, target["pair_id"], target["field"], 0, "Dr C", role=RESEARCHER)
+    adj = ratings.adjudicated_values(store, "demo", role=RESEARCHER)
     assert adj[["field", "value", "revision"]].values.tolist() == [[target["field"], 0.0, 2]]
-    again = ratings.disagreements(store, "demo", queue_id)
+    again = ratings.disagreements(store, "demo", queue_id, role=RESEARCHER)
     assert again.iloc[0]["adjudicated"] == 0.0
     with pytest.raises(ValueError, match="whole number"):
-        ratings.adjudicate(store, target["pair_id"], "sig_a", 1.5, "Dr C")
+        ratings.adjudicate(store, target["pair_id"], "sig_a", 1.5, "Dr C", role=RESEARCHER)
 
     # The ratings are annotations: the clinicians' mean score is the target the judges are compared with.
     run_judge(store, dataset="demo", judge="rules")
-    names = ratings.expert_annotators(store, "demo")
+    names = ratings.expert_annotators(store, "demo", role=RESEARCHER)
     assert names["clinicians"] == ["rater:Dr A", "rater:Dr B"] and "expert_1" in names["imported"]
     frame = correlation_frame(store, "demo", "score", annotators=names["clinicians"])
     assert set(frame["pair_id"]) == set(pids)
@@ -200,7 +201,7 @@ def test_agreement_matches_scipy_and_krippendorff_and_feeds_the_correlations(que
 def test_delete_and_restore_carry_ratings_and_queues(queue):
     store, queue_id, pids = queue
     ratings.save_rating(store, pids[0], "Dr A", score=3, counts={"sig_a": 1}, queue_id=queue_id)
-    ratings.adjudicate(store, pids[0], "score", 3, "Dr C")
+    ratings.adjudicate(store, pids[0], "score", 3, "Dr C", role=RESEARCHER)
     record = delete_dataset(store, "demo")
     assert record.counts["ratings"] == 1 and record.counts["rating_queues"] == 1
     assert record.counts["rating_queue_pairs"] == 8 and record.counts["adjudications"] == 1
@@ -208,7 +209,7 @@ def test_delete_and_restore_carry_ratings_and_queues(queue):
         assert store.query_one(f"SELECT count(*) FROM {table}") == 0, table
     restore_dataset(store, record.batch_id)
     assert ratings.queue_pair_ids(store, queue_id) == pids
-    assert ratings.latest_ratings(store, "demo")["score"].tolist() == [3.0]
+    assert ratings.latest_ratings(store, "demo", role=RESEARCHER)["score"].tolist() == [3.0]
     assert len(rater_annotations(store, pids[0], "Dr A")) == 13
     assert check_store(store.path).ok, check_store(store.path).problems
 
@@ -246,7 +247,7 @@ def test_cli_ratings_and_rating_queue(demo_store_copy: Store):
     assert data["progress"][queue_id] == [{"rater": r, "n": 4, "rated": 4, "skipped": 0, "todo": 0}
                                           for r in ("A", "B")]
     score = next(r for r in data["agreement"] if r["field"] == "score")
-    assert score["n_units"] == 4 and score["alpha"] == pytest.approx(ratings.agreement(store, "demo")[0]
+    assert score["n_units"] == 4 and score["alpha"] == pytest.approx(ratings.agreement(store, "demo", role=RESEARCHER)[0]
                                                                       .set_index("field").loc["score", "alpha"])
     bad = cli("rating-queue", "--dataset", "demo", "--name", "x", "--method", "sample")
     assert bad.returncode == 1 and "needs its size n" in bad.stderr
@@ -300,7 +301,7 @@ def test_the_html_report_can_take_the_clinician_ratings_as_target(queue, tmp_pat
         ratings.save_rating(store, pid, "Dr A", score=i % 6)
         ratings.save_rating(store, pid, "Dr B", score=(i + i % 2) % 6)
     run_judge(store, dataset="demo", judge="rules")
-    clinicians = ratings.expert_annotators(store, "demo")["clinicians"]
+    clinicians = ratings.expert_annotators(store, "demo", role=RESEARCHER)["clinicians"]
     data = collect(store, "demo", n_boot=0, annotators=clinicians, experts="clinician ratings (this study)")
     score = next(t for t in data.targets if t.target == "score")
     assert set(score.corr["n"]) == {len(rated)}  # only the rated pairs carry the target

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from core.access import RESEARCHER
 from core.ingest.comparisons import derive_preferences
 from core.ingest.demo import build_demo
 from core.judges import run_judge
@@ -68,7 +69,7 @@ def judged_store(demo_store: Store, tmp_path_factory) -> Store:
         queue = ratings.create_queue(store, dataset, "q", "sample", n=3, seed=1)
         first = ratings.queue_pair_ids(store, queue)[0]
         ratings.save_rating(store, first, "dr a", score=4, counts={"sig_a": 1}, queue_id=queue)
-        ratings.adjudicate(store, first, "score", 4, "dr c")
+        ratings.adjudicate(store, first, "score", 4, "dr c", role=RESEARCHER)
         derive_preferences(store, dataset)  # pairwise preferences (migration 006) too
     return store
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from core.access import RESEARCHER
 from core.cli.main import main
 from core.jobs.shard import shard_of
 from core.store.db import Store, latest_schema_version
@@ -404,7 +405,7 @@ def test_ratings_queues_adjudications_and_preferences_come_over(demo_store, tmp_
     queue = ratings.create_queue(a, "demo", "pilot", "sample", n=6, seed=1)
     pids = ratings.queue_pair_ids(a, queue)
     ratings.save_rating(a, pids[0], "Dr A", score=4)
-    ratings.adjudicate(a, pids[0], "score", 3.5, "Dr C")
+    ratings.adjudicate(a, pids[0], "score", 3.5, "Dr C", role=RESEARCHER)
     derive_preferences(a, "demo")
     b = copy_store(a, tmp_path / "b.duckdb")  # a later copy: Dr A rates the pair again, Dr B another one
     ratings.save_rating(b, pids[0], "Dr A", score=2, counts={"sig_a": 1})
@@ -419,7 +420,7 @@ def test_ratings_queues_adjudications_and_preferences_come_over(demo_store, tmp_
     for table in ("rating_queues", "rating_queue_pairs", "ratings", "adjudications", "preferences", "annotations"):
         sql = f"SELECT * FROM {table} ORDER BY ALL"
         assert rows(target.path, sql) == rows(b.path, sql), table  # b holds everything a holds, and more
-    assert ratings.latest_ratings(target, "demo").equals(ratings.latest_ratings(b, "demo"))
+    assert ratings.latest_ratings(target, "demo", role=RESEARCHER).equals(ratings.latest_ratings(b, "demo", role=RESEARCHER))
     assert merge_store(target, a.path).nothing_new  # a's older mirror does not replace b's newer one
 
     c = copy_store(demo_store, tmp_path / "c.duckdb")  # Dr A's first rating, given elsewhere with another score
@@ -441,7 +442,7 @@ def test_a_conflict_in_every_merged_table_is_one_line_naming_its_row(demo_store,
     queue = ratings.create_queue(a, "demo", "pilot", "sample", n=4, seed=2)
     pid = ratings.queue_pair_ids(a, queue)[0]
     ratings.save_rating(a, pid, "Dr A", score=4)
-    ratings.adjudicate(a, pid, "score", 3.5, "Dr C")
+    ratings.adjudicate(a, pid, "score", 3.5, "Dr C", role=RESEARCHER)
     derive_preferences(a, "demo")
     target = Store(tmp_path / "t.duckdb")
     merge_store(target, a.path)
