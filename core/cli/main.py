@@ -395,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli.annotations import cmd_import_annotations as import_annotations_command
 
     p = add("import-annotations", import_annotations_command,
-            "import expert annotations (long form): scores, error counts per category, or a list of errors")
+            "import expert annotations: scores, error counts per category (long or --wide), or a list of errors")
     p.add_argument("file")
     p.add_argument("--dataset", required=True)
     p.add_argument("--id-col", required=True)
@@ -415,6 +415,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--insignificant-levels", metavar="L1,L2",
                    help="levels that do not (default: not actionable,non-actionable,expected, and the default "
                         "significant levels not named in --significant-levels)")
+    p.add_argument("--wide", action="store_true",
+                   help="one row per pair per rater with a count column per category x significance "
+                        "(a_significant .. f_minor, sig_a .. insig_f, ...: found from the names)")
+    p.add_argument("--wide-cols", metavar="sig_a=COL,insig_a=COL,...",
+                   help="the wide layout's count columns the names do not say (cells sig_a..sig_f, insig_a..insig_f; "
+                        "implies --wide)")
     p.add_argument("--annotator-col")
     p.add_argument("--annotator", default="expert", help="annotator name when there is no column")
     p.add_argument("--aggregate-of", type=int, metavar="N",
