@@ -29,6 +29,7 @@ from core.ingest.importers.common import (
 )
 from core.ingest.importers.outputs import import_crimson_outputs, import_outputs, imported_run_id
 from core.ingest.importers.pairs import (
+    import_counted_pairs,
     import_pairs,
     import_scored_pairs,
     parse_context_cols,
@@ -88,6 +89,7 @@ __all__ = [
     "decode_text",
     "detect_wide_columns",
     "import_annotations",
+    "import_counted_pairs",
     "import_crimson_outputs",
     "import_outputs",
     "import_pairs",
