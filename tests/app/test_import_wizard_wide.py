@@ -4,7 +4,6 @@ file is uploaded again, and problems listed in row order."""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +12,7 @@ from core.cli.main import main as cli
 from core.ingest.importers import PairColumns, import_pairs
 from core.reads.queries import list_datasets
 from core.store.db import Store
+from tests.csv_files import write_csv as _csv
 
 CATS = "abcdef"
 ROWS = [("r1", "dr_a", [1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 3]), ("r1", "dr_b", [0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0]),
@@ -20,14 +20,6 @@ ROWS = [("r1", "dr_a", [1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 3]), ("r1", "dr_b", [0,
         ("r3", "dr_b", [1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0])]
 TEXTS = {"r1": ("No effusion.", "Small effusion."), "r2": ("Normal.", "Normal."), "r3": ("Mild edema.", "No edema.")}
 WIDE_HEADER = [f"{c}_significant" for c in CATS] + [f"{c}_minor" for c in CATS]
-
-
-def _csv(path: Path, header: list[str], rows: list[list]) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
 
 
 def _pairs_store(path: Path) -> Store:

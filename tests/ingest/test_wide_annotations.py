@@ -6,7 +6,6 @@ Also: problems are listed in the file's row order, and counts going into a score
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +21,7 @@ from core.ingest.importers import (
     parse_wide_cols,
 )
 from core.store.db import Store
+from tests.csv_files import write_csv as _csv
 
 IDS = ["r1", "r2", "r3"]
 CATS = "abcdef"
@@ -37,14 +37,6 @@ def _store(path: Path, kind: str = "error_counts") -> Store:
                           "cand": ["Small effusion.", "Normal.", "No edema."]})
     import_pairs(store, pairs, dataset="d", columns=PairColumns("id", "ref", "cand"), kind=kind)
     return store
-
-
-def _csv(path: Path, header: list[str], rows: list[list]) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
 
 
 def _wide_file(path: Path, sig: str = "{c}_significant", insig: str = "{c}_minor") -> Path:

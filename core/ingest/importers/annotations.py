@@ -144,13 +144,7 @@ def prepare_annotations(df: pd.DataFrame, dataset: str, lookup: dict[str, str], 
         raise ImportValidationError(limit_problems(problems))
     ids = validation.column_ids(df, id_col, problems)
     pair_ids = validation.match_ids(ids, lookup, dataset, problems)
-    if annotator_col:
-        annotators = [validation.cell_text(v) for v in df[annotator_col].tolist()]
-        for i, a in enumerate(annotators, start=1):
-            if a is None:
-                problems.append(f"row {i}: empty annotator in column '{annotator_col}'")
-    else:
-        annotators = [annotator] * len(df)
+    annotators = validation.row_annotators(df, annotator_col, annotator, problems)
     if error_list:
         return count_error_rows(df, pair_ids, annotators, category_col=category_col,
                                 significant_col=significant_col, rule=rule, source=source, problems=problems)
@@ -246,12 +240,7 @@ def count_error_rows(df: pd.DataFrame, pair_ids: list, annotators: list, *, cate
         raise ImportValidationError(limit_problems(problems))
     rows = [(pid, who, "error_count", cat, sig, float(tally.get((cat, sig), 0)))
             for (pid, who), tally in counts.items() for cat in CATEGORIES for sig in (True, False)]
-    frame = pd.DataFrame(rows, columns=["pair_id", "annotator", "field", "category", "significant", "value"])
-    frame["significant"] = frame["significant"].astype("boolean")
-    frame["scale_max"] = pd.array([None] * len(frame), dtype="Float64")
-    frame["source"] = source
-    frame["scale_min"] = pd.array([None] * len(frame), dtype="Float64")
-    return frame
+    return wide.count_frame(rows, source)
 
 
 def _fmt(x: float) -> str:

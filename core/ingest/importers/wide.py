@@ -149,12 +149,7 @@ def prepare_wide_annotations(df: pd.DataFrame, dataset: str, lookup: dict[str, s
         raise ImportValidationError(limit_problems(problems))
     ids = validation.column_ids(df, id_col, problems)
     pair_ids = validation.match_ids(ids, lookup, dataset, problems)
-    if annotator_col:
-        annotators = [validation.cell_text(v) for v in df[annotator_col].tolist()]
-        problems += [f"row {i}: empty annotator in column '{annotator_col}'"
-                     for i, a in enumerate(annotators, start=1) if a is None]
-    else:
-        annotators = [annotator] * len(df)
+    annotators = validation.row_annotators(df, annotator_col, annotator, problems)
     rows = []
     for key, col in cells.items():
         cat, sig = WIDE_CELLS[key]
@@ -169,6 +164,12 @@ def prepare_wide_annotations(df: pd.DataFrame, dataset: str, lookup: dict[str, s
     validation.check_duplicates(keys, "annotation (id / annotator)", problems)
     if problems:
         raise ImportValidationError(limit_problems(problems))
+    return count_frame(rows, source)
+
+
+def count_frame(rows: list[tuple], source: str | None) -> pd.DataFrame:
+    """Error-count rows ``(pair_id, annotator, field, category, significant, value)`` as the frame
+    ``write_annotations`` stores (no scale)."""
     frame = pd.DataFrame(rows, columns=["pair_id", "annotator", "field", "category", "significant", "value"])
     frame["significant"] = frame["significant"].astype("boolean")
     frame["scale_max"] = pd.array([None] * len(frame), dtype="Float64")
