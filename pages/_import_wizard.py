@@ -155,6 +155,8 @@ def _pairs_widgets(columns: list[str], mapping: dict, options: dict) -> None:
             help="Pairs and counts are imported in one transaction (dataset kind error_counts); a pair's rows "
                  "after its first must repeat its reports")
         if options["counts_in_file"]:
+            if options["kind"] != "error_counts":
+                st.caption("The dataset is created with kind error_counts: the file holds error counts.")
             _annotator(columns, guess_mapping(columns, ["id", "annotator"])["annotator"], mapping, options, "rater")
             _wide_grid(columns, mapping)
     guess = None if options["counts_in_file"] else \

@@ -154,3 +154,20 @@ def test_error_counts_into_a_score_dataset_are_warned_about(tmp_path, capsys):
                           "--id-col", "id", "--annotator-col", "rater", "--wide")
     assert code == 0, err
     assert "dataset 'd' is a score dataset, and these annotations are error counts" in out
+
+
+def test_pairs_with_their_wide_counts_in_one_file_into_a_score_dataset_are_refused_whole(tmp_path):
+    from core.ingest.importers import import_counted_pairs
+
+    store = _store(tmp_path / "s.duckdb", kind="score")  # r1-r3 exist, declared score
+    texts = {"r1": ("No effusion.", "Small effusion."), "r2": ("Normal.", "Normal."), "r3": ("Mild edema.", "No edema.")}
+    header = ["id", "ref", "cand", "rater"] + [f"sig_{c}" for c in CATS] + [f"insig_{c}" for c in CATS]
+    path = _csv(tmp_path / "both.csv", header, [[i, *texts[i], r, *v] for (i, r), v in COUNTS.items()])
+    version = store.data_version()
+    with pytest.raises(ImportValidationError, match="dataset 'd' exists with kind 'score', not 'error_counts'"):
+        import_counted_pairs(store, path, dataset="d", columns=PairColumns("id", "ref", "cand"), wide_cols={},
+                             annotator_col="rater")
+    assert store.data_version() == version and store.query_one("SELECT count(*) FROM annotations") == 0
+    fresh = import_counted_pairs(store, path, dataset="d2", columns=PairColumns("id", "ref", "cand"), wide_cols={},
+                                 annotator_col="rater")
+    assert (fresh.rows, fresh.added) == (3, 3) and store.query_one("SELECT count(*) FROM annotations") == 60
