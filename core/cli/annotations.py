@@ -27,7 +27,7 @@ def cmd_import_annotations(args) -> int:
         from core.ingest.aggregates import import_aggregates
 
         if any(getattr(args, c) for c in ("score_col", "category_col", "significant_col", "count_col")) \
-                or args.error_list:
+                or args.error_list or args.wide or args.wide_cols:
             raise ValueError("--aggregate-of takes --total-col and/or --sig-col, not per-rater columns")
         report = import_aggregates(
             open_store(args), Path(args.file), dataset=args.dataset, id_col=args.id_col, n_raters=args.aggregate_of,
