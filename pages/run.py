@@ -9,7 +9,7 @@ second, with Cancel, and Resume for a job whose process died. A re-run of the
 same judge resumes its run: answered pairs are skipped and only recorded
 failures are sent again ("Retry failed").
 
-URL: ``dataset`` (app.py), ``modality`` / ``anatomy`` / ``system`` / ``split``
+URL: ``dataset`` (app.py), ``modality`` / ``anatomy`` / ``system`` / ``split`` / ``group``
 (repeatable), ``q`` (id search), ``pick`` (all | sample | rows), ``n``,
 ``seed``, ``judge`` and ``prompt`` (repeatable), ``mode`` (``batch``: the provider's batch API).
 """
@@ -35,9 +35,9 @@ from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_
 from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS, ShotSource, runs_with_assessments
 from core.models import configured_models, plan_run, secret_api_key
 from core.prompts import ALLOWED_K, list_prompts
-from core.reads import frames as analysis
 from core.reads.queries import FACETS
 from core.reads.runcost import cost_table, cost_text
+from core.reads.selection import filter_pairs, pair_index, sample_pairs, selection_label
 from core.settings import local_only
 from core.store.export import to_safe_csv
 from pages._errors import show_error
@@ -63,7 +63,7 @@ TEMPERATURES = (0.0, 0.2, 0.5, 0.7, 1.0)
 NOT_SET = "not set"  # reasoning effort not sent at all
 EFFORTS = (NOT_SET, *REASONING_EFFORTS)
 TABLE_ROWS = 1000
-FILTER_KEYS = {facet: f"run_{facet}" for facet in FACETS}
+FILTER_KEYS = {facet: f"run_{facet}" for facet in (*FACETS, "group")}
 SEND_MODES = {"direct": "Direct (fast)", "batch": "Batch (cheaper, slower)"}
 
 
@@ -115,8 +115,8 @@ def _batch_problem(model: str, api_base: str | None) -> str:
 
 @cached
 def _pair_index(store, dataset: str) -> pd.DataFrame:
-    # ext_id order: the seeded sample must not depend on the order rows come back in.
-    return analysis.pair_facets(store, dataset).sort_values(["ext_id", "pair_id"], ignore_index=True)
+    # core.reads.selection: the same pairs, in the same order, as `judge`'s selection flags
+    return pair_index(store, dataset)
 
 
 @cached
@@ -161,24 +161,21 @@ def _new_seed() -> None:
 
 
 def choose_pairs(store, dataset: str) -> tuple[list[str], str]:
-    """Filters, then all / a seeded sample / ticked rows; returns (pair ids, how they were chosen)."""
-    facets = load_facets(store, dataset)
+    """Filters, then all / a seeded sample / ticked rows; returns (pair ids, how they were chosen).
+
+    The selection itself is core.reads.selection's, as `judge --modality ... --sample N --seed S` makes it.
+    """
+    index = _pair_index(store, dataset)
+    facets = {**load_facets(store, dataset), "group": sorted(index["group_id"].dropna().astype(str).unique())}
     _seed_state(dataset, facets)
-    cols = st.columns(len(FACETS) + 1)
+    cols = st.columns(len(FILTER_KEYS) + 1)
     filters = {}
     for col, (facet, key) in zip(cols, FILTER_KEYS.items(), strict=False):
         filters[facet] = col.multiselect(facet.capitalize(), facets[facet], key=key, placeholder="all",
                                          disabled=not facets[facet])
     search = cols[-1].text_input("Pair id contains", key="run_q").strip()
-    index = _pair_index(store, dataset)
-    keep = pd.Series(True, index=index.index)
-    for facet, values in filters.items():
-        if values:
-            keep &= index[facet].isin(values)
-    if search:
-        keep &= index["ext_id"].astype(str).str.contains(search, case=False, regex=False)
-    frame = index[keep]
-    for facet in FACETS:
+    frame = filter_pairs(index, filters, search)
+    for facet in FILTER_KEYS:
         set_url(facet, filters[facet])
     set_url("q", search)
 
@@ -190,7 +187,7 @@ def choose_pairs(store, dataset: str) -> tuple[list[str], str]:
     if pick == "all":
         set_url("n", None)
         set_url("seed", None)
-        return frame["pair_id"].tolist(), f"all {len(frame):,} matching pairs"
+        return frame["pair_id"].tolist(), selection_label("all", len(frame), len(frame))
     if pick == "sample":
         a, b, c = st.columns([1, 1, 1], vertical_alignment="bottom")
         n = int(a.number_input("Sample size", min_value=1, step=1, key="run_n"))
@@ -198,8 +195,8 @@ def choose_pairs(store, dataset: str) -> tuple[list[str], str]:
         c.button("New sample", key="run_reseed", on_click=_new_seed, icon=":material/casino:")
         set_url("n", str(n))
         set_url("seed", str(seed))
-        taken = frame.sample(n=min(n, len(frame)), random_state=seed)
-        text = f"random sample of {len(taken):,} of {len(frame):,} matching pairs, seed {seed}"
+        taken = sample_pairs(frame, n, seed)
+        text = selection_label("sample", len(taken), len(frame), seed)
         st.caption(text.capitalize() + ".")
         return taken["pair_id"].tolist(), text
     shown = frame.head(TABLE_ROWS)
@@ -216,7 +213,11 @@ def choose_pairs(store, dataset: str) -> tuple[list[str], str]:
     more = f" (first {TABLE_ROWS:,} of {len(frame):,} shown: filter to narrow)" if len(frame) > TABLE_ROWS else ""
     rows = list(event.selection.rows)
     st.caption(f"{len(rows):,} ticked{more}.")
-    return shown["pair_id"].iloc[rows].tolist(), f"{len(rows):,} ticked pairs"
+    if rows:  # the same pairs from the command line: judge --pairs FILE
+        st.download_button("Ticked ids (TXT)", "\n".join(shown["ext_id"].iloc[rows].astype(str)) + "\n",
+                           file_name="pairs.txt", mime="text/plain", key="run_ticked_ids",
+                           help="one pair id a line: `python -m core judge ... --pairs pairs.txt` judges these pairs")
+    return shown["pair_id"].iloc[rows].tolist(), selection_label("ticked", len(rows), len(frame))
 
 
 # -- judges, prompts, params --------------------------------------------------------------

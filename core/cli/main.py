@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from core.cli import selection
 from core.cli.common import (
     Progress,
     add_api_base_flag,
@@ -122,13 +123,16 @@ def cmd_judge(args) -> int:
         spec.extra["crimson_map"] = args.crimson_map
     if offline:  # an offline judge's run takes the prompt as given (e.g. a dataset kind's own judging)
         spec.tasks = [Task(args.judge, args.prompt if args.prompt != "green" else None)]
+    if selection.wanted(args):  # the Run page's selection (core.reads.selection), as flags
+        spec.pair_ids, spec.selection = selection.selected_pairs(store, args)
     if args.shard:  # this machine's part of the pairs (core.jobs.shard): the run id stays the whole run's
-        from core.jobs.shard import shard_pair_ids
+        from core.jobs.shard import shard_ids, shard_pair_ids
 
         if shots is not None:
             raise ValueError("--shard does not go with few-shot prompts: their shots leave out the judged pairs, so "
                              "each shard would draw other shots (another run); run few-shot prompts whole")
-        spec.pair_ids, spec.selection = shard_pair_ids(store, args.dataset, args.shard, args.limit)
+        spec.pair_ids, spec.selection = (shard_ids(spec.pair_ids, args.shard, spec.selection) if spec.pair_ids
+                                         else shard_pair_ids(store, args.dataset, args.shard, args.limit))
         spec.limit, spec.shard = None, args.shard
     job_id = table.submit(store, spec, origin="cli", started_by=_user(getpass))
     override = None if offline else (args.api_base, api_key(args))
@@ -395,7 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli.annotations import cmd_import_annotations as import_annotations_command
 
     p = add("import-annotations", import_annotations_command,
-            "import expert annotations (long form): scores, error counts per category, or a list of errors")
+            "import expert annotations: scores, error counts per category (long or --wide), or a list of errors")
     p.add_argument("file")
     p.add_argument("--dataset", required=True)
     p.add_argument("--id-col", required=True)
@@ -415,6 +419,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--insignificant-levels", metavar="L1,L2",
                    help="levels that do not (default: not actionable,non-actionable,expected, and the default "
                         "significant levels not named in --significant-levels)")
+    p.add_argument("--wide", action="store_true",
+                   help="one row per pair per rater with a count column per category x significance "
+                        "(a_significant .. f_minor, sig_a .. insig_f, ...: found from the names)")
+    p.add_argument("--wide-cols", metavar="sig_a=COL,insig_a=COL,...",
+                   help="the wide layout's count columns the names do not say (cells sig_a..sig_f, insig_a..insig_f; "
+                        "implies --wide)")
     p.add_argument("--annotator-col")
     p.add_argument("--annotator", default="expert", help="annotator name when there is no column")
     p.add_argument("--aggregate-of", type=int, metavar="N",
@@ -445,6 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "either way; by default exit 4); a run with no usable answer still exits 4")
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--limit", type=int, help="only the first N pairs (by id)")
+    selection.add_selection_flags(p)  # --pairs FILE, --system/--modality/... VALUE, --sample N --seed S
     p.add_argument("--shard", metavar="K/N",
                    help="judge only part K of N of the pairs (split by a hash of each pair id); each part's run "
                         "has the whole run's id, so `merge` joins the parts' stores into one run")

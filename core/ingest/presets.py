@@ -25,13 +25,12 @@ of several documented spellings found is used.
   score on a 0-5 scale (stored with scale_max 5; analyses normalise to 0-1).
 - ``radeval-counts``: RadEval-style wide counts: id, reference, candidate,
   optional annotator, and per-category columns ``sig_a``..``sig_f`` and
-  ``insig_a``..``insig_f`` (or ``_1``..``_6``; ``significant_``/``insignificant_``
-  spelled out also accepted).
+  ``insig_a``..``insig_f`` (or ``_1``..``_6``, and the other spellings of
+  ``core.ingest.importers.wide``): ``import_counted_pairs``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -44,6 +43,7 @@ from core.ingest.importers import (
     Progress,
     cell_text,
     check_dataset_name,
+    import_counted_pairs,
     pair_lookup,
     prepare_annotations,
     prepare_pairs,
@@ -54,8 +54,7 @@ from core.ingest.importers import (
     write_annotations,
     write_pairs,
 )
-from core.store.db import Store, pair_id_for
-from core.taxonomy import CATEGORIES
+from core.store.db import Store
 
 
 @dataclass(frozen=True)
@@ -160,41 +159,14 @@ def _rate_eval(store: Store, data, *, dataset: str, name: str | None, progress: 
                         source=name or source_label(data) or "RaTE-Eval", annotations=ann)
 
 
-_WIDE = re.compile(r"^(sig|significant|insig|insignificant)_([a-f1-6])$", re.IGNORECASE)
-
-
 def _radeval_counts(store: Store, data, *, dataset: str, name: str | None, progress: Progress | None):
     df = read_table(data, name)
-    tick_progress(progress, 1, 3, "validating")
-    idc = _col(df, "id", "pair_id", "study_id")
-    ref = _col(df, "reference", "gt_report", "ref")
-    cand = _col(df, "candidate", "pred_report", "hypothesis", "generated")
-    ann_col = _col(df, "annotator", "rater", required=False)
-    wide = {}
-    for c in df.columns:
-        m = _WIDE.match(str(c))
-        if m:
-            sig = not m.group(1).lower().startswith("insig")
-            cat = m.group(2).lower()
-            cat = CATEGORIES[int(cat) - 1] if cat.isdigit() else cat
-            wide[c] = (cat, sig)
-    if len(wide) != 12:
-        raise ImportValidationError(
-            [f"expected 12 count columns (sig_a..sig_f and insig_a..insig_f), found {len(wide)}: "
-             f"{', '.join(map(str, wide)) or 'none'}"])
-    # Several annotator rows may share one pair: pairs come from the first row of each id.
-    first = df.drop_duplicates(subset=[idc], keep="first")
-    frame = prepare_pairs(first, dataset, PairColumns(id=idc, reference=ref, candidate=cand))
-    lookup = {e: pair_id_for(dataset, e) for e in frame["ext_id"]}
-    long = df.melt(id_vars=[idc] + ([ann_col] if ann_col else []), value_vars=list(wide),
-                   var_name="_col", value_name="_count")
-    long["_category"] = [wide[c][0] for c in long["_col"]]
-    long["_significant"] = [wide[c][1] for c in long["_col"]]
-    ann = prepare_annotations(long, dataset, lookup, id_col=idc, category_col="_category",
-                              significant_col="_significant", count_col="_count", annotator_col=ann_col,
-                              annotator="expert", source=name or source_label(data))
-    return _write_pairs(store, progress, frame, dataset=dataset, kind="error_counts",
-                        source=name or source_label(data) or "RadEval counts", annotations=ann)
+    cols = PairColumns(id=_col(df, "id", "pair_id", "study_id"), reference=_col(df, "reference", "gt_report", "ref"),
+                       candidate=_col(df, "candidate", "pred_report", "hypothesis", "generated"))
+    # one row per pair per annotator: the pair from its first row, the counts wide (core/ingest/importers/wide.py)
+    return import_counted_pairs(store, df, dataset=dataset, columns=cols, wide_cols={},
+                                annotator_col=_col(df, "annotator", "rater", required=False),
+                                source=name or source_label(data) or "RadEval counts", progress=progress)
 
 
 PRESETS: dict[str, Preset] = {

@@ -20,7 +20,7 @@ import re
 
 from core.store.db import Store
 
-__all__ = ["parse_shard", "shard_of", "shard_pair_ids"]
+__all__ = ["parse_shard", "shard_ids", "shard_of", "shard_pair_ids"]
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -43,7 +43,7 @@ def shard_of(pair_id: str, n: int) -> int:
 def shard_pair_ids(store: Store, dataset: str, shard: str, limit: int | None = None) -> tuple[list[str], str]:
     """The pair ids of ``dataset`` in shard ``shard`` (``"K/N"``), of its first ``limit`` pairs by external id
     when given, in that order; and a label for the job (``"shard 2/3: 334 of 1,000 pairs"``)."""
-    k, n = parse_shard(shard)
+    parse_shard(shard)
     sql = "SELECT pair_id FROM pairs WHERE dataset = ? ORDER BY ext_id"
     params: list = [dataset]
     if limit is not None:
@@ -52,5 +52,12 @@ def shard_pair_ids(store: Store, dataset: str, shard: str, limit: int | None = N
     ids = list(store.query_df(sql, params)["pair_id"])
     if not ids:
         raise ValueError(f"dataset '{dataset}' has no pairs to shard; check the name with `python -m core datasets`")
+    return shard_ids(ids, shard)
+
+
+def shard_ids(ids: list[str], shard: str, of: str = "") -> tuple[list[str], str]:
+    """The pair ids of ``ids`` in shard ``shard``, in their order, and the label (``of``: what ``ids`` are,
+    e.g. the selection flags' label, named after the count)."""
+    k, n = parse_shard(shard)
     mine = [p for p in ids if shard_of(p, n) == k]
-    return mine, f"shard {k}/{n}: {len(mine):,} of {len(ids):,} pairs"
+    return mine, f"shard {k}/{n}: {len(mine):,} of {len(ids):,} pairs" + (f" ({of})" if of else "")

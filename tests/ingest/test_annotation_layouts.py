@@ -7,7 +7,6 @@ in the test. A file with any bad row writes nothing and names every bad row.
 
 from __future__ import annotations
 
-import csv
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -23,6 +22,7 @@ from core.reads.queries import pair_annotations
 from core.reads.targets import dataset_targets
 from core.store.db import Store, pair_id_for
 from pages._import_wizard import ImportRequest, missing_inputs, run_import
+from tests.csv_files import write_csv as _csv
 
 IDS = ["c1-x", "c1-y", "c1-z", "c2-x", "c2-y", "c2-z"]
 
@@ -46,14 +46,6 @@ def store(tmp_path) -> Store:
 @pytest.fixture
 def wizard_store(tmp_path) -> Store:
     return _store(tmp_path / "wizard.duckdb")
-
-
-def _csv(path: Path, header: list[str], rows: list[list]) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
 
 
 def _run(store: Store, capsys, *args: str) -> tuple[int, str, str]:

@@ -6,7 +6,6 @@ says (stripped, NULL when empty). Each bad input is refused with one clear error
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from core.reads.context import context_dict, pair_context
 from core.store.db import Store, pair_id_for
 from core.taxonomy import CONTEXT_FIELDS
 from pages._import_wizard import ImportRequest, guess_mapping, missing_inputs, run_import
+from tests.csv_files import write_csv as _csv
 
 HEADER = ["id", "ref", "cand", "patient_age", "gender", "reason", "prior", "note"]
 ROWS = [
@@ -34,14 +34,6 @@ ROWS = [
     ["p3", "Normal.", "Normal.", "", "", "", "", "third"],
 ]
 CONTEXT = "age=patient_age,sex=gender,indication=reason,history=prior"
-
-
-def _csv(path: Path, header: list[str], rows: list[list]) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
 
 
 def _run(store_path: Path, capsys, *args: str) -> tuple[int, str, str]:

@@ -12,7 +12,7 @@ Row numbers in messages count data rows from 1 (the header is not a row), so
 
 Modules: ``common`` (shared types and limits), ``reading`` (files -> bytes -> text -> frames, for all),
 ``validation`` (cells, ids, datasets), ``pairs``, ``annotations`` and ``outputs``
-(one importer each). Everything public is importable from this package.
+(one importer each), ``wide`` (annotation counts laid out one column per category x significance). Everything public is importable from this package.
 """
 
 from core.ingest.importers.annotations import import_annotations, prepare_annotations, write_annotations
@@ -29,6 +29,7 @@ from core.ingest.importers.common import (
 )
 from core.ingest.importers.outputs import import_crimson_outputs, import_outputs, imported_run_id
 from core.ingest.importers.pairs import (
+    import_counted_pairs,
     import_pairs,
     import_scored_pairs,
     parse_context_cols,
@@ -56,6 +57,14 @@ from core.ingest.importers.validation import (
     require_dataset,
     source_label,
 )
+from core.ingest.importers.wide import (
+    WIDE_CELLS,
+    detect_wide_columns,
+    parse_wide_cols,
+    prepare_wide_annotations,
+    resolve_wide_columns,
+    wide_problems,
+)
 from core.taxonomy import CATEGORIES  # re-exported: the package's public words
 
 __all__ = [
@@ -68,6 +77,7 @@ __all__ = [
     "PairColumns",
     "Progress",
     "SignificanceRule",
+    "WIDE_CELLS",
     "cell_bool",
     "cell_category",
     "cell_number",
@@ -77,7 +87,9 @@ __all__ = [
     "check_scalar_cells",
     "column_ids",
     "decode_text",
+    "detect_wide_columns",
     "import_annotations",
+    "import_counted_pairs",
     "import_crimson_outputs",
     "import_outputs",
     "import_pairs",
@@ -87,14 +99,18 @@ __all__ = [
     "match_ids",
     "pair_lookup",
     "parse_context_cols",
+    "parse_wide_cols",
     "prepare_annotations",
     "prepare_pairs",
+    "prepare_wide_annotations",
     "read_bytes",
     "read_table",
     "require_columns",
     "require_dataset",
+    "resolve_wide_columns",
     "source_label",
     "tick_progress",
+    "wide_problems",
     "write_annotations",
     "write_pairs",
 ]

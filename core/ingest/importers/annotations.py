@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import pandas as pd
 
-from core.ingest.importers import validation
+from core.ingest.importers import validation, wide
 from core.ingest.importers.common import (
     MAX_ERROR_COUNT,
     ImportReport,
@@ -26,7 +27,7 @@ def import_annotations(store: Store, data, *, dataset: str, id_col: str, score_c
                        annotator_col: str | None = None, annotator: str = "expert",
                        name: str | None = None, progress: Progress | None = None, scale_min: float = 0.0,
                        error_list: bool = False, significance: validation.SignificanceRule | None = None,
-                       ) -> ImportReport:
+                       wide_cols: Mapping[str, str] | None = None) -> ImportReport:
     """Import expert annotations in long form: overall scores, error counts, or a list of errors.
 
     Score mode: one row per (pair, annotator) with a score in [scale_min, scale_max].
@@ -36,25 +37,53 @@ def import_annotations(store: Store, data, *, dataset: str, id_col: str, score_c
     significance), counted; a row with an empty category says the annotator annotated the
     pair (0 errors if it has no other rows). See :func:`count_error_rows`.
     Significance cells are read by ``significance`` (default: :class:`validation.SignificanceRule`).
+    Wide mode (``wide_cols``, a dict: ``{}`` finds every column from its name): one row per (pair,
+    annotator) with a count column per category x significance (:mod:`.wide`).
     """
     dataset = validation.check_dataset_name(dataset)
-    _check_mode(score_col, category_col, significant_col, count_col, error_list)
+    if wide_cols is not None:
+        if any(c is not None for c in (score_col, category_col, significant_col, count_col)) or error_list:
+            raise ImportValidationError(["the wide layout takes an id, an annotator and the twelve count columns, "
+                                         "not score, category, significance or count columns"])
+    else:
+        _check_mode(score_col, category_col, significant_col, count_col, error_list)
     if score_col is not None:
         _check_scale(scale_min, scale_max)
     tick_progress(progress, 0, 3, "reading")
     validation.require_dataset(store, dataset)
     df = read_table(data, name)
     tick_progress(progress, 1, 3, "validating")
-    frame = prepare_annotations(
-        df, dataset, validation.pair_lookup(store, dataset), id_col=id_col, score_col=score_col,
-        scale_max=scale_max, category_col=category_col, significant_col=significant_col, count_col=count_col,
-        annotator_col=annotator_col, annotator=annotator, source=name or validation.source_label(data),
-        scale_min=scale_min, error_list=error_list, significance=significance)
+    lookup, source = validation.pair_lookup(store, dataset), name or validation.source_label(data)
+    if wide_cols is not None:
+        cells = wide.resolve_wide_columns(list(df.columns), wide_cols)
+        frame = wide.prepare_wide_annotations(df, dataset, lookup, id_col=id_col, cells=cells,
+                                              annotator_col=annotator_col, annotator=annotator, source=source)
+    else:
+        frame = prepare_annotations(
+            df, dataset, lookup, id_col=id_col, score_col=score_col,
+            scale_max=scale_max, category_col=category_col, significant_col=significant_col, count_col=count_col,
+            annotator_col=annotator_col, annotator=annotator, source=source,
+            scale_min=scale_min, error_list=error_list, significance=significance)
     tick_progress(progress, 2, 3, "writing")
     with store.write() as conn:
         added = write_annotations(conn, frame)
     tick_progress(progress, 3, 3, "done")
-    return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added)
+    report = ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added)
+    report.warnings += kind_warnings(store, dataset, frame)
+    return report
+
+
+def kind_warnings(store: Store, dataset: str, frame: pd.DataFrame) -> list[str]:
+    """A warning when annotations of one kind went into a dataset declared as the other (error counts into
+    a ``score`` dataset, scores into an ``error_counts`` one): the analyses read the dataset's kind."""
+    kind = store.query_one("SELECT kind FROM datasets WHERE name = ?", [dataset])
+    fields = set(frame["field"])
+    if kind == "score" and "error_count" in fields:
+        return [f"dataset '{dataset}' is a score dataset, and these annotations are error counts: if the dataset "
+                "holds error counts, import its pairs with kind error_counts (a new dataset)"]
+    if kind == "error_counts" and "score" in fields:
+        return [f"dataset '{dataset}' is an error-counts dataset, and these annotations are overall scores"]
+    return []
 
 
 def _check_mode(score_col, category_col, significant_col, count_col, error_list: bool) -> None:
@@ -115,13 +144,7 @@ def prepare_annotations(df: pd.DataFrame, dataset: str, lookup: dict[str, str], 
         raise ImportValidationError(limit_problems(problems))
     ids = validation.column_ids(df, id_col, problems)
     pair_ids = validation.match_ids(ids, lookup, dataset, problems)
-    if annotator_col:
-        annotators = [validation.cell_text(v) for v in df[annotator_col].tolist()]
-        for i, a in enumerate(annotators, start=1):
-            if a is None:
-                problems.append(f"row {i}: empty annotator in column '{annotator_col}'")
-    else:
-        annotators = [annotator] * len(df)
+    annotators = validation.row_annotators(df, annotator_col, annotator, problems)
     if error_list:
         return count_error_rows(df, pair_ids, annotators, category_col=category_col,
                                 significant_col=significant_col, rule=rule, source=source, problems=problems)
@@ -153,12 +176,9 @@ def prepare_annotations(df: pd.DataFrame, dataset: str, lookup: dict[str, str], 
             if significant[i - 1] is None:
                 problems.append(f"row {i}: significant flag {df[significant_col].iloc[i - 1]!r} is not "
                                 f"one of the levels ({rule.describe()})")
-            v = values[i - 1]
-            if v is None or math.isnan(v) or math.isinf(v) or v < 0 or not float(v).is_integer():
-                problems.append(f"row {i}: count {df[count_col].iloc[i - 1]!r} is not a whole number >= 0")
-            elif v > MAX_ERROR_COUNT:
-                problems.append(f"row {i}: count {df[count_col].iloc[i - 1]!r} is above {MAX_ERROR_COUNT}, the "
-                                "most errors of one kind RadJudge accepts for one report pair")
+            problem = wide.count_problem(df[count_col].iloc[i - 1], values[i - 1], f"row {i}")
+            if problem:
+                problems.append(problem)
         fields = ["error_count"] * len(df)
         scales = [None] * len(df)
 
@@ -220,12 +240,7 @@ def count_error_rows(df: pd.DataFrame, pair_ids: list, annotators: list, *, cate
         raise ImportValidationError(limit_problems(problems))
     rows = [(pid, who, "error_count", cat, sig, float(tally.get((cat, sig), 0)))
             for (pid, who), tally in counts.items() for cat in CATEGORIES for sig in (True, False)]
-    frame = pd.DataFrame(rows, columns=["pair_id", "annotator", "field", "category", "significant", "value"])
-    frame["significant"] = frame["significant"].astype("boolean")
-    frame["scale_max"] = pd.array([None] * len(frame), dtype="Float64")
-    frame["source"] = source
-    frame["scale_min"] = pd.array([None] * len(frame), dtype="Float64")
-    return frame
+    return wide.count_frame(rows, source)
 
 
 def _fmt(x: float) -> str:

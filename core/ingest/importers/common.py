@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,7 +19,7 @@ class ImportValidationError(ValueError):
     """The input cannot be imported; ``problems`` says every reason found."""
 
     def __init__(self, problems: list[str]):
-        self.problems = list(problems)
+        self.problems = sort_problems(problems)
         shown = self.problems[:5]
         more = len(self.problems) - len(shown)
         text = "; ".join(shown) + (f"; and {more} more problem(s)" if more > 0 else "")
@@ -67,8 +68,28 @@ def tick_progress(progress: Progress | None, done: int, total: int, stage: str) 
         progress(done, total, stage)
 
 
+_ROW = re.compile(r"^(?:duplicate .*? on )?(?:rows?|line|record)(?: from)? (\d+)\b")
+_MORE = re.compile(r"^\.\.\. \d+ more problem")
+
+
+def _problem_order(item: tuple[int, str]) -> tuple:
+    i, text = item
+    if _MORE.match(text):
+        return (2, 0, i)
+    m = _ROW.match(text)
+    return (1, int(m.group(1)), i) if m else (0, 0, i)
+
+
+def sort_problems(problems: list[str]) -> list[str]:
+    """Problems in the file's order: lines about the whole file first (as found), then each row's by
+    row number (a duplicate by its first row; checks of one row in the order they ran), and the
+    "... more not shown" line last."""
+    return [text for _, text in sorted(enumerate(problems), key=_problem_order)]
+
+
 def limit_problems(problems: list[str]) -> list[str]:
-    """The first ``MAX_PROBLEMS_SHOWN`` problems, and a line saying how many more were found."""
+    """The first ``MAX_PROBLEMS_SHOWN`` problems in row order, and a line saying how many more were found."""
+    problems = sort_problems(problems)
     if len(problems) > MAX_PROBLEMS_SHOWN:
         extra = len(problems) - MAX_PROBLEMS_SHOWN
         return problems[:MAX_PROBLEMS_SHOWN] + [f"... {extra} more problem(s) not shown"]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from core.ingest.importers import common, validation
+from core.ingest.importers import common, validation, wide
 from core.ingest.importers.annotations import prepare_annotations, write_annotations
 from core.ingest.importers.common import (
     DATASET_KINDS,
@@ -82,6 +84,66 @@ def long_report_notes(frame: pd.DataFrame) -> list[str]:
     shown = ", ".join(map(str, long[:5])) + (", ..." if len(long) > 5 else "")
     return [f"{len(long):,} pair(s) have a report longer than {MAX_REPORT_CHARS:,} characters ({shown}): imported, "
             "but the offline judges (rules, lexical, length, distilled) will record them as failures, not score them"]
+
+
+def import_counted_pairs(store: Store, data, *, dataset: str, columns: PairColumns, wide_cols: Mapping[str, str],
+                         annotator_col: str | None = None, annotator: str = "expert", source: str | None = None,
+                         name: str | None = None, progress: Progress | None = None) -> ImportReport:
+    """Pairs and their wide error counts (:mod:`.wide`) from one file, one row per pair per rater, in one
+    transaction (dataset kind ``error_counts``). A pair's rows after its first must repeat its texts and
+    facets; every problem names the file's row. ``wide_cols`` ``{}``: every count column found by name."""
+    dataset = validation.check_dataset_name(dataset)
+    common.tick_progress(progress, 0, 3, "reading")
+    df = read_table(data, name)
+    common.tick_progress(progress, 1, 3, "validating")
+    cells = wide.resolve_wide_columns(list(df.columns), wide_cols)
+    frame, problems = _first_rows(df, dataset, columns)
+    lookup = {e: pair_id_for(dataset, e) for e in frame["ext_id"]} if frame is not None else {}
+    label = source or name or validation.source_label(data)
+    try:
+        ann = wide.prepare_wide_annotations(df, dataset, lookup, id_col=columns.id, cells=cells,
+                                            annotator_col=annotator_col, annotator=annotator, source=label)
+    except ImportValidationError as exc:  # with no valid pairs every id would read "not a pair": left out
+        problems += [p for p in exc.problems if frame is not None or not re.search(r"not (a pair|pairs) of", p)]
+    if problems:
+        raise ImportValidationError(common.limit_problems(list(dict.fromkeys(problems))))
+    common.tick_progress(progress, 2, 3, "writing")
+    notes: list[str] = long_report_notes(frame)
+    with store.write() as conn:
+        added = write_pairs(conn, frame, dataset=dataset, kind="error_counts", source=label, warnings=notes)
+        write_annotations(conn, ann)
+    common.tick_progress(progress, 3, 3, "done")
+    return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added, warnings=notes)
+
+
+def _first_rows(df: pd.DataFrame, dataset: str, columns: PairColumns) -> tuple[pd.DataFrame | None, list[str]]:
+    """The pairs of a file with a row per pair per rater: each id's first row, validated (problems name the
+    file's rows); a later row of an id whose pair columns differ from its first is a problem."""
+    require_columns(df, {"id": columns.id})
+    pair_cols = [c for c in (columns.reference, columns.candidate, columns.group, columns.system,
+                             columns.modality, columns.anatomy, columns.split, *columns.context.values())
+                 if c is not None and c in df.columns]
+    ids = [validation.cell_text(v) for v in df[columns.id].tolist()]
+    first: dict[str, int] = {}
+    problems = []
+    for i, key in enumerate(ids):
+        if key is None:
+            continue
+        j = first.setdefault(key, i)
+        if j == i:
+            continue
+        differ = [c for c in pair_cols if validation.cell_text(df[c].iloc[i]) != validation.cell_text(df[c].iloc[j])]
+        if differ:
+            problems.append(f"row {i + 1}: id '{key}' repeats row {j + 1} with a different {', '.join(differ)}")
+    keep = sorted(set(first.values()) | {i for i, key in enumerate(ids) if key is None})
+    try:
+        frame = prepare_pairs(df.iloc[keep].reset_index(drop=True), dataset, columns)
+    except ImportValidationError as exc:  # its rows count the kept rows: name the file's
+        def to_file_row(m: re.Match) -> str:
+            return f"{m.group(1)}{keep[int(m.group(2)) - 1] + 1}"
+        problems += [re.sub(r"^(rows? )(\d+)", to_file_row, p) for p in exc.problems]
+        return None, problems
+    return frame, problems
 
 
 def parse_context_cols(text: str | None) -> dict[str, str]:

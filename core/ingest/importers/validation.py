@@ -37,6 +37,16 @@ def column_ids(df: pd.DataFrame, col: str, problems: list[str]) -> list[str | No
     return ids
 
 
+def row_annotators(df: pd.DataFrame, annotator_col: str | None, annotator: str, problems: list[str]) -> list:
+    """Each row's annotator: its cell in ``annotator_col`` (an empty one is a problem), else ``annotator``."""
+    if not annotator_col:
+        return [annotator] * len(df)
+    annotators = [cell_text(v) for v in df[annotator_col].tolist()]
+    problems += [f"row {i}: empty annotator in column '{annotator_col}'"
+                 for i, a in enumerate(annotators, start=1) if a is None]
+    return annotators
+
+
 def check_duplicates(keys: list, label: str, problems: list[str]) -> None:
     """Add a problem for every key that occurs on more than one row (each key reported once)."""
     first: dict = {}
