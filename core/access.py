@@ -261,3 +261,14 @@ def serve_problem(address: str, secrets: Mapping, allow_open: bool = False) -> s
     return (f"refusing to serve on {address}: {what} is not configured in .streamlit/secrets.toml, so anyone "
             f"who can reach this address would see every report. Configure it (README, 'Serving a team'), "
             f"serve on 127.0.0.1, or pass --allow-open if this network is private to you.")
+
+
+def researcher_contacts(secrets: Mapping) -> tuple[str, ...]:
+    """Whom a clinician asks for a rating queue: the researchers' addresses in ``[radjudge.roles]`` (a whole
+    ``@domain`` entry names nobody, so it is left out); () without a team deployment or with a malformed
+    section (the gate says why)."""
+    try:
+        roles = roles_from_secrets(secrets)
+    except ValueError:
+        return ()
+    return tuple(r for r in roles.researchers if not r.startswith("@")) if roles else ()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
+from core.analysis.naming import display_name
 from core.analysis.scores import METRICS
 from core.taxonomy import CATEGORY_NAMES
 
@@ -56,6 +57,27 @@ STATISTICS: tuple[tuple[str, str], ...] = (
                             "one the experts found better."),
 )
 
+#: Metrics whose definition is a formula, said in words for a clinician; the formula stays behind a
+#: "details" fold in the report (:func:`as_html`).
+METRIC_WORDS: dict[str, str] = {
+    "green": "The share of the reference's findings the candidate states correctly, where each clinically "
+             "significant error counts against it: 1 = no significant error, 0 = nothing right.",
+    "green_f1": "Like GREEN, but a finding stated correctly weighs twice as much as an error.",
+    "formula": "Like GREEN, but significant errors weigh twice as much and insignificant ones half as much.",
+    "ec_sig": "The number of clinically significant errors in the candidate report.",
+    "ec_total": "The number of errors in the candidate report, significant or not.",
+}
+
+#: The synthetic demo's caveat, shown wherever its numbers are (pages, report, `correlate`).
+DEMO_CAVEAT = ("Synthetic demo: its reports are generated from a closed vocabulary and its errors injected in "
+               "words the rules judge reads, so the rules judge sits near the experts' ceiling here by "
+               "construction. On real reports expect it to do worse; these numbers show how the product works, "
+               "not how good any judge is.")
+SYNTHETIC_CAVEAT = ("Synthetic data: generated reports with errors inserted on purpose, not evidence about real "
+                    "reports.")
+#: ``datasets.source`` of the seeded demo corpus (core/ingest/demo.py).
+DEMO_SOURCE = "core.ingest.synth"
+
 JUDGES: dict[str, str] = {
     "rules": "offline judge: pattern rules that compare the findings of the two reports; no model, no key",
     "lexical": "offline judge: word overlap with the reference (BLEU, ROUGE-L)",
@@ -68,9 +90,8 @@ def entries() -> list[tuple[str, str]]:
     categories = [(f"Error ({letter}): {name}", "One of the six error categories of the GREEN and ReXVal "
                                                 "studies; each is counted as significant or insignificant.")
                   for letter, name in CATEGORY_NAMES.items()]
-    metrics = [(spec.label, spec.description + (" Higher is better." if spec.higher_is_better
-                                               else " Lower is better."))
-               for spec in METRICS.values()]
+    metrics = [(spec.label, METRIC_WORDS.get(spec.name, spec.description) + (
+        " Higher is better." if spec.higher_is_better else " Lower is better.")) for spec in METRICS.values()]
     return [*TERMS, *STATISTICS, *categories, *metrics]
 
 
@@ -79,14 +100,32 @@ def judge_in_words(name: str) -> str:
     return f"{name} ({JUDGES[name]})" if name in JUDGES else name
 
 
-def metric_in_words(metric: str) -> str:
-    """A metric's label and its definition, e.g. ``GREEN-EC (sig.) — S: sum of clinically significant ...``."""
+def metric_in_words(metric: str, judge: str | None = None) -> str:
+    """A judge's metric by its name (core.analysis.naming) and its definition, e.g. ``Significant errors (rules
+    counts) — S: sum of clinically significant ...``."""
     spec = METRICS.get(metric)
     if spec is None:
         return metric
-    return f"{spec.label} — {spec.description.rstrip('.')}"
+    return f"{display_name(judge, metric) if judge else spec.label} — {spec.description.rstrip('.')}"
+
+
+def dataset_caveat(info) -> str | None:
+    """What a reader must know before trusting a dataset's numbers: the demo's caveat, or that the data are
+    synthetic; None for imported data. ``info``: the dataset's row (``source``, ``synthetic``)."""
+    if info.get("source") == DEMO_SOURCE:
+        return DEMO_CAVEAT
+    return SYNTHETIC_CAVEAT if bool(info.get("synthetic")) else None
+
+
+def formulas() -> dict[str, str]:
+    """Term -> the formula and source behind its words (the metrics said in :data:`METRIC_WORDS`)."""
+    return {METRICS[m].label: f"{METRICS[m].description} ({METRICS[m].reference})" for m in METRIC_WORDS}
 
 
 def as_html() -> str:
-    items = (f"<dt>{escape(term, quote=False)}</dt><dd>{escape(text, quote=False)}</dd>" for term, text in entries())
+    """The glossary for the report: each term in words, a formula behind a "details" fold."""
+    behind = formulas()
+    items = (f"<dt>{escape(term, quote=False)}</dt><dd>{escape(text, quote=False)}"
+             + (f"<details><summary>Formula</summary>{escape(behind[term], quote=False)}</details>"
+                if term in behind else "") + "</dd>" for term, text in entries())
     return "<dl class='glossary'>" + "".join(items) + "</dl>"

@@ -20,6 +20,12 @@ CATEGORY_NAMES: dict[str, str] = {
     "f": "Omitting a comparison detailing a change from a prior study",
 }
 
+#: The fewest complete pairs any number of one comparison rests on: each judge's correlation (``correlate``,
+#: the Correlations page's cells, the report), the experts' ceiling (leave-one-out and pairwise agreement,
+#: Krippendorff's alpha) and the paired test. Below it a figure is not computed and shows its n instead, so a
+#: ceiling is never quoted beside judge cells that say "(n=5)". ``--min-n`` overrides it where a command has it.
+MIN_N = 10
+
 #: Pair metadata the pages and the CLI filter and break results down by.
 FACETS: tuple[str, ...] = ("modality", "anatomy", "system", "split")
 

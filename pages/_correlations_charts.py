@@ -13,7 +13,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis.scores import METRICS, metric_label
+from core.analysis.naming import display_name
+from core.analysis.scores import METRICS
 from core.paper.figures_agreement import heatmap_figure, scatter_figure
 from pages._correlations_reads import MIN_N
 from pages._downloads import figure_downloads
@@ -34,7 +35,8 @@ STAT_EST = {"kendall": "tau", "spearman": "rho", "pearson": "r"}
 
 
 def series_label(judge: str, metric: str) -> str:
-    return f"{judge} · {metric_label(metric)}"
+    """A judge's metric as every page names it (core.analysis.naming, the one naming rule)."""
+    return display_name(judge, metric, with_judge=True)
 
 
 def esc(value) -> str:
@@ -83,9 +85,9 @@ def scatter(series: pd.DataFrame, judge: str, metric: str, row: pd.Series, targe
     unit = "" if spec is None else (" (0-1)" if spec.range == (0.0, 1.0) else " (count per report)")
     est = row[STAT_EST[stat]]
     fig.update_layout(
-        title=f"{esc(judge)} · {esc(metric_label(metric))}: {STAT_SYMBOL[stat]} = "
+        title=f"{esc(series_label(judge, metric))}: {STAT_SYMBOL[stat]} = "
               f"{MISSING if pd.isna(est) else f'{est:.3f}'}, n = {n:,}",
-        xaxis_title=TARGET_AXIS[target] + " — jittered", yaxis_title=f"{esc(metric_label(metric))}{unit} — jittered",
+        xaxis_title=TARGET_AXIS[target] + " — jittered", yaxis_title=f"{esc(display_name(judge, metric))}{unit} — jittered",
         legend_title="system", height=440, margin={"t": 50, "b": 40})
     st.plotly_chart(fig, width="stretch", key="corr_scatter")
     figure_downloads(lambda: scatter_figure(series, judge, metric, target=target, stat=stat, estimate=float(est),

@@ -18,9 +18,9 @@ from core.reads.frames import apply_orientations, declared_orientations, judge_r
 from core.reads.pairmatrix import PairMatrix, pair_matrix, read_ratings
 from core.reads.targets import main_targets_present
 from core.store.db import Store
+from core.taxonomy import MIN_N  # the one minimum n: the cells, the ceiling and the paired test
 from pages._shared import cached
 
-MIN_N = 10  # fewer complete pairs than this: no statistic (as `python -m core correlate --min-n`)
 STAT_VALUE = {"kendall": "abs_tau", "spearman": "abs_rho", "pearson": "abs_r"}
 
 load_runs = cached(judge_runs, max_entries=16)
@@ -142,11 +142,12 @@ def load_agreement(store: Store, dataset: str, target: str, experts: tuple | Non
     if rated.sum() < 2:
         return None
     kept = [n for n, r in zip(names, rated, strict=True) if r]
-    result = agreement_matrix(in_view[rated], kept, method="interval" if target == "score" else "ratio")
+    # the ceiling on the one minimum n of the comparison, as each judge cell (core.taxonomy.MIN_N)
+    result = agreement_matrix(in_view[rated], kept, method="interval" if target == "score" else "ratio", min_n=MIN_N)
     long = pd.DataFrame({"annotator": np.repeat(kept, in_view.shape[1]),
                          "pair_id": np.tile(np.arange(in_view.shape[1]), len(kept)),
                          "value": in_view[rated].ravel()})
-    loo = leave_one_out(long)
+    loo = leave_one_out(long, min_n=MIN_N)
     return {"alpha": result.alpha, "mean_tau": result.mean_tau, "method": result.method,
             "n_units": result.n_units, "n_annotators": result.n_annotators, "pairwise": result.pairwise,
             "loo_tau": mean_tau(loo), "loo": loo}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis.scores import metric_label
+from core.analysis.naming import display_name
 from core.paper.figures_agreement import preference_figure
 from core.reads.preferences import dataset_preference_accuracy
 from core.store.db import Store
@@ -31,7 +31,7 @@ def _accuracy(store: Store, dataset: str):
 
 
 def _label(judge: str, metric: str) -> str:
-    return f"{judge} · {metric_label(metric)}"
+    return display_name(judge, metric, with_judge=True)
 
 
 def draw_preferences(store: Store, dataset: str, top: int = 6, *, synthetic: bool = False) -> None:

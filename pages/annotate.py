@@ -32,6 +32,7 @@ from core.access import (
     READ_BLINDED_RATINGS,
     NotAllowed,
     allowed,
+    researcher_contacts,
     sign_in_configured,
 )
 from core.reads import ratings
@@ -239,13 +240,29 @@ def _unblinded_panel(store: Store, pair_id: str, rater: str, history: pd.DataFra
             show_table(judged, hide_index=True)
 
 
-def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
-    rater = _rater()
-    if queues.empty:
-        st.info("**No rating queue on this dataset yet.** A researcher creates one under **Queues** above "
-                "(a seeded sample, filtered pairs, or the pairs the judges disagree on most).",
-                icon=":material/playlist_add:")
+def _no_queue_screen(dataset: str) -> None:
+    """A clinician's first screen before any queue exists: what rating is, what to do now and whom to ask
+    (the researchers of the team's settings, when configured); a researcher is sent to Queues."""
+    if allowed(current_role(), MANAGE_QUEUES):
+        st.info(f"**No rating queue on {escape_md(dataset)} yet.** Make one under **Queues** above (a seeded "
+                "sample, filtered pairs, or the pairs the judges disagree on most); clinicians then find it "
+                "here.", icon=":material/playlist_add:")
         return
+    contacts = researcher_contacts(secrets())
+    ask = (f"Ask {', '.join(escape_md(c) for c in contacts)} (the researchers of this dashboard)" if contacts
+           else "Ask the researcher who sent you this link")
+    st.info(f"**Nothing to rate on {escape_md(dataset)} yet.** You will rate pairs of reports here: a reference "
+            "report and a candidate report for the same study, side by side; you give an overall score from 0 "
+            "to 5 and/or count the candidate's errors by category, then **Save**, one pair at a time.\n\n"
+            f"**What to do now:** {ask} to create a rating queue for you on this dataset. Once they have, "
+            "open this page again: your first pair appears here.", icon=":material/inbox:")
+
+
+def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
+    if queues.empty:  # the first screen: nothing to rate, so no name to type yet
+        _no_queue_screen(dataset)
+        return
+    rater = _rater()
     queue_id = _pick_queue(queues, "ann_queue")
     set_url("queue", queue_id)
     queue = queues.set_index("queue_id").loc[queue_id]

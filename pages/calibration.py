@@ -24,7 +24,7 @@ import streamlit as st
 
 from core.analysis.calibration import count_calibration, injected_calibration, reliability
 from core.analysis.errortypes import SIGNIFICANCE_CHOICES
-from core.analysis.scores import metric_label
+from core.analysis.naming import column_name, display_name
 from core.paper.figures_counts import calibration_figure as paper_calibration
 from core.paper.figures_counts import injected_figures, reliability_figure
 from core.reads.frames import (
@@ -344,13 +344,14 @@ def draw_reliability(store, dataset: str, synthetic: bool, chosen: list[str], ru
         wanted = [m for m in url_values("metrics") if m in present] or present[:1]
     st.session_state["cal_metrics"] = [m for m in wanted if m in present]
     metrics = st.multiselect("Judge scores", present, key="cal_metrics",
-                             format_func=metric_label)
+                             format_func=lambda m: column_name(m, chosen))
     set_url("metrics", metrics if metrics != present[:1] else None)
     table = table[table["judge"].isin(chosen) & table["metric"].isin(metrics)]
     if table.empty:
         st.info("Pick at least one judge and one score.", icon=":material/info:")
         return
-    table = table.assign(series=table["judge"] + " · " + table["metric"].map(metric_label))
+    table = table.assign(series=[display_name(j, m, with_judge=True) for j, m in zip(table["judge"], table["metric"],
+                                                                                      strict=True)])
     title = "Mean judge score per expert-score bin" + (" · synthetic data" if synthetic else "")
     fig = calibration_figure(table, "series", "Expert score (normalised to 0-1; bin midpoint)",
                              "Judge score (mean, 0-1)", title, (0, 1), "expert-score bin midpoint")

@@ -35,11 +35,12 @@ import streamlit as st
 
 from core.analysis.ceiling import STAT_COLUMNS as CEILING_COLUMNS
 from core.analysis.ceiling import mean_stat, stat_key
+from core.analysis.naming import display_name
 from core.analysis.stats import AUTO_BOOTSTRAP_MAX_N, METRIC_ORDER, TABLE_LEGEND, ci_method_for
 from core.reads.frames import FACETS, is_checks_run
 from core.store.db import Store
 from core.store.export import to_safe_csv
-from pages._correlations_charts import STAT_EST, STAT_SYMBOL, heatmap, metric_label, scatter, series_label
+from pages._correlations_charts import STAT_EST, STAT_SYMBOL, heatmap, scatter, series_label
 from pages._correlations_reads import (
     MIN_N,
     STAT_VALUE,
@@ -56,6 +57,7 @@ from pages._correlations_reads import (
     load_targets,
     load_view_counts,
 )
+from pages._correlations_words import cell_texts, draw_headline
 from pages._preferences import draw_preferences
 from pages._shared import (
     DETAIL_PAIRS,
@@ -217,14 +219,14 @@ def _download_latex(table: pd.DataFrame, counts: dict, meta: dict, view: dict, w
                                                "each cell's n, and its 95% CI when the detail below shows CIs")
 
 
-def _styled_table(shaped):
-    """The papers' table: bold best, underlined second best (st.table renders the Styler's CSS).
+def _styled_table(shaped, table: pd.DataFrame, stat: str):
+    """The papers' table, each cell with its CI (when computed) and n: bold best, underlined second best
+    (st.table renders the Styler's CSS).
 
     st.table wraps each cell's text in an inline-block, which a cell's own text-decoration does not
     reach, so the underline targets the text element inside the cell.
     """
-    text = shaped.text.rename(columns=metric_label)
-    text.index.name = "judge"
+    text = cell_texts(shaped, table, stat)
     best = shaped.best.to_numpy(dtype=bool)
     second = shaped.second.to_numpy(dtype=bool)
     css = pd.DataFrame(np.where(best, "font-weight: 700", ""), index=text.index, columns=text.columns)
@@ -246,7 +248,7 @@ def _detail(table: pd.DataFrame, resampled: bool) -> pd.DataFrame:
             "rho_ci_high": "rho CI high", "rho_p": "rho p", "r": "r", "r_ci_low": "r CI low",
             "r_ci_high": "r CI high", "r_p": "r p"}
     out = table[list(cols)].rename(columns=cols)
-    out.insert(2, "label", [metric_label(m) for m in table["metric"]])
+    out.insert(2, "label", [display_name(j, m) for j, m in zip(table["judge"], table["metric"], strict=True)])
     out.insert(out.columns.get_loc("p") + 1, "sign",
                np.where(table["sign_ok"], "ok", np.where(table["tau"].isna(), "", "wrong ⚠")))
     out["note"] = [r if isinstance(r, str) else "" for r in table["reason"]]
@@ -299,6 +301,11 @@ def _ceiling(args: tuple, meta: dict, stat: str) -> None:
     loo = agreement["loo"]
     pairwise = agreement["pairwise"]
     k = agreement["n_annotators"]
+    if math.isnan(mean_stat(loo, key)):  # one minimum n for every number of the comparison (core.taxonomy.MIN_N)
+        shared = int(loo["n"].max()) if len(loo) else 0
+        st.caption(f"Ceiling: not available — the experts share {shared:,} rated pairs in view; at least {MIN_N} "
+                   "are needed, as for each judge cell.")
+        return
     others = "the other expert" if k == 2 else f"the mean of the other {k - 1}"
     st.info(
         f"**Ceiling:** one expert agrees with {others} at {sym} = **{fmt(mean_stat(loo, key))}** (leave-one-out "
@@ -379,7 +386,7 @@ def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
     """Empty states, the view's widgets and URL, and the reads it needs: ``(meta, view, args)`` or None."""
     datasets = load_datasets(store)
     info = datasets.loc[datasets["name"] == dataset].iloc[0]
-    meta = {"dataset": dataset, "synthetic": bool(info["synthetic"])}
+    meta = {"dataset": dataset, "synthetic": bool(info["synthetic"]), "source": info.get("source")}
     runs = load_runs(store, dataset)
     missing = False
     if int(info["annotations"]) == 0:
@@ -475,9 +482,19 @@ def main() -> None:
     with view["boot_col"]:
         st.caption(_ci_statement(counts, n_boot, seed, n_boot == 0 or work <= BOOT_BUDGET
                                  or bool(st.session_state.get(CI_ALWAYS_KEY)), ci, point["n"]))
+    table = point
+    if (n_boot > 0 or ci == "asymptotic") and boot_ok(work, "table"):
+        with st.spinner("Confidence intervals…"):
+            table = load_table(*args, n_boot, seed, ci)
+    # the answer in words, as `correlate` and the report say it (core.analysis.headline); the paired test
+    # only once the table's intervals were computed (the same bootstrap budget)
+    draw_headline(table, load_agreement(*args), stat, target, meta,
+                  paired=(lambda a, b: load_paired(*args, a, b, stat, n_boot, seed))
+                  if table is not point and n_boot > 0 else None)
     shaped = load_shaped(*args, stat)
-    st.table(_styled_table(shaped))
-    st.caption(_legend(stat) + " n, CIs, ρ and r per cell: the detail table below.")
+    st.table(_styled_table(shaped, table, stat))
+    st.caption(_legend(stat) + " Each cell: the value, its 95% CI (once computed) and n; ρ, r and p per cell: "
+               "the detail table below.")
     runs = load_runs(args[0], args[1])
     left_out = sorted(runs.loc[is_checks_run(runs), "judge"]) if len(runs) else []
     if left_out:  # the report checks grade conformance, not agreement with the reference: not in this table
@@ -485,7 +502,7 @@ def main() -> None:
                    "grade a report's structure and wording against rules (LAIas), not its agreement with the "
                    "reference, so they are no judges of agreement; their scores and verdicts are on **Checks & "
                    "leaderboards**.")
-    wide = shaped.text.rename(columns=metric_label).reset_index()
+    wide = cell_texts(shaped, table, stat).reset_index()
     dl = st.columns(4)
     with dl[0]:
         _download("Table CSV", wide, meta, f"judge-metric-{target}", "corr_dl_table")
@@ -496,10 +513,6 @@ def main() -> None:
 
     # -- detail -----------------------------------------------------------------------------------
     st.markdown("#### Detail: n, estimates, 95% CIs, p")
-    table = point
-    if (n_boot > 0 or ci == "asymptotic") and boot_ok(work, "table"):
-        with st.spinner("Confidence intervals…"):
-            table = load_table(*args, n_boot, seed, ci)
     with latex_slot:  # booktabs LaTeX with its caption, n, and the CIs the detail shows
         _download_latex(table, counts, meta, view, with_ci=table is not point)
     detail = _detail(table, resampled=table is not point)
@@ -549,7 +562,7 @@ def main() -> None:
         best = ranked.loc[ranked["judge"] == judge, "metric"]
         ss[METRIC_KEY] = best.iloc[0] if len(best) else metrics[0]
     with pick[1]:
-        metric = st.selectbox("Metric", metrics, key=METRIC_KEY, format_func=metric_label)
+        metric = st.selectbox("Metric", metrics, key=METRIC_KEY, format_func=lambda m: display_name(judge, m))
     with pick[2]:
         facet = st.selectbox("Heatmap by", list(FACETS), key=HEAT_KEY)
     set_url("judge", judge)

@@ -18,6 +18,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
+from core.analysis.naming import display_name
 from core.analysis.scores import METRICS
 from core.ingest.importers import PairColumns, import_pairs
 from core.judges.language import languages_of
@@ -159,14 +160,14 @@ def _fmt(value) -> str:
 
 def draw_answer(key: str, title: str, parsed, raw: str, latency_ms: float, cost: float | None,
                 errors: list[dict] | None = None, matched: list[str] | None = None,
-                order: tuple[str, ...] = METRIC_ORDER) -> None:
-    """Scores (``order``: the prompt's, core.judges.live.metric_order), error counts by category, error texts,
-    matched findings and the raw answer."""
+                order: tuple[str, ...] = METRIC_ORDER, judge: str | None = None) -> None:
+    """Scores (``order``: the prompt's, core.judges.live.metric_order; named by core.analysis.naming for
+    ``judge``), error counts by category, error texts, matched findings and the raw answer."""
     st.markdown(f"**{escape_md(title)}**")
     status = "parsed" if parsed.status == "ok" else f"parse: {parsed.status}"
     cost_text = "cost unknown" if cost is None else f"${cost:.4f}"
     st.caption(f"{status} · {latency_ms:,.0f} ms · {cost_text}")
-    metrics = pd.DataFrame({"score": [METRICS[m].label for m in order],
+    metrics = pd.DataFrame({"score": [display_name(judge, m) if judge else METRICS[m].label for m in order],
                             "value": [_fmt(parsed.metrics.get(m)) for m in order],
                             "meaning": [MEANINGS[m] for m in order]})
     show_table(metrics, hide_index=True, key=f"live_metrics_{key}",
@@ -303,7 +304,7 @@ with answers[0]:
         draw_refusal("rules judge", rules.failure)
     else:
         draw_answer("rules", "rules judge", rules.parsed, rules.raw_text, rules.latency_ms, 0.0,
-                    rules.errors, rules.matched_findings)
+                    rules.errors, rules.matched_findings, judge="rules")
 for i, key in enumerate(model_keys, start=1):
     res = st.session_state[RESULTS_KEY][key]
     with answers[i]:
@@ -312,7 +313,7 @@ for i, key in enumerate(model_keys, start=1):
             show_error("", res["error"])
         else:
             draw_answer(f"m{i}", f"{key[1]} · {key[2]}", res["parsed"], res["raw"], res["latency"], res["cost"],
-                        order=metric_order(key[2]))
+                        order=metric_order(key[2]), judge=key[1])
 
 if not rules.failure:
     st.divider()

@@ -21,7 +21,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.analysis.scores import CATEGORIES, metric_label
+from core.analysis.naming import display_name
+from core.analysis.scores import CATEGORIES
 from core.analysis.summary import compare_systems, judge_summary, normalized_text, summarisable_judges
 from core.reads.frames import judge_runs
 from core.reads.queries import CATEGORY_NAMES, find_pairs
@@ -294,7 +295,7 @@ def draw_summary(store, dataset: str, synthetic: bool, judge: str, system: str |
     with st.spinner("Clustering the explanations…"):
         summary = _summary(store, dataset, judge, system, seed)
     green, info = st.columns([1, 3])
-    label = metric_label(summary.score_metric)
+    label = display_name(judge, summary.score_metric)
     green.metric(f"{label} (mean ± std)", _green_text(summary.green_mean, summary.green_std),
                  help=f"Mean and population standard deviation of the judge's {label} score, as GREEN Fig. 4")
     info.caption(
@@ -334,7 +335,7 @@ def draw_compare(store, dataset: str, synthetic: bool, judge: str, systems: list
         head = part.iloc[0]
         with col:
             st.markdown(f"#### {escape_md(name)}")
-            label = metric_label(head["score_metric"])
+            label = display_name(judge, head["score_metric"])
             st.metric(f"{label} (mean ± std)", _green_text(head["green_mean"], head["green_std"]))
             st.caption(f"{int(head['green_n'])} {label} values over {int(head['n_reports_system'])} reports · "
                        f"seed {int(head['seed'])}" + (" · synthetic data" if synthetic else ""))

@@ -57,7 +57,8 @@ def inter_annotator(annotations: pd.DataFrame, method: str = "interval", *, min_
         Krippendorff's level of measurement: ``interval`` for scores,
         ``ratio`` (or ``interval``) for error counts.
     min_n : int
-        Annotator pairs sharing fewer pairs get NaN tau.
+        Annotator pairs sharing fewer pairs get NaN tau; fewer units rated twice or more, NaN alpha. The
+        expert ceiling of a comparison passes :data:`core.taxonomy.MIN_N`, as for every judge cell.
 
     Notes
     -----
@@ -104,7 +105,8 @@ def agreement_matrix(matrix: np.ndarray, names: Sequence[str], method: str = "in
     rated = (~np.isnan(matrix)).sum(0) >= 2
     alpha = math.nan
     values = matrix[:, rated]
-    if len(names) >= 2 and rated.any() and np.unique(values[~np.isnan(values)]).size > 1:
+    # alpha on at least min_n units, as the pairwise taus (the ceiling passes core.taxonomy.MIN_N)
+    if len(names) >= 2 and rated.sum() >= min_n and np.unique(values[~np.isnan(values)]).size > 1:
         alpha = float(krippendorff.alpha(reliability_data=values, level_of_measurement=method))
     pairwise = pd.DataFrame(rows, columns=["annotator_a", "annotator_b", "n", "tau", "p", "rho", "rho_p", "r", "r_p"])
     return Agreement(pairwise=pairwise, alpha=alpha, method=method, n_units=int(rated.sum()),

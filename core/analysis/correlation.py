@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from core.analysis.tiedstats import dense_codes, kendall_tau_b, pearson_r, spearman_rho
+from core.taxonomy import MIN_N  # noqa: F401 - the one minimum n, re-exported for the analysis layer
 
 #: Correlation statistics, in output order.
 METHODS: tuple[str, ...] = ("kendall", "spearman", "pearson")

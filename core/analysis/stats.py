@@ -62,7 +62,7 @@ from core.analysis.bootstrap import (
     percentile_interval,
     resample_counts,
 )
-from core.analysis.correlation import METHODS, STAT_COLUMNS, check_stats, correlation, require_columns
+from core.analysis.correlation import METHODS, MIN_N, STAT_COLUMNS, check_stats, correlation, require_columns
 from core.analysis.judgetable import (
     METRIC_ORDER,
     TABLE_LEGEND,
@@ -79,6 +79,7 @@ __all__ = [
     "CI_CHOICES",
     "MERGE_NS",
     "METHODS",
+    "MIN_N",
     "METRIC_ORDER",
     "ROW_COLUMNS",
     "STAT_COLUMNS",
@@ -194,7 +195,7 @@ def ci_method_for(ci: str, n: int, clustered: bool, n_boot: int = 1000) -> str:
 
 
 def series_row(row: dict, x: np.ndarray, y: np.ndarray, clusters: np.ndarray | None, n_missing: int, *,
-               methods: Sequence[str] = METHODS, n_boot: int = 1000, seed: int = 0, min_n: int = 10,
+               methods: Sequence[str] = METHODS, n_boot: int = 1000, seed: int = 0, min_n: int = MIN_N,
                target_name: str = "score", level: float = 0.95, counts_cache: dict | None = None,
                cache_key=None, y_codes: tuple[np.ndarray, int] | None = None, ci: str = "bootstrap",
                cluster_codes: tuple[np.ndarray, int] | None = None) -> dict:
@@ -255,7 +256,7 @@ def series_row(row: dict, x: np.ndarray, y: np.ndarray, clusters: np.ndarray | N
 
 
 def correlate(data: pd.DataFrame, *, by: Sequence[str] = ("judge", "metric"), methods: Sequence[str] = METHODS,
-              n_boot: int = 1000, seed: int = 0, cluster_col: str | None = "group_id", min_n: int = 10,
+              n_boot: int = 1000, seed: int = 0, cluster_col: str | None = "group_id", min_n: int = MIN_N,
               target_name: str = "score", level: float = 0.95, value_col: str = "value",
               target_col: str = "target", pair_col: str = "pair_id", ci: str = "bootstrap") -> pd.DataFrame:
     """Correlation of every judge metric with the expert target, with confidence intervals.
@@ -382,7 +383,7 @@ def breakdown(data: pd.DataFrame, by_facet: str = "modality", *, by: Sequence[st
 
 def paired_difference(data: pd.DataFrame, judge_a: str, judge_b: str, metric_a: str, metric_b: str | None = None,
                       n_boot: int = 1000, seed: int = 0, cluster_col: str | None = "group_id", *,
-                      stat: str = "kendall", target_name: str = "score", level: float = 0.95, min_n: int = 10,
+                      stat: str = "kendall", target_name: str = "score", level: float = 0.95, min_n: int = MIN_N,
                       value_col: str = "value", target_col: str = "target",
                       pair_col: str = "pair_id") -> pd.DataFrame:
     """Is judge A's correlation with the experts higher than judge B's? Paired bootstrap.

@@ -11,6 +11,7 @@ import pandas as pd
 
 from core.cli.common import Progress, open_store
 from core.reads.raters import RATERS_HELP, resolve_raters
+from core.taxonomy import MIN_N
 
 
 def _emit(table: pd.DataFrame, as_json: bool, title: str | None = None) -> None:
@@ -24,6 +25,54 @@ def _emit(table: pd.DataFrame, as_json: bool, title: str | None = None) -> None:
     else:  # an empty cell (a bin without reports, an undefined statistic) reads "-", never "NaN"
         print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
 
+
+
+#: correlate --stat -> the analysis layer's name of the statistic
+STATS = {"tau": "kendall", "rho": "spearman", "r": "pearson"}
+
+
+def correlate_headline(args, store, table: pd.DataFrame, frame: pd.DataFrame, raters) -> tuple[list[str], str | None]:
+    """``correlate``'s answer in words (core.analysis.headline, as the Correlations page and the report say
+    it): the closest judge with its CI and n, the experts' ceiling in the same statistic, the paired test
+    against the runner-up; and the dataset's caveat (the synthetic demo's), or None."""
+    from core.analysis.ceiling import leave_one_out
+    from core.analysis.headline import headline, sentences
+    from core.analysis.stats import paired_difference
+    from core.glossary import dataset_caveat
+    from core.reads.queries import list_datasets
+    from core.reads.targets import annotator_target_values
+
+    stat = STATS[args.stat]
+    values = annotator_target_values(store, args.dataset, args.target)
+    if raters.annotators is not None:
+        values = values[values["annotator"].isin(raters.annotators)]
+    if args.drop_identical:  # the ceiling on the pairs the judges are scored on
+        values = values[values["pair_id"].isin(set(frame["pair_id"]))]
+    n_annotators = int(values["annotator"].nunique())
+    loo = leave_one_out(values[["pair_id", "annotator", "value"]], min_n=args.min_n) if n_annotators > 1 else None
+
+    def paired(a: tuple, b: tuple) -> pd.DataFrame:
+        return paired_difference(frame, a[0], b[0], a[1], b[1], n_boot=args.n_boot, seed=args.seed, stat=stat,
+                                 target_name=args.target, min_n=args.min_n,
+                                 cluster_col=None if args.no_clusters else "group_id")
+
+    said = headline(table, stat=stat, min_n=args.min_n, loo=loo, n_annotators=n_annotators,
+                    paired=paired if args.n_boot > 0 else None)
+    datasets = list_datasets(store)
+    info = datasets[datasets["name"] == args.dataset]
+    caveat = dataset_caveat(info.iloc[0].to_dict()) if len(info) else None
+    return sentences(said), caveat
+
+
+def with_names(table: pd.DataFrame) -> pd.DataFrame:
+    """``correlate``'s rows with ``name``: each judge metric as every output names it (core.analysis.naming);
+    the stored ``judge`` and ``metric`` keys stay."""
+    from core.analysis.naming import display_name
+
+    if table.empty:
+        return table.assign(name=pd.Series(dtype=object))
+    return table.assign(name=[display_name(str(j), str(m), with_judge=True)
+                              for j, m in zip(table["judge"], table["metric"], strict=True)])
 
 
 def cmd_compare(args) -> int:
@@ -65,9 +114,10 @@ def cmd_agreement(args) -> int:
     from core.analysis.ceiling import STAT_COLUMNS, STAT_WORDS, leave_one_out, mean_stat, mean_tau
 
     stat = args.stat  # the ceiling in the statistic the judges are read in (correlate: tau; --stat rho / r)
+    # the ceiling on the one minimum n of the comparison, as each judge's correlation (core.taxonomy.MIN_N)
     result = inter_annotator(values[["pair_id", "annotator", "value"]],
-                             method="interval" if args.target == "score" else "ratio")
-    loo = leave_one_out(values[["pair_id", "annotator", "value"]])
+                             method="interval" if args.target == "score" else "ratio", min_n=MIN_N)
+    loo = leave_one_out(values[["pair_id", "annotator", "value"]], min_n=MIN_N)
     if args.json:
         print(json.dumps({"target": args.target, **raters.to_json(), "alpha": result.alpha,
                           "alpha_level": result.method,
@@ -195,7 +245,7 @@ def cmd_ensemble(args) -> int:
 
 
 def cmd_summary(args) -> int:
-    from core.analysis.scores import metric_label
+    from core.analysis.naming import display_name
     from core.analysis.summary import compare_systems, judge_summary, require_summarisable
     from core.reads.summary_inputs import summary_frames
 
@@ -211,7 +261,7 @@ def cmd_summary(args) -> int:
         print(json.dumps(summary.to_json(), default=str))
     else:
         metric = summary.score_metric
-        label = metric_label(metric)
+        label = display_name(args.judge, metric)
         value = ("-" if summary.green_mean is None
                  else f"{summary.green_mean:.3f} ± {summary.green_std:.3f}")
         print(f"{label} (mean ± std) {value} from {summary.green_n} values over {summary.n_reports} reports "

@@ -29,6 +29,7 @@ from core.cli.common import (
 from core.cli.judgescale import add_scale_flags
 from core.cli.paper import add_table_flags, print_correlate_table
 from core.store.db import StoreError, default_store_path
+from core.taxonomy import MIN_N
 
 
 def cmd_demo(args) -> int:
@@ -247,16 +248,25 @@ def cmd_correlate(args) -> int:
 
     table = apply_orientations(table, declared_orientations(store, args.dataset), args.target)
     table = table.assign(target=args.target, raters=raters.choice, drop_identical=args.drop_identical)
+    from core.cli.analysis import correlate_headline, with_names
+
+    words, caveat = ([], None) if args.breakdown else correlate_headline(args, store, table, frame, raters)
+    if caveat and (args.table or args.format or args.json):  # beside the numbers, never inside machine output
+        print(f"note: {caveat}", file=sys.stderr)
     if args.table or args.format:  # the papers' shape: text, LaTeX, Markdown, CSV (with --breakdown: by facet)
         return print_correlate_table(args, store, table, frame, raters)
-    if args.json:
-        print(table.to_json(orient="records", double_precision=15))
-    else:
-        cols = [c for c in (args.breakdown, "judge", "metric", "n", "tau", "p", "ci_low", "ci_high", "rho", "r",
-                            "sign_ok", "dagger")
-                if c in table.columns]
-        print(f"Expert target: {args.target}, from {raters.label}")
-        print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if args.json:  # every field as before, plus each row's display name
+        print(with_names(table).to_json(orient="records", double_precision=15))
+        return 0
+    cols = [c for c in (args.breakdown, "name", "n", "tau", "ci_low", "ci_high", "p", "rho", "r", "sign_ok",
+                        "dagger", "judge", "metric") if c in table.columns or c == "name"]
+    shown = with_names(table)
+    if not args.breakdown and len(shown):  # closest to the experts first (sign-corrected tau), not by name
+        shown = shown.sort_values("tau_oriented", ascending=False, na_position="last", kind="stable")
+    print(f"Expert target: {args.target}, from {raters.label}")
+    for line in [*words, *([caveat] if caveat else [])]:
+        print(line)
+    print(shown[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 
 
@@ -491,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="leave out pairs whose candidate equals the reference (ReXVal*-style check)")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (recorded in the output)")
-    p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
+    p.add_argument("--min-n", type=int, default=MIN_N, help=f"fewer pairs than this: no statistics (default {MIN_N})")
     p.add_argument("--no-clusters", action="store_true",
                    help="resample pairs even when they share a reference (default: resample groups)")
     p.add_argument("--ci", choices=["auto", "bootstrap", "asymptotic"], default="auto",
@@ -514,7 +524,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--raters", help=RATERS_HELP)
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap and clustering seed (recorded in the report)")
-    p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
+    p.add_argument("--min-n", type=int, default=MIN_N, help=f"fewer pairs than this: no statistics (default {MIN_N})")
     p.add_argument("--stat", choices=list(REPORT_STATS), default="tau",
                    help="the statistic of the correlation tables, the headline and the experts' ceiling "
                         "(Kendall tau-b, Spearman rho or Pearson r; default tau)")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from core.access import RESEARCHER
 from core.cli.common import open_store
+from core.taxonomy import MIN_N
 
 STAT_CHOICES = ("tau", "rho", "r")
 
@@ -45,7 +46,7 @@ def add_settings_flags(p, *, table_flags: bool = True) -> None:
     p.add_argument("--seed", type=int, default=0, help="bootstrap and split seed (recorded)")
     p.add_argument("--ci", choices=["auto", "bootstrap", "asymptotic"], default="auto",
                    help="correlation CIs: auto (bootstrap up to 5,000 pairs, asymptotic above), bootstrap, asymptotic")
-    p.add_argument("--min-n", type=int, default=10, help="fewer pairs than this: no statistics")
+    p.add_argument("--min-n", type=int, default=MIN_N, help=f"fewer pairs than this: no statistics (default {MIN_N})")
     p.add_argument("--no-clusters", action="store_true", help="resample pairs even when they share a reference")
     if table_flags:
         add_table_flags(p)

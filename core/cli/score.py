@@ -69,7 +69,7 @@ def _fmt(value) -> str:
 
 
 def print_answer(out: dict) -> None:
-    from core.analysis.scores import METRICS, metric_label
+    from core.analysis.naming import display_name
     from core.judges.live import MEANINGS
     from core.reads.queries import CATEGORY_NAMES
     from core.taxonomy import CATEGORIES
@@ -82,11 +82,11 @@ def print_answer(out: dict) -> None:
         return
     if "sig" not in out:  # a baseline: its own metrics
         for name, value in out["metrics"].items():
-            label = metric_label(name)
+            label = display_name(out["judge"], name)
             print(f"  {label:<18} {_fmt(value)}")
         return
     for name, value in out["metrics"].items():
-        print(f"  {METRICS[name].label:<18} {_fmt(value):>6}  {MEANINGS[name]}")
+        print(f"  {display_name(out['judge'], name):<18} {_fmt(value):>6}  {MEANINGS[name]}")
     print("errors per category (significant / insignificant):")
     for c in CATEGORIES:
         print(f"  ({c}) {CATEGORY_NAMES[c]}: {_fmt(out['sig'].get(c))} / {_fmt(out['insig'].get(c))}")

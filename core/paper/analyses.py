@@ -142,13 +142,12 @@ def ensemble_paper_table(result, *, dataset: str, synthetic: bool, raters: str, 
 def preference_paper_table(table: pd.DataFrame, used: dict, *, dataset: str, synthetic: bool, decimals: int = 3,
                            with_ci: bool = False, with_n: bool = False) -> PaperTable:
     """GREEN Fig. 6 as a table: accuracy overall and per expert confidence, one row per judge metric."""
-    from core.analysis.scores import metric_label
+    from core.analysis.naming import display_name
 
     part = table[table["scope"].isin(["overall", "level"])].copy()
     part["column"] = [("overall" if s == "overall" else f"{c:g}") for s, c in zip(part["scope"], part["confidence"],
                                                                                    strict=True)]
-    part["series"] = [f"{j} · {metric_label(m)}" for j, m in zip(part["judge"], part["metric"],
-                                                                                          strict=True)]
+    part["series"] = [display_name(j, m, with_judge=True) for j, m in zip(part["judge"], part["metric"], strict=True)]
     overall = part[part["scope"] == "overall"].sort_values("accuracy", ascending=False, kind="stable")
     levels = sorted({float(c) for c in part["confidence"].dropna()})
     cols = ["overall", *(f"{c:g}" for c in levels)]
@@ -171,7 +170,7 @@ def leaderboard_paper_table(board: pd.DataFrame, *, dataset: str, synthetic: boo
                             decimals: int = 3, with_ci: bool = False, with_n: bool = False,
                             cost_text: Callable = str) -> PaperTable:
     """Judges ranked by agreement with the experts, within groups of comparable runs (same pairs)."""
-    from core.analysis.scores import metric_label
+    from core.analysis.naming import display_name
 
     rows = []
     for _, r in board.iterrows():
@@ -183,7 +182,7 @@ def leaderboard_paper_table(board: pd.DataFrame, *, dataset: str, synthetic: boo
                       dagger=not _num(r, "p") < 0.01, ci=(fmt(low, decimals), fmt(high, decimals)) if has_ci else None,
                       ci_value=(low, high) if has_ci else None, n=int(r["n"])),
                  Cell(text=f"{int(r['n']):,}"), Cell(text=cost_text(r["cost_usd"], bool(r["cost_known"]))))
-        label = f"{r['judge']} · {metric_label(r['metric'])}"
+        label = display_name(str(r["judge"]), str(r["metric"]), with_judge=True)
         rows.append((label, cells))
     groups = board["group"].nunique()
     caption = (f"Judges ranked by agreement with the experts on {dataset}" + (" (synthetic data)" if synthetic else "")
@@ -201,14 +200,14 @@ def systems_paper_table(board: pd.DataFrame, *, dataset: str, synthetic: bool, d
                         cost_text: Callable = str) -> PaperTable:
     """Candidate systems ranked by a judge's score within groups of comparable runs (LAIas Sec. 6.3): the
     score, the strict and relaxed pass rates (report checks only), n, cost and latency."""
-    from core.analysis.scores import metric_label
+    from core.analysis.naming import display_name
 
     def number(value: float, places: int = decimals) -> Cell:
         return Cell(text="–") if pd.isna(value) else Cell(text=fmt(float(value), places), value=float(value))
 
     rows = []
     for _, r in board.iterrows():
-        cells = (Cell(text=str(r["group"])), Cell(text=f"{r['judge']} · {metric_label(r['metric'])}"), Cell(text=str(int(r["rank"]))),
+        cells = (Cell(text=str(r["group"])), Cell(text=display_name(str(r["judge"]), str(r["metric"]), with_judge=True)), Cell(text=str(int(r["rank"]))),
                  number(r["score"]), number(r["strict_pass_rate"]), number(r["relaxed_pass_rate"]),
                  Cell(text=f"{int(r['n']):,}", value=float(r["n"])),
                  Cell(text=cost_text(r["cost_usd"], not pd.isna(r["cost_usd"]))),

@@ -231,9 +231,9 @@ def agreement_results(store: Store, dataset: str, s: PaperSettings) -> dict | No
     if values["annotator"].nunique() < 2:
         return None
     stat = {"kendall": "tau", "spearman": "rho", "pearson": "r"}[s.stat]
-    result = inter_annotator(values[["pair_id", "annotator", "value"]],
-                             method="interval" if target == "score" else "ratio")
-    loo = leave_one_out(values[["pair_id", "annotator", "value"]])
+    result = inter_annotator(values[["pair_id", "annotator", "value"]],  # the one minimum n, as each judge's
+                             method="interval" if target == "score" else "ratio", min_n=s.min_n)
+    loo = leave_one_out(values[["pair_id", "annotator", "value"]], min_n=s.min_n)
     return {"alpha": result.alpha, "alpha_level": result.method, "n_units": result.n_units,
             "n_annotators": result.n_annotators, "annotators": sorted(values["annotator"].unique()),
             "stat": stat, "mean_pairwise": result.mean(stat), "loo": mean_stat(loo, stat)}

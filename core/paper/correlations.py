@@ -140,7 +140,7 @@ MARKS = ("† p ≥ 0.01; ⚠ correlation against the metric's orientation; bold
 def correlation_table(corr: pd.DataFrame, ctx: CorrelationContext, *, stat: str = "kendall", decimals: int = 3,
                       with_ci: bool = False, with_n: bool = False) -> PaperTable:
     """The judge x metric table of ``corr`` (one row per judge and metric) in statistic ``stat``."""
-    from core.analysis.scores import metric_label
+    from core.analysis.naming import column_name
     from core.analysis.stats import judge_metric_table
 
     stat = _check(stat, decimals)
@@ -149,7 +149,7 @@ def correlation_table(corr: pd.DataFrame, ctx: CorrelationContext, *, stat: str 
     by_key = {(str(r["judge"]), str(r["metric"])): r for _, r in corr.iterrows()}
     rows = _cells(shaped, by_key, est, lo, hi, decimals)
     keys = tuple(str(m) for m in shaped.values.columns)
-    headers = tuple(metric_label(m) for m in keys)
+    headers = tuple(column_name(m, corr.loc[corr["metric"] == m, "judge"].astype(str)) for m in keys)
 
     symbol = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}[stat]
     caption = (f"Agreement of judge metrics with the experts on {ctx.dataset}"
@@ -172,13 +172,12 @@ def breakdown_table(cells: pd.DataFrame, ctx: CorrelationContext, facet: str, *,
     ``facet`` (``cells``: a :func:`core.analysis.stats.breakdown` table), with the correlation table's rules
     (|statistic|, dagger, wrong sign, best and second best per column on the printed values, CI of the
     printed quantity)."""
-    from core.analysis.scores import metric_label
+    from core.analysis.naming import display_name
     from core.analysis.stats import judge_metric_table
 
     stat = _check(stat, decimals)
     est, value, lo, hi = STAT_COLUMNS[stat]
-    labels = [f"{j} · {metric_label(m)}" for j, m in zip(cells["judge"], cells["metric"],
-                                                                                strict=True)]
+    labels = [display_name(j, m, with_judge=True) for j, m in zip(cells["judge"], cells["metric"], strict=True)]
     long = cells.assign(series=labels, facet_value=cells[facet].astype(object).where(cells[facet].notna(), "(none)")
                         .astype(str))
     shaped = judge_metric_table(long, value, rows="series", columns="facet_value", decimals=decimals)

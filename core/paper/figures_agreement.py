@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from core.analysis.naming import display_name
 from core.analysis.scores import metric_label
 from core.paper.figstyle import SYMBOLS, TALL, Figure, styled, title
 from core.taxonomy import OKABE_ITO
@@ -40,10 +41,10 @@ def scatter_figure(series: pd.DataFrame, judge: str, metric: str, *, target: str
     data = data[data[["value", "target"]].notna().all(axis=1)].reset_index(drop=True)
     shown = "–" if pd.isna(estimate) else f"{estimate:.3f}"
     chart = alt.Chart(data).mark_circle(opacity=0.7, color=OKABE_ITO[4]).encode(
-        x=alt.X("value:Q", title=f"{judge} · {metric_label(metric)}"),
+        x=alt.X("value:Q", title=display_name(judge, metric, with_judge=True)),
         y=alt.Y("target:Q", title=TARGET_AXIS.get(target, f"Expert target ({target})")),
         size=alt.Size("count():Q", title="Pairs"),
-    ).properties(title=title(f"{judge} · {metric_label(metric)} against the experts: {SYMBOLS[stat]} = {shown}, "
+    ).properties(title=title(f"{display_name(judge, metric, with_judge=True)} against the experts: {SYMBOLS[stat]} = {shown}, "
                              f"n = {n:,}", synthetic))
     return Figure(f"scatter-{_slug(judge)}-{_slug(metric)}", styled(chart), data.assign(judge=judge, metric=metric),
                   dataset, synthetic)
@@ -58,11 +59,12 @@ def heatmap_figure(cells: pd.DataFrame, facet: str, order: Sequence[tuple[str, s
     est = {"kendall": "tau", "spearman": "rho", "pearson": "r"}[stat]
     keep = list(dict.fromkeys((str(j), str(m)) for j, m in order))
     part = cells[[(j, m) in set(keep) for j, m in zip(cells["judge"], cells["metric"], strict=True)]]
-    data = part.assign(series=part["judge"] + " · " + part["metric"].map(metric_label),
+    data = part.assign(series=[display_name(j, m, with_judge=True) for j, m in zip(part["judge"], part["metric"],
+                                                                                        strict=True)],
                        oriented=part[est] * part["expected_sign"])[
         ["series", "judge", "metric", facet, "n", est, "oriented"]].rename(columns={facet: "facet"})
     data = data.assign(facet_name=facet).reset_index(drop=True)
-    rows = [f"{j} · {metric_label(m)}" for j, m in keep]
+    rows = [display_name(j, m, with_judge=True) for j, m in keep]
     symbol = SYMBOLS[stat]
     chart = alt.Chart(data).mark_rect().encode(
         x=alt.X("facet:N", title=facet), y=alt.Y("series:N", sort=rows, title="Judge · metric"),
@@ -83,7 +85,8 @@ def preference_figure(table: pd.DataFrame, top: int = 6, *, dataset: str | None 
     keep = overall.head(top)[["judge", "metric"]].apply(tuple, axis=1).tolist()
     levels = table[table["scope"] == "level"]
     levels = levels[[(j, m) in keep for j, m in zip(levels["judge"], levels["metric"], strict=True)]]
-    data = levels.assign(series=levels["judge"] + " · " + levels["metric"].map(metric_label))[
+    data = levels.assign(series=[display_name(j, m, with_judge=True) for j, m in zip(levels["judge"],
+                                                                                      levels["metric"], strict=True)])[
         ["series", "judge", "metric", "confidence", "accuracy", "ci_low", "ci_high", "n"]].reset_index(drop=True)
     if data.empty:
         return None

@@ -84,11 +84,10 @@ def reliability_figure(rel: pd.DataFrame, *, dataset: str | None = None, synthet
     metric (a reliability diagram)."""
     import altair as alt
 
-    from core.analysis.scores import metric_label
+    from core.analysis.naming import display_name
 
     data = rel[rel["n"] > 0].copy()
-    labels = [f"{j} · {metric_label(m)}" for j, m in zip(data["judge"], data["metric"],
-                                                                                strict=True)]
+    labels = [display_name(j, m, with_judge=True) for j, m in zip(data["judge"], data["metric"], strict=True)]
     data = data.assign(series=labels)[["series", "judge", "metric", "bin", "bin_low", "bin_high", "x", "y", "ci_low",
                                        "ci_high", "n", "expert_mean", "n_boot", "seed"]].reset_index(drop=True)
     bars, points = _points_with_cis(data, "series", "Expert score (0-1, bin midpoint)", "Judge score (mean, 0-1)",

@@ -36,6 +36,7 @@ class TargetResult:
     loo_tau: float = math.nan       # core.analysis.ceiling: each annotator vs the mean of the others
     stat: str = "kendall"           # the statistic of the table, the headline and the ceiling
     loo: pd.DataFrame | None = None  # core.analysis.ceiling.leave_one_out: tau, rho and r per annotator
+    headline: object | None = None   # core.analysis.headline.Headline: the answer in words (page, CLI, report)
 
     @property
     def loo_value(self) -> float:
@@ -71,21 +72,11 @@ STAT_COLS = {"kendall": ("tau", "ci_low", "ci_high", "abs_tau"),
              "pearson": ("r", "r_ci_low", "r_ci_high", "abs_r")}
 
 
-def _best_row(corr: pd.DataFrame, min_n: int, stat: str = "kendall") -> dict | None:
-    """The row that agrees best in ``stat`` (right sign, enough pairs); ``oriented`` holds its signed value."""
-    est = STAT_COLS[stat][0]
-    oriented = corr[est].astype(float) * corr["expected_sign"].astype(float)
-    ok = corr.assign(oriented=oriented)
-    ok = ok[(ok["n"] >= min_n) & (ok["oriented"] > 0) & ok["oriented"].notna()]
-    if ok.empty:
-        return None
-    return ok.sort_values(["oriented", "n"], ascending=[False, False], kind="stable").iloc[0].to_dict()
-
-
 def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.DataFrame, *, n_boot: int,
                    seed: int, min_n: int, annotators: list[str] | None = None,
                    stat: str = "kendall") -> TargetResult:
-    from core.analysis.stats import correlate, inter_annotator, judge_metric_table
+    from core.analysis.headline import headline
+    from core.analysis.stats import correlate, inter_annotator, judge_metric_table, paired_difference
     from core.reads.frames import correlation_frame
 
     frame = correlation_frame(store, dataset, target, annotators=annotators, counts=False)  # as `correlate`
@@ -106,12 +97,18 @@ def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.
         from core.analysis.ceiling import leave_one_out, mean_tau
 
         ceiling = inter_annotator(values[["pair_id", "annotator", "value"]],
-                                  method="interval" if target == "score" else "ratio")
-        loo_table = leave_one_out(values[["pair_id", "annotator", "value"]])
+                                  method="interval" if target == "score" else "ratio", min_n=min_n)
+        loo_table = leave_one_out(values[["pair_id", "annotator", "value"]], min_n=min_n)
         loo = mean_tau(loo_table)
-    return TargetResult(target=target, corr=corr, table=table,
-                        best=_best_row(corr, min_n, stat) if len(corr) else None,
-                        ceiling=ceiling, n_annotators=n_annotators, loo_tau=loo, stat=stat, loo=loo_table)
+
+    def paired(a: tuple, b: tuple) -> pd.DataFrame:  # the page's paired test, on the report's resamples
+        return paired_difference(frame, a[0], b[0], a[1], b[1], n_boot=n_boot, seed=seed, stat=stat,
+                                 target_name=target, min_n=min_n)
+
+    said = headline(corr, stat=stat, min_n=min_n, loo=loo_table, n_annotators=n_annotators,
+                    paired=paired if n_boot > 0 else None)
+    return TargetResult(target=target, corr=corr, table=table, best=said.best, ceiling=ceiling,
+                        n_annotators=n_annotators, loo_tau=loo, stat=stat, loo=loo_table, headline=said)
 
 
 def _summary_judge(targets: list[TargetResult], with_texts: set[str]) -> str | None:

@@ -13,7 +13,7 @@ import textwrap
 
 import pandas as pd
 
-from core.analysis.scores import metric_label
+from core.analysis.naming import column_name, display_name
 from core.glossary import judge_in_words, metric_in_words
 from core.reads.context import context_line
 from core.report.gather import ReportData, TargetResult
@@ -90,9 +90,20 @@ def summary_html(data: ReportData) -> str:
     if not data.targets:
         return ("<p class='empty'>This dataset has no expert scores or error counts, so no judge can be compared "
                 "with the experts. Import annotations first.</p>")
+    from core.analysis.headline import sentences
+    from core.glossary import dataset_caveat
+
     parts = []
+    caveat = dataset_caveat(data.dataset)
     for result in data.targets:
         out = [f"<div class='finding'><h3>{e(TARGET_LABELS.get(result.target, result.target))}</h3>"]
+        if result.headline is not None:  # the answer in words, as the Correlations page and `correlate` say it
+            words_ = sentences(result.headline)
+            out.append(f"<p class='headline'>{e(words_[0])}</p>"
+                       + "".join(f"<p>{e(s)}</p>" for s in words_[1:]))
+        if caveat:
+            out.append(f"<p class='note caveat'>{e(caveat)}</p>")
+        out.append("<details><summary>How these figures are computed</summary>")
         best = result.best
         stat = result.stat
         sym, words = STAT_SYMBOL[stat], STAT_WORDS[stat]
@@ -102,8 +113,8 @@ def summary_html(data: ReportData) -> str:
         else:
             lo, hi = _oriented_ci(best, stat)
             out.append(
-                f"<p class='headline'>Closest to the experts: <strong>{e(judge_in_words(best['judge']))}</strong>, "
-                f"scored by {e(metric_in_words(best['metric']))} (<code>{e(best['metric'])}</code>): "
+                f"<p>The closest judge: <strong>{e(judge_in_words(best['judge']))}</strong>, "
+                f"scored by {e(metric_in_words(best['metric'], best['judge']))} (<code>{e(best['metric'])}</code>): "
                 f"{words} = <strong>{best['oriented']:.2f}</strong> "
                 f"(95% CI {_fmt(lo, 2)} to {_fmt(hi, 2)}; n = {int(best['n']):,} pairs).</p>")
             if best.get("expected_sign", 1) < 0:
@@ -114,6 +125,9 @@ def summary_html(data: ReportData) -> str:
         if ceiling is None:
             out.append(f"<p>Expert–expert ceiling: not available ({result.n_annotators} annotator"
                        f"{'s' if result.n_annotators != 1 else ''}; two are needed).</p>")
+        elif math.isnan(result.loo_value):
+            out.append(f"<p>Expert–expert ceiling: not available (the experts share fewer than {data.min_n} "
+                       "rated pairs, the minimum for every figure here).</p>")
         else:
             # like with like: one expert against the others' mean, as the judge, in the table's statistic
             tau = result.loo_value
@@ -137,7 +151,7 @@ def summary_html(data: ReportData) -> str:
                                "with the mean of the others.")
                 text += " " + verdict
             out.append(text + "</p>")
-        out.append("</div>")
+        out.append("</details></div>")
         parts.append("".join(out))
     return "\n".join(parts)
 
@@ -154,7 +168,8 @@ def correlation_table_html(result: TargetResult, n_boot: int, seed: int) -> str:
     sym = STAT_SYMBOL[result.stat]
     table = result.table
     rows = {(r["judge"], r["metric"]): r for r in result.corr.to_dict("records")}
-    head = "".join(f"<th scope='col'>{e(metric_label(m))}<br><code>{e(m)}</code></th>" for m in table.text.columns)
+    head = "".join(f"<th scope='col'>{e(column_name(m, table.n.index[table.n[m].notna()]))}<br>"
+                   f"<code>{e(m)}</code></th>" for m in table.text.columns)
     body = []
     for judge in table.text.index:
         cells = []
@@ -271,7 +286,7 @@ def summary_section(data: ReportData) -> str:
     out = [f"<p>Judge: <strong>{e(summary.judge)}</strong> (the judge closest to the experts among the judges "
            "with a summary: a GREEN or CRIMSON score and errors per category). "]
     if summary.green_mean is not None:  # the headline score: GREEN's, or CRIMSON's for a CRIMSON run
-        label = metric_label(summary.score_metric)
+        label = display_name(summary.judge, summary.score_metric)
         out.append(f"{e(label)} score: mean {summary.green_mean:.3f}, standard deviation {summary.green_std:.3f} "
                    f"over {summary.green_n:,} reports. ")
     out.append(f"Explanations clustered per category (embedding {e(summary.embedding)}, seed {summary.seed}); "
@@ -329,7 +344,7 @@ def preference_html(data: ReportData) -> str:
     rows = []
     for r in overall.to_dict("records"):
         per = levels[(levels["judge"] == r["judge"]) & (levels["metric"] == r["metric"])].set_index("confidence")
-        cells = [f"{r['judge']} · {metric_label(r['metric'])}",
+        cells = [display_name(r["judge"], r["metric"], with_judge=True),
                  f"{_fmt(r['accuracy'], 3)} [{_fmt(r['ci_low'], 2)}, {_fmt(r['ci_high'], 2)}]", f"{int(r['n']):,}",
                  *[_fmt(per.at[c, "accuracy"], 3) if c in per.index else "—" for c in conf]]
         rows.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
@@ -358,7 +373,7 @@ def cost_html(data: ReportData) -> str:
                   f"{0 if pd.isna(r['tokens_in']) else int(r['tokens_in']):,} / "
                   f"{0 if pd.isna(r['tokens_out']) else int(r['tokens_out']):,}")
         tau = ("—" if pd.isna(r.get("tau_oriented")) else
-               f"{float(r['tau_oriented']):.3f} ({metric_label(str(r['metric']))}, n={int(r['n']):,})")
+               f"{float(r['tau_oriented']):.3f} ({display_name(str(r['judge']), str(r['metric']))}, n={int(r['n']):,})")
         cells = [r["judge"], f"{r['pairs']:,}", f"{r['calls']:,}", f"{r['failed']:,}", _fmt(r["ms_per_pair"], 1),
                  _fmt(r["ms_p90"], 1), tokens, cost_text(r["cost_usd"], r["cost_known"]),
                  cost_text(r["usd_per_1k_pairs"], r["cost_known"]), tau]

@@ -137,7 +137,7 @@ def test_every_page_a_run_and_a_share_link(server: str, page, demo_store: Store)
     main.get_by_role("button", name="Open Correlations").click()
     expect(main.get_by_role("heading", name="Correlations", exact=True)).to_be_visible(timeout=UI_TIMEOUT_MS)
     _settle(page)
-    expect(main.get_by_text("GREEN-EC (sig.)").first).to_be_visible(timeout=UI_TIMEOUT_MS)
+    expect(main.get_by_text("Significant errors (rules counts)").first).to_be_visible(timeout=UI_TIMEOUT_MS)
 
     # 3. A share link: change the target, copy the URL, open it fresh: same view.
     main.get_by_text("Significant errors (count per report)").click()

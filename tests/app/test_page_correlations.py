@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from core.analysis.naming import column_name
 from core.analysis.scores import METRICS
 from core.analysis.stats import breakdown, correlate, inter_annotator, paired_difference
 from core.judges import run_judge
@@ -53,8 +54,13 @@ def _shown(at) -> pd.DataFrame:
     return at.table[0].value
 
 
+def _value(cell: str) -> str:
+    """A cell's value as the papers print it (|tau|, †, ⚠), before its CI and n."""
+    return cell.split(" · ")[0]
+
+
 def _number(cell: str) -> float:
-    return float(cell.replace("†", "").replace("⚠", "").strip())
+    return float(_value(cell).replace("†", "").replace("⚠", "").strip())
 
 
 def _detail(at) -> pd.DataFrame:
@@ -67,10 +73,11 @@ def _assert_table_matches(at, expected: pd.DataFrame, value: str = "abs_tau") ->
     shown = _shown(at)
     checked = 0
     for row in expected.itertuples(index=False):
-        label = METRICS[row.metric].label
+        label = column_name(row.metric, expected.loc[expected["metric"] == row.metric, "judge"])
         cell = shown.loc[row.judge, label]
         assert f"{_number(cell):.3f}" == f"{getattr(row, value):.3f}", (row.judge, row.metric, cell)
-        assert cell.endswith("⚠") == (not row.sign_ok)
+        assert _value(cell).endswith("⚠") == (not row.sign_ok)
+        assert cell.endswith(f"n={row.n:,}")  # every cell says how many pairs it rests on
         assert ("†" in cell) == (not _p_of(row, value) < 0.01)
         checked += 1
     assert checked == len(expected) > 0
@@ -106,11 +113,14 @@ def test_table_shows_rules_and_lexical_with_tau_from_core(app_test, judged_store
     assert at.title[0].value == "Correlations"
     shown = _shown(at)
     assert set(shown.index) == {"rules", "lexical"}
-    assert {"GREEN", "GREEN-EC (sig.)", "BLEU-4", "ROUGE-L"} <= set(shown.columns)
+    # the rules judge's count formulas say whose counts they are (not "GREEN", as if the GREEN model had run)
+    assert {"GREEN formula (rules counts)", "Significant errors (rules counts)", "BLEU-4", "ROUGE-L"} <= \
+        set(shown.columns)
+    assert not {"GREEN", "GREEN-EC (sig.)"} & set(shown.columns)
     expected = _expected(judged_store)
     _assert_table_matches(at, expected)
     # a judge without a metric shows a dash, as in the papers
-    assert shown.loc["lexical", "GREEN"] == "–"
+    assert shown.loc["lexical", "GREEN formula (rules counts)"] == "–"
 
     # the detail table: n and the bootstrap CIs (1,000 resamples, seed 0, groups) from core
     detail = _detail(at).set_index(["judge", "metric"])
@@ -374,11 +384,12 @@ def test_wrong_sign_best_and_second_are_marked(app_test, judged_store: Store, tm
     run_import(store, request, scores)
     at = _open(app_test, store)
     shown = _shown(at)
-    assert shown.loc["contrarian", "GREEN"] == "1.000 ⚠"
+    # a column shared by a model-like judge and the rules judge: the formula's name, no judge's
+    assert _value(shown.loc["contrarian", "GREEN formula"]) == "1.000 ⚠"
     assert _detail(at).set_index(["judge", "metric"]).loc[("contrarian", "green"), "sign"] == "wrong ⚠"
     # bold best (contrarian, |tau| = 1) and underlined second best (rules) in the GREEN column only
     css = at.table[0].proto.arrow_data.styler.styles
-    col = list(shown.columns).index("GREEN")
+    col = list(shown.columns).index("GREEN formula")
     best, second = list(shown.index).index("contrarian"), list(shown.index).index("rules")
     bold = [sel.strip() for block in re.findall(r"([^{}]+)\{ font-weight: 700 \}", css) for sel in block.split(",")]
     assert any(sel.endswith(f"_row{best}_col{col}") for sel in bold)

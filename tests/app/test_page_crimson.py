@@ -70,9 +70,9 @@ def test_summaries_lists_a_crimson_run_headed_by_its_score(app_test, crimson_sto
     reps = [t for row in categories["representatives"] for t in row]
     assert reps and set(reps) <= texts  # the representatives are the CRIMSON answers' own error texts
 
-    at.selectbox(key="sum_judge").set_value("rules").run()  # a GREEN-format judge keeps GREEN
+    at.selectbox(key="sum_judge").set_value("rules").run()  # a GREEN-format judge: the GREEN formula
     assert_ok(at)
-    assert at.metric[0].label == "GREEN (mean ± std)"
+    assert at.metric[0].label == "GREEN formula (rules counts) (mean ± std)"  # over the rules judge's counts
     green = store.query_df("SELECT m.value FROM metric_values m JOIN judge_runs r USING (run_id) "
                            "WHERE r.judge_name = 'rules' AND m.metric = 'green' AND r.dataset = 'demo'")["value"]
     assert at.metric[0].value == f"{green.mean():.3f} ± {green.std(ddof=0):.3f}"

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from core.analysis.naming import display_name
 from core.analysis.stats import correlate
 from core.ingest.demo import build_demo
 from core.ingest.importers.radeval import RADEVAL_METRICS, import_radeval
 from core.reads.frames import apply_orientations, correlation_frame, declared_orientations
 from core.store.db import Store
-from pages._correlations_charts import metric_label
 from tests.apptest_helpers import assert_ok, open_page
 from tests.conftest import copy_store
 
@@ -93,7 +93,7 @@ def test_correlations_show_every_radeval_metric_with_its_orientation(app_test, d
     import_radeval(store, EXAMPLE, IDS, dataset="demo")
     at = open_page(app_test, store, "pages/correlations.py", {"dataset": "demo"})
     shown = at.table[0].value
-    assert list(shown.index) == ["radeval"] and set(shown.columns) == {metric_label(m) for m in METRICS}
+    assert list(shown.index) == ["radeval"] and set(shown.columns) == {display_name("radeval", m) for m in METRICS}
     detail = [d.value for d in at.dataframe if "tau CI low" in d.value.columns or "sign" in d.value.columns]
     assert len(detail) == 1
     rows = detail[0][detail[0]["judge"] == "radeval"].set_index("metric")

@@ -12,6 +12,7 @@ import json
 import pandas as pd
 import pytest
 
+from core.analysis.naming import display_name
 from core.analysis.summary import summarisable_judges
 from core.cli.main import main
 from core.judges import run_judge
@@ -70,7 +71,9 @@ def test_report_page_and_cli_agree_on_the_judges_and_their_headline(app_test, mi
     for judge in judges:
         box.set_value(judge).run()
         assert_ok(at)
-        assert at.metric[0].label == f"{'GREEN' if headline[judge] == 'green' else 'CRIMSON'} (mean ± std)"
+        # named by the one naming rule: the GREEN formula over the rules judge's counts says so
+        assert at.metric[0].label == f"{display_name(judge, headline[judge])} (mean ± std)"
+        assert at.metric[0].label.startswith("GREEN formula (rules counts)" if judge == "rules" else "CRIMSON")
         box = at.selectbox(key="sum_judge")
 
     # the report: its summary is of one of them (never the best-agreeing score-only judge), headed the same

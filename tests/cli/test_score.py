@@ -51,7 +51,7 @@ def test_english_pair_json_is_what_live_scoring_gives(capsys, store_path, tmp_pa
 def test_english_pair_text_output(capsys, store_path):
     code, out = _score(capsys, store_path, "--reference", REFERENCE, "--candidate", CANDIDATE, "--judge", "rules")
     assert code == 0
-    assert "GREEN-EC (sig.)" in out and "number of clinically significant errors" in out
+    assert "Significant errors (rules counts)" in out and "number of clinically significant errors" in out
     assert "M / (M + S)" not in out  # words, not formulas
     assert "error (c) significant: candidate places the pleural effusion on the right" in out
 

@@ -106,7 +106,7 @@ def test_derived_from_the_demo_annotations_on_page_and_report(demo_store, tmp_pa
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     shown = next(d.value for d in at.dataframe if "n_ties" in d.value.columns)
-    row = shown[shown["series"] == "rules · GREEN-EC (sig.)"].iloc[0]
+    row = shown[shown["series"] == "Significant errors (rules counts)"].iloc[0]
     assert row["accuracy"] == pytest.approx(overall.loc[("rules", "ec_sig"), "accuracy"])
     chart = [c for c in at.get("plotly_chart") if "Accuracy by expert confidence" in c.proto.spec]
     assert chart and "expert confidence (1-10)" in chart[0].proto.spec

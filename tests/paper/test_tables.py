@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from core.analysis.naming import column_name
 from core.paper.correlations import CorrelationContext, correlation_table
 from core.paper.formats import render, to_frame
 from core.paper.latex import escape, standalone, structure_problems, to_latex
@@ -48,9 +49,9 @@ def _num(text: str) -> str:
 def check_against_json(tex: str, rows: list[dict], decimals: int, with_ci: bool) -> int:
     """Every number of the LaTeX table equals the JSON's to the printed decimals; dagger and wrong sign as
     the JSON says. Returns the cells checked."""
-    from core.analysis.scores import METRICS
 
-    labels = {m: METRICS[m].label if m in METRICS else m for m in {r["metric"] for r in rows}}
+    # each column's header by the one naming rule (core.analysis.naming), over the judges with that metric
+    labels = {m: column_name(m, [r["judge"] for r in rows if r["metric"] == m]) for m in {r["metric"] for r in rows}}
     header = latex_header(tex)
     cells = latex_rows(tex)
     checked = 0
@@ -198,7 +199,7 @@ def test_csv_holds_the_exact_values_of_correlate(paper_demo):
         assert c["value"] == pytest.approx(r["abs_tau"], rel=1e-14)
         assert c["printed"] == fmt(r["abs_tau"], 3) and bool(c["dagger"]) == (not r["p"] < 0.01)
     md = cli(paper_demo, "correlate", "--dataset", "demo", "--format", "markdown").stdout
-    assert md.startswith("| Judge | GREEN |")
+    assert md.startswith("| Judge | GREEN formula (rules counts) |")
     assert re.search(r"\|τ\| \(Kendall's tau-b\).* 120 pairs( \(each cell: n = [0-9, to]+\))? in \d+ reference groups",
                      md)
 

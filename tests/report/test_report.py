@@ -81,9 +81,14 @@ def test_summary_numbers_match_an_independent_computation(judged: Store, report:
             best[(judge, metric)] = sign * sps.kendalltau(g["value"], g["target"]).statistic
     (judge, metric), tau = max(best.items(), key=lambda kv: kv[1])
     assert (judge, metric) == ("rules", "ec_sig")
+    # the headline in words first (core.analysis.headline, as the page and `correlate`), named by whose counts
+    # they are; the formula behind the "details" fold
+    assert f"<p class='headline'>Closest to the experts: Significant errors (rules counts), τ = {tau:.2f} (95% CI" \
+        in report
     assert (f"<strong>{judge} (offline judge: pattern rules that compare the findings of the two reports; no "
-            f"model, no key)</strong>, scored by GREEN-EC (sig.) — S: sum of clinically significant error counts "
-            f"over (a)-(f) (<code>{metric}</code>): Kendall's τ = <strong>{tau:.2f}</strong>") in report
+            f"model, no key)</strong>, scored by Significant errors (rules counts) — S: sum of clinically significant "
+            f"error counts over (a)-(f) (<code>{metric}</code>): Kendall's τ = <strong>{tau:.2f}</strong>") in report
+    assert report.index("<p class='headline'>") < report.index("<details><summary>How these figures are computed")
     assert "<section id=\"glossary\"><h2>Glossary</h2>" in report and "<dt>Kendall's τ-b (tau)</dt>" in report
     # the ceiling: Kendall tau between the two experts' counts
     values = annotator_values(load_annotations(judged, "demo"))

@@ -61,7 +61,8 @@ def test_the_summary_command_heads_a_crimson_run_with_crimsons_mean_and_std(crim
     assert main(["--store", str(store.path), "judge", "--dataset", "demo", "--judge", "rules", "--json"]) == 0
     capsys.readouterr()
     code, out = _summary(store, capsys, "--judge", "rules")
-    assert code == 0 and out.startswith("GREEN (mean ± std) ")
+    # the GREEN formula over the rules judge's counts, named so (core.analysis.naming)
+    assert code == 0 and out.startswith("GREEN formula (rules counts) (mean ± std) ")
     code, out = _summary(store, capsys, "--judge", "lexical")
     assert code != 0
 

@@ -1,0 +1,58 @@
+"""The Correlations page in words: the headline above the table and the table's cells with their CI and n.
+
+Not a page (app.py lists its pages). The headline is :func:`core.analysis.headline.headline`, the function
+``python -m core correlate`` and the HTML report use; names are :mod:`core.analysis.naming`'s.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from core.analysis.headline import headline, sentences
+from core.analysis.naming import column_name
+from core.glossary import dataset_caveat
+from core.taxonomy import MIN_N
+from pages._shared import escape_md
+
+#: statistic -> (estimate, CI low, CI high) columns of a correlate table.
+CI_COLS = {"kendall": ("tau", "ci_low", "ci_high"), "spearman": ("rho", "rho_ci_low", "rho_ci_high"),
+           "pearson": ("r", "r_ci_low", "r_ci_high")}
+
+
+def draw_headline(table: pd.DataFrame, agreement: dict | None, stat: str, target: str, info: dict,
+                  paired=None) -> None:
+    """The answer in words (best judge with CI and n, the ceiling in the same statistic, the paired test
+    against the runner-up), then the dataset's caveat (the synthetic demo's)."""
+    said = headline(table, stat=stat, min_n=MIN_N, loo=None if agreement is None else agreement["loo"],
+                    n_annotators=0 if agreement is None else int(agreement["n_annotators"]), paired=paired)
+    words = sentences(said, target)
+    st.success("  \n".join(escape_md(s) for s in words), icon=":material/lightbulb:")
+    caveat = dataset_caveat(info)
+    if caveat:
+        st.warning(escape_md(caveat), icon=":material/science:")
+
+
+def cell_texts(shaped, table: pd.DataFrame, stat: str) -> pd.DataFrame:
+    """The judge x metric table's cells as shown: the papers' value (|statistic|, †, ⚠), then its 95% CI (of
+    the printed quantity: [-high, -low] when the estimate is negative) when computed, and n. Columns are
+    named by the one naming rule (a column shared by several judges by the name they share)."""
+    est, low, high = CI_COLS[stat]
+    rows = {(str(r["judge"]), str(r["metric"])): r for r in table.to_dict("records")}
+    text = shaped.text.copy()
+    for judge in text.index:
+        for metric in text.columns:
+            row = rows.get((str(judge), str(metric)))
+            if row is None or pd.isna(shaped.n.at[judge, metric]) or math.isnan(shaped.values.at[judge, metric]):
+                continue
+            lo, hi = float(row.get(low, math.nan)), float(row.get(high, math.nan))
+            if float(row[est]) < 0:
+                lo, hi = -hi, -lo
+            ci = "" if math.isnan(lo) or math.isnan(hi) else f" · CI {lo:.2f}–{hi:.2f}"
+            text.at[judge, metric] = f"{text.at[judge, metric]}{ci} · n={int(shaped.n.at[judge, metric]):,}"
+    names = {m: column_name(str(m), [str(j) for j in shaped.n.index[shaped.n[m].notna()]]) for m in text.columns}
+    text = text.rename(columns=names)
+    text.index.name = "judge"
+    return text
