@@ -8,6 +8,7 @@ import sys
 import pandas as pd
 import pytest
 
+from core.access import RESEARCHER
 from core.ingest.importers import PairColumns, import_annotations, import_pairs
 from core.reads.queries import (
     CATEGORY_NAMES,
@@ -230,7 +231,7 @@ def test_get_pair_unknown_is_none(store: Store):
 
 
 def test_pair_annotations_long_form(store: Store):
-    df = pair_annotations(store, _pid("p1"))
+    df = pair_annotations(store, _pid("p1"), role=RESEARCHER)
     assert list(df.columns) == ["annotator", "field", "category", "significant", "value", "scale_max",
                                 "source", "created_at"]
     assert len(df) == 12 + 12 + 1 + 1
@@ -238,11 +239,11 @@ def test_pair_annotations_long_form(store: Store):
     scores = df[df["field"] == "score"].set_index("annotator")
     assert scores.loc["rater_x", "value"] == 2.5
     assert scores.loc["rater_x", "scale_max"] == 5
-    assert pair_annotations(store, _pid("p4")).empty
+    assert pair_annotations(store, _pid("p4"), role=RESEARCHER).empty
 
 
 def test_annotation_summary_per_annotator(store: Store):
-    summary = annotation_summary(store, _pid("p1")).set_index("annotator")
+    summary = annotation_summary(store, _pid("p1"), role=RESEARCHER).set_index("annotator")
     assert summary.index.tolist() == ["expert_1", "expert_2", "rater_x"]
     e1, e2, rx = summary.loc["expert_1"], summary.loc["expert_2"], summary.loc["rater_x"]
     assert (e1["score"], e1["scale_max"]) == (4.0, 5.0)
@@ -255,13 +256,13 @@ def test_annotation_summary_per_annotator(store: Store):
 
 
 def test_annotation_summary_without_annotations_is_empty_with_columns(store: Store):
-    summary = annotation_summary(store, _pid("p4"))
+    summary = annotation_summary(store, _pid("p4"), role=RESEARCHER)
     assert summary.empty
     assert {"annotator", "score", "sig_a", "insig_f", "sig_total"} <= set(summary.columns)
 
 
 def test_counts_by_category_table(store: Store):
-    table = counts_by_category(annotation_summary(store, _pid("p1")))
+    table = counts_by_category(annotation_summary(store, _pid("p1"), role=RESEARCHER))
     assert table["category"].tolist() == ["a", "b", "c", "d", "e", "f", "total"]
     assert table["error type"].iloc[1] == "Missing a finding"
     # Score-only annotators get no count columns.
