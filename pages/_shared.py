@@ -20,8 +20,9 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
+from core import settings
 from core.reads import queries
-from core.store.db import Store, default_store_path
+from core.store.db import Store, StoreError, default_store_path
 from core.taxonomy import OKABE_ITO
 
 # Session-state keys owned by app.py (pages only read them).
@@ -98,10 +99,14 @@ def _open_store(path: str, create: bool = True) -> Store:
 
 
 def get_store() -> Store:
-    """The store named by ``RADJUDGE_STORE`` (or the default path). A missing store is made (the first
-    run's empty state); an existing file is never initialised here: an empty DuckDB file or another
-    application's is refused (StoreForeign) and left as it is."""
+    """The store named by ``RADJUDGE_STORE`` (or the default path). A store ``RADJUDGE_STORE`` names must
+    exist, as for the CLI (a mistyped path is refused in one line, nothing made there); only the default
+    path is made when missing (the first run's empty state). An existing file is never initialised here:
+    an empty DuckDB file or another application's is refused (StoreForeign) and left as it is."""
     path = default_store_path().resolve()
+    if settings.store_path() and not path.exists():
+        raise StoreError(f"store {path} does not exist; check {settings.STORE_VAR} (the dashboard makes only the "
+                         "default store; python -m core demo or import-pairs make one at another path)")
     return _open_store(str(path), not path.exists())
 
 
