@@ -32,8 +32,8 @@ import pandas as pd
 from core import settings
 from core.store import handles
 from core.store.errors import (  # noqa: F401 (re-exported: callers import the store's errors from here)
-    _CONTENTION,
-    _WRITE_FAILED,
+    CONTENTION,
+    WRITE_FAILED,
     StoreBusy,
     StoreDamaged,
     StoreError,
@@ -220,7 +220,7 @@ class Store:
                 msg = str(exc).lower()
                 if is_damage(exc):
                     raise (self._recheck(exc) if recheck else damaged(self.path, exc)) from exc
-                if not any(s in msg for s in _CONTENTION):
+                if not any(s in msg for s in CONTENTION):
                     raise StoreError(f"cannot open store {self.path}: {exc}") from exc
                 if time.monotonic() >= deadline:
                     # "different configuration" and "unique file handle conflict" come from this process
@@ -393,7 +393,7 @@ class Store:
                     raise self._recheck(exc) from exc
                 if "read-only" in text.lower() or "permission" in text.lower():
                     raise StoreError(f"store {self.path} is not writable: {text}") from exc
-                if any(s in text.lower() for s in _WRITE_FAILED):  # disk full, file size limit
+                if any(s in text.lower() for s in WRITE_FAILED):  # disk full, file size limit
                     raise StoreFull(f"could not write store {self.path}; this write was not saved (earlier "
                                     f"commits are kept; free disk space and try again): {text}") from exc
                 raise

@@ -12,7 +12,7 @@ import duckdb
 # write is open (or the reverse) is refused for its different configuration, and one opened while that
 # instance is being made or torn down meets a "unique file handle conflict". Both pass once the other
 # connection closes.
-_CONTENTION = (
+CONTENTION = (
     "could not set lock",
     "conflicting lock",
     "database is locked",
@@ -20,7 +20,7 @@ _CONTENTION = (
     "unique file handle conflict",
 )
 # Substrings of DuckDB errors that mean "the disk refused the write" (full, or a size limit).
-_WRITE_FAILED = ("no space left", "file too large", "could not write", "disk quota")
+WRITE_FAILED = ("no space left", "file too large", "could not write", "disk quota")
 
 
 class StoreError(RuntimeError):

@@ -21,7 +21,7 @@ import duckdb
 import numpy as np
 
 from core.store.errors import is_damage
-from core.store.handles import _read_fd
+from core.store.handles import read_fd
 
 _HEADER = 4096
 FIRST_BLOCK = 3 * _HEADER
@@ -65,7 +65,7 @@ def _block_size(data: np.ndarray) -> int | None:
 
 
 def read_header(path: Path) -> Header | None:
-    fd = _read_fd(path)
+    fd = read_fd(path)
     return _header(np.frombuffer(os.pread(fd, FIRST_BLOCK, 0), dtype=np.uint8))
 
 
@@ -73,7 +73,7 @@ def free_blocks(path: Path, head: Header) -> set[int] | None:
     """The block ids the header's free list names (None: the chain could not be read)."""
     if head.free_list == _INVALID:
         return set()
-    fd = _read_fd(path)
+    fd = read_fd(path)
     part = ((head.block_size - 8) // _METADATA_PARTS) // 8 * 8  # DuckDB's metadata sub-block size
 
     def parts():
@@ -131,7 +131,7 @@ def bad_blocks(path: Path) -> tuple[list[int], int, int | None]:
     size_on_disk = path.stat().st_size
     if size_on_disk < FIRST_BLOCK:
         return [], 0, None
-    fd = _read_fd(path)
+    fd = read_fd(path)
     size = _block_size(np.frombuffer(os.pread(fd, FIRST_BLOCK, 0), dtype=np.uint8))
     if size is None:
         return [], 0, None

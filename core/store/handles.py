@@ -72,7 +72,7 @@ _READ_FDS_GUARD = threading.Lock()
 _READ_FDS_KEPT = 32
 
 
-def _read_fd(path: Path) -> int:
+def read_fd(path: Path) -> int:
     key = _key(path)
     with _READ_FDS_GUARD:
         st = os.stat(key)
@@ -110,7 +110,7 @@ def release_fd(path: Path) -> None:
 
 def read_chunks(path: Path, chunk: int = 1 << 20) -> Iterator[bytes]:
     """The bytes of ``path`` in chunks, read without ever closing a descriptor of it (see ``_READ_FDS``)."""
-    fd = _read_fd(path)
+    fd = read_fd(path)
     offset = 0
     while True:
         data = os.pread(fd, chunk, offset)
