@@ -22,7 +22,7 @@ import streamlit as st
 
 from core import settings
 from core.reads import queries
-from core.store.db import Store, StoreError, default_store_path
+from core.store.db import Store, StoreMissing, default_store_path
 from core.taxonomy import OKABE_ITO
 
 # Session-state keys owned by app.py (pages only read them).
@@ -105,9 +105,15 @@ def get_store() -> Store:
     an empty DuckDB file or another application's is refused (StoreForeign) and left as it is."""
     path = default_store_path().resolve()
     if settings.store_path() and not path.exists():
-        raise StoreError(f"store {path} does not exist; check {settings.STORE_VAR} (the dashboard makes only the "
-                         "default store; python -m core demo or import-pairs make one at another path)")
+        raise StoreMissing(f"store {path} does not exist; check {settings.STORE_VAR}; nothing was made there")
     return _open_store(str(path), not path.exists())
+
+
+def make_missing_store() -> Store:
+    """Make the store ``RADJUDGE_STORE`` names, which does not exist yet (a researcher's explicit click on
+    a new deployment's first run: never made silently)."""
+    path = default_store_path().resolve()
+    return _open_store(str(path), True)
 
 
 def streamlit_secrets() -> dict:

@@ -39,6 +39,7 @@ from core.store.errors import (  # noqa: F401 (re-exported: callers import the s
     StoreError,
     StoreForeign,
     StoreFull,
+    StoreMissing,
     StoreRaced,
     damaged,
     is_damage,

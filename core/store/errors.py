@@ -39,6 +39,10 @@ class StoreDamaged(StoreError):
     """DuckDB found the file damaged (a failed block checksum, a truncated file, not a database)."""
 
 
+class StoreMissing(StoreError):
+    """The store file named (``RADJUDGE_STORE``) does not exist, and nothing was made there."""
+
+
 class StoreForeign(StoreError):
     """The file is a DuckDB database of something else, or an empty one a read may not initialise."""
 

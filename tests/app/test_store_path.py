@@ -14,6 +14,19 @@ def test_a_mistyped_store_path_is_refused_on_the_page_and_nothing_is_made(app_te
     assert not typo.exists() and not (tmp_path / "tema.duckdb.wal").exists()
 
 
+def test_a_researcher_makes_a_missing_store_with_one_click(app_test, tmp_path):
+    """A new deployment's first run (RADJUDGE_STORE set, no file yet): nothing is made until a researcher
+    clicks; then the page opens on the empty store."""
+    path = tmp_path / "team.duckdb"
+    at = app_test(path).run()
+    assert not path.exists()
+    buttons = [b for b in at.button if b.label == "Make a new, empty store at this path"]
+    assert len(buttons) == 1
+    at = buttons[0].click().run()
+    assert path.exists() and not at.exception and not at.error
+    assert Store(path, create=False).query_one("SELECT count(*) FROM datasets") == 0
+
+
 def test_an_existing_store_still_opens(app_test, tmp_path):
     store = Store(tmp_path / "team.duckdb")
     at = app_test(store.path).run()
