@@ -4,6 +4,7 @@
 #   docker run -p 8501:8501 -v /srv/radjudge/data:/data \
 #     -v /srv/radjudge/secrets.toml:/app/.streamlit/secrets.toml:ro radjudge
 # The store lives in the /data volume; secrets are mounted at run time, never built into the image.
+# First run: the page says /data/radjudge.duckdb does not exist; a researcher clicks "Make a new, empty store".
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

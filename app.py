@@ -14,10 +14,10 @@ settings.use_local_price_map()
 import streamlit as st  # noqa: E402
 
 from core import glossary  # noqa: E402
-from core.access import SEE_PATHS, allowed, may_open  # noqa: E402
+from core.access import CHANGE_DATA, SEE_PATHS, allowed, may_open  # noqa: E402
 from core.judges.llm import preload_litellm  # noqa: E402
 from core.serve import models_configured  # noqa: E402
-from core.store.db import StoreDamaged, StoreError, StoreForeign, default_store_path  # noqa: E402
+from core.store.db import StoreDamaged, StoreError, StoreForeign, StoreMissing, default_store_path  # noqa: E402
 from pages._access import gate  # noqa: E402
 from pages._jobs import jobs_indicator  # noqa: E402
 from pages._shared import (  # noqa: E402
@@ -27,6 +27,7 @@ from pages._shared import (  # noqa: E402
     escape_md,
     get_store,
     load_datasets,
+    make_missing_store,
     refresh_version,
     set_url,
     url_value,
@@ -165,6 +166,10 @@ def store_error_line(exc: StoreError) -> str:
 
 if store_error is not None:
     st.error(store_error_line(store_error))
+    if isinstance(store_error, StoreMissing) and allowed(role, CHANGE_DATA):  # a new deployment's first run: one click
+        if st.button("Make a new, empty store at this path"):
+            make_missing_store()
+            st.rerun()
     st.stop()
 draw_sidebar(store, datasets)
 jobs_indicator(store)

@@ -20,8 +20,9 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
+from core import settings
 from core.reads import queries
-from core.store.db import Store, default_store_path
+from core.store.db import Store, StoreMissing, default_store_path
 from core.taxonomy import OKABE_ITO
 
 # Session-state keys owned by app.py (pages only read them).
@@ -98,11 +99,21 @@ def _open_store(path: str, create: bool = True) -> Store:
 
 
 def get_store() -> Store:
-    """The store named by ``RADJUDGE_STORE`` (or the default path). A missing store is made (the first
-    run's empty state); an existing file is never initialised here: an empty DuckDB file or another
-    application's is refused (StoreForeign) and left as it is."""
+    """The store named by ``RADJUDGE_STORE`` (or the default path). A store ``RADJUDGE_STORE`` names must
+    exist, as for the CLI (a mistyped path is refused in one line, nothing made there); only the default
+    path is made when missing (the first run's empty state). An existing file is never initialised here:
+    an empty DuckDB file or another application's is refused (StoreForeign) and left as it is."""
     path = default_store_path().resolve()
+    if settings.store_path() and not path.exists():
+        raise StoreMissing(f"store {path} does not exist; check {settings.STORE_VAR}; nothing was made there")
     return _open_store(str(path), not path.exists())
+
+
+def make_missing_store() -> Store:
+    """Make the store ``RADJUDGE_STORE`` names, which does not exist yet (a researcher's explicit click on
+    a new deployment's first run: never made silently)."""
+    path = default_store_path().resolve()
+    return _open_store(str(path), True)
 
 
 def streamlit_secrets() -> dict:

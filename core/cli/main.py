@@ -584,9 +584,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: store {missing} does not exist; check --store or $RADJUDGE_STORE (only "
               f"{', '.join(sorted(CREATES_STORE))} create one)", file=sys.stderr)
         return 1
+    failed = True
     try:
         code = args.func(args)
-        if missing is not None and missing.exists():
+        failed = code != 0
+        if missing is not None and missing.exists() and not failed:
             print(f"note: created a new store at {missing}", file=sys.stderr)
         return code
     except ImportValidationError as exc:
@@ -612,3 +614,32 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted; work committed so far is kept", file=sys.stderr)
         return 130
+    finally:
+        if failed and missing is not None:
+            discard_new_store(missing)
+
+
+def discard_new_store(path: Path) -> None:
+    """Remove the store a failed command made at ``path`` (it did not exist before the command), when it
+    holds no dataset: a failed command leaves no empty store behind."""
+    import duckdb
+
+    from core.store import handles
+    from core.store.db import store_kind
+
+    if not path.exists():
+        return
+    try:
+        conn = handles.connect(path, read_only=True)
+    except duckdb.Error:
+        return  # held by another process (which may be filling it), or unreadable: left alone
+    try:
+        kind, _, _ = store_kind(conn)
+        empty = kind == "empty" or (kind == "store" and not conn.execute("SELECT count(*) FROM datasets").fetchone()[0])
+    except duckdb.Error:
+        empty = False
+    finally:
+        handles.close(conn, path)
+    if empty:
+        for leftover in (path, Path(f"{path}.wal")):
+            leftover.unlink(missing_ok=True)

@@ -14,11 +14,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 
 from core.judges.bounds import too_long
 from core.judges.llm import RunSummary
+from core.judges.patience import impatient
 from core.judges.runs import OutputRecord, RunSpec, finish_run, load_pairs, resume_run, write_outputs
-from core.store.db import Store
+from core.store.db import Store, StoreError
 
 BATCH = 1000
 
@@ -46,9 +48,22 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
     run_id, todo = resume_run(store, spec, pairs)
     summary = RunSummary(run_id=run_id, requested=len(pairs), skipped=len(pairs) - len(todo))
     summary.ok = summary.skipped
+    try:
+        status = _score_all(store, spec, score_pair, run_id, todo, summary, len(pairs), progress, cancel)
+    except StoreError:  # the store refused a batch: the run is closed as failed (counts from the store), not
+        with suppress(Exception):  # left `running`; a re-run finishes it
+            finish_run(impatient(store), run_id, "failed")
+        raise
+    final = finish_run(store, run_id, status)
+    summary.failed_total, summary.unparsed_total = final["failed_total"], final["unparsed_total"]
+    return summary.close(status, started)
+
+
+def _score_all(store, spec, score_pair, run_id, todo, summary, n_pairs, progress, cancel) -> str:
+    """Score ``todo``'s pairs and write them in batches; the run's status ("done" or "cancelled")."""
     status = "done"
     if progress:  # at once: the job notes the run (core.jobs.counts) and shows what it holds already
-        progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0, "run_id": run_id})
+        progress(summary.ok, n_pairs, {"ok": summary.ok, "failed": 0, "run_id": run_id})
     batch: list[OutputRecord] = []
     for row in todo.itertuples(index=False):
         if cancel is not None and cancel.is_set():
@@ -69,10 +84,9 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
             write_outputs(store, run_id, batch, spec.prompt_id)
             batch = []
             if progress:
-                progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed, "run_id": run_id})
+                progress(summary.ok + summary.failed, n_pairs, {"ok": summary.ok, "failed": summary.failed,
+                                                                 "run_id": run_id})
     write_outputs(store, run_id, batch, spec.prompt_id)
     if progress:
-        progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed, "run_id": run_id})
-    final = finish_run(store, run_id, status)
-    summary.failed_total, summary.unparsed_total = final["failed_total"], final["unparsed_total"]
-    return summary.close(status, started)
+        progress(summary.ok + summary.failed, n_pairs, {"ok": summary.ok, "failed": summary.failed, "run_id": run_id})
+    return status

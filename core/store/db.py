@@ -21,77 +21,49 @@ import random
 import re
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import NamedTuple
 
 import duckdb
-import numpy as np
 import pandas as pd
 
 from core import settings
+from core.store import handles
+from core.store.errors import (  # noqa: F401 (re-exported: callers import the store's errors from here)
+    CONTENTION,
+    WRITE_FAILED,
+    StoreBusy,
+    StoreDamaged,
+    StoreError,
+    StoreForeign,
+    StoreFull,
+    StoreMissing,
+    StoreRaced,
+    damaged,
+    is_damage,
+    raced,
+)
+from core.store.forensics import (  # noqa: F401 (re-exported)
+    FIRST_BLOCK,
+    bad_blocks,
+    block_owners,
+    damage,
+    damaged_tables,
+    truncation,
+    unreadable_tables,
+    verdict,
+)
+from core.store.handles import read_chunks, release_fd  # noqa: F401 (re-exported)
 
 DEFAULT_STORE = Path("data/radjudge.duckdb")
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
-
-# Substrings of DuckDB errors that mean "someone else holds the file": retry. The last two come from this
-# process: DuckDB keeps one database instance per file and process, so a read opened while another thread's
-# write is open (or the reverse) is refused for its different configuration, and one opened while that
-# instance is being made or torn down meets a "unique file handle conflict". Both pass once the other
-# connection closes.
-_CONTENTION = (
-    "could not set lock",
-    "conflicting lock",
-    "database is locked",
-    "different configuration",
-    "unique file handle conflict",
-)
-# Substrings of DuckDB errors that mean "the disk refused the write" (full, or a size limit).
-_WRITE_FAILED = ("no space left", "file too large", "could not write", "disk quota")
 
 # One lock per store file and process: writes from threads of one process
 # (Streamlit sessions, runner workers) queue here instead of racing DuckDB.
 _PROCESS_LOCKS: dict[str, threading.RLock] = {}
 _PROCESS_LOCKS_GUARD = threading.Lock()
-
-
-class StoreError(RuntimeError):
-    """A store problem the user can act on (message says what and where)."""
-
-
-class StoreBusy(StoreError):
-    """Another process held the store file for longer than the timeout."""
-
-
-class StoreFull(StoreError):
-    """The disk refused a write (full, or a file size limit): that transaction was rolled back."""
-
-
-class StoreDamaged(StoreError):
-    """DuckDB found the file damaged (a failed block checksum, a truncated file, not a database)."""
-
-
-class StoreForeign(StoreError):
-    """The file is a DuckDB database of something else, or an empty one a read may not initialise."""
-
-
-# Substrings of DuckDB errors that mean "the file itself is damaged": no retry, no write.
-_DAMAGE = ("corrupt database file", "does not match stored checksum", "could not read enough bytes",
-           "not a valid duckdb database file", "file is truncated", "failed to read", "invalid block")
-
-
-def is_damage(exc: BaseException) -> bool:
-    """Whether a DuckDB error says the store file is damaged (see ``_DAMAGE``)."""
-    return isinstance(exc, duckdb.Error) and any(s in str(exc).lower() for s in _DAMAGE)
-
-
-def damaged(path: Path, exc: BaseException) -> StoreDamaged:
-    """The one-line error for a damaged store file."""
-    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    return StoreDamaged(f"the store at {path} is damaged: {first}; run check-store; "
-                        "restore from a backup or export")
 
 
 # The counters in store_meta that Store.write bumps (see Store.write).
@@ -239,17 +211,17 @@ class Store:
 
     # -- connections -------------------------------------------------------
 
-    def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+    def _connect(self, read_only: bool, recheck: bool = True) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + self.timeout
         delay = 0.01
         while True:
             try:
-                return duckdb.connect(str(self.path), read_only=read_only)
+                return handles.connect(self.path, read_only=read_only)
             except duckdb.Error as exc:
                 msg = str(exc).lower()
                 if is_damage(exc):
-                    raise damaged(self.path, exc) from exc
-                if not any(s in msg for s in _CONTENTION):
+                    raise (self._recheck(exc) if recheck else damaged(self.path, exc)) from exc
+                if not any(s in msg for s in CONTENTION):
                     raise StoreError(f"cannot open store {self.path}: {exc}") from exc
                 if time.monotonic() >= deadline:
                     # "different configuration" and "unique file handle conflict" come from this process
@@ -271,7 +243,8 @@ class Store:
                 yield Connection(self._local.conn)
             except duckdb.Error as exc:
                 if is_damage(exc):
-                    raise damaged(self.path, exc) from exc
+                    self._release_session()
+                    raise self._recheck(exc) from exc
                 raise
             return
         conn = self._open_read()
@@ -279,31 +252,67 @@ class Store:
             yield Connection(conn)
         except duckdb.Error as exc:
             if is_damage(exc):
-                raise damaged(self.path, exc) from exc
+                handles.close(conn, self.path)
+                conn = None
+                raise self._recheck(exc) from exc
             raise
         finally:
-            conn.close()
+            if conn is not None:
+                handles.close(conn, self.path)
+
+    def _recheck(self, exc: BaseException) -> StoreError:
+        """What a DuckDB error that reads as damage means, decided by a fresh read-only connection: the
+        file's blocks, its length and every table read in full (:func:`core.store.forensics.damage`,
+        ``unreadable_tables``). Damage only when that re-check finds it; else the read met a file that
+        changed under it (:class:`StoreRaced`, transient). Call it with no connection of this thread open."""
+        try:
+            conn = self._connect(read_only=True, recheck=False)
+        except StoreDamaged as again:
+            return again
+        except StoreError as busy:
+            return raced(self.path, exc) if not isinstance(busy, StoreBusy) else StoreRaced(
+                f"a read of the store at {self.path} failed ({str(exc).strip().splitlines()[0]}) and the file could "
+                "not be re-checked (held by another connection); it is not known to be damaged; try again")
+        try:
+            why = damage(self.path, conn)
+            hurt = None if why else unreadable_tables(conn)
+        except duckdb.Error as again:
+            return damaged(self.path, again) if is_damage(again) else StoreError(f"store {self.path}: {again}")
+        finally:
+            handles.close(conn, self.path)
+        if why:
+            return damaged_line(self.path, why)
+        if hurt:
+            return damaged_line(self.path, f"table {hurt[0][0]} does not read: {hurt[0][1]}")
+        return raced(self.path, exc)
 
     def _open_read(self) -> duckdb.DuckDBPyConnection:
         if not self.path.exists():
             raise StoreError(f"store {self.path} does not exist")
         conn = self._connect(read_only=True)
-        if not self._schema_ok:
-            try:
+        try:
+            if not self._schema_ok:
                 current = self._recognise(conn)
-            except duckdb.Error as exc:
-                conn.close()
-                if is_damage(exc):
-                    raise damaged(self.path, exc) from exc
-                raise
-            except BaseException:
-                conn.close()
-                raise
-            if current != latest_schema_version():  # older: migrate; newer: refused there
-                conn.close()
-                self._migrate(current)
-                conn = self._connect(read_only=True)
-            self._schema_ok = True
+                if current != latest_schema_version():  # older: migrate; newer: refused there
+                    handles.close(conn, self.path)
+                    conn = None
+                    self._migrate(current)
+                    conn = self._connect(read_only=True)
+                self._schema_ok = True
+            why = verdict(self.path, conn)  # once per version of the file (forensics.verdict)
+        except duckdb.Error as exc:
+            if conn is not None:
+                handles.close(conn, self.path)
+            if is_damage(exc):
+                raise self._recheck(exc) from exc
+            raise
+        except BaseException:
+            if conn is not None:
+                handles.close(conn, self.path)
+            raise
+        if why:
+            handles.close(conn, self.path)
+            raise damaged_line(self.path, why)
         return conn
 
     @contextmanager
@@ -331,7 +340,7 @@ class Store:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             self._local.conn = None
-            conn.close()
+            handles.close(conn, self.path)
 
     @contextmanager
     def write(self, counter: str = "data_version",
@@ -358,9 +367,8 @@ class Store:
                 if not self._write_checked:  # once per handle: no write on a file with damaged table blocks
                     hurt = damaged_tables(self.path, conn)
                     if hurt:
-                        raise StoreDamaged(
-                            f"the store at {self.path} is damaged: blocks of {', '.join(hurt)} fail their "
-                            "checksum; nothing was written; run check-store; restore from a backup or export")
+                        raise damaged_line(self.path, f"blocks of {', '.join(hurt)} fail their checksum; "
+                                           "nothing was written")
                     self._write_checked = True
                 for alias, path in (attach or {}).items():
                     conn.execute(f"ATTACH {sql_string(path)} AS {alias} (READ_ONLY)")
@@ -381,18 +389,21 @@ class Store:
             except duckdb.Error as exc:
                 text = str(exc)
                 if is_damage(exc):
-                    raise damaged(self.path, exc) from exc
+                    handles.close(conn, self.path)
+                    conn = None
+                    raise self._recheck(exc) from exc
                 if "read-only" in text.lower() or "permission" in text.lower():
                     raise StoreError(f"store {self.path} is not writable: {text}") from exc
-                if any(s in text.lower() for s in _WRITE_FAILED):  # disk full, file size limit
+                if any(s in text.lower() for s in WRITE_FAILED):  # disk full, file size limit
                     raise StoreFull(f"could not write store {self.path}; this write was not saved (earlier "
                                     f"commits are kept; free disk space and try again): {text}") from exc
                 raise
             finally:
-                for alias in attach or {}:  # an error here must not hide the block's own
-                    with suppress(duckdb.Error):
-                        conn.execute(f"DETACH DATABASE IF EXISTS {alias}")
-                conn.close()
+                if conn is not None:
+                    for alias in attach or {}:  # an error here must not hide the block's own
+                        with suppress(duckdb.Error):
+                            conn.execute(f"DETACH DATABASE IF EXISTS {alias}")
+                    handles.close(conn, self.path)
 
     # -- convenience -------------------------------------------------------
 
@@ -433,8 +444,7 @@ class Store:
         if kind == "store":
             short = truncation(self.path, conn)
             if short:
-                raise StoreDamaged(f"the store at {self.path} is damaged: {short}; run check-store; "
-                                   "restore from a backup or export")
+                raise damaged_line(self.path, short)
             return version
         if kind == "foreign":
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
@@ -460,10 +470,13 @@ class Store:
                     current = self._recognise(conn)
                 except duckdb.Error as exc:
                     if is_damage(exc):
-                        raise damaged(self.path, exc) from exc
+                        handles.close(conn, self.path)
+                        conn = None
+                        raise self._recheck(exc) from exc
                     raise
                 finally:
-                    conn.close()
+                    if conn is not None:
+                        handles.close(conn, self.path)
             if current > latest:
                 raise StoreError(
                     f"store {self.path} has schema v{current}, newer than this RadJudge "
@@ -503,167 +516,19 @@ class Store:
                         raise
             except duckdb.Error as exc:
                 if is_damage(exc):
-                    raise damaged(self.path, exc) from exc
+                    handles.close(conn, self.path)
+                    conn = None
+                    raise self._recheck(exc) from exc
                 raise
             finally:
-                conn.close()
+                if conn is not None:
+                    handles.close(conn, self.path)
         self._schema_ok = True
 
 
-def truncation(path: Path, conn) -> str | None:
-    """Why the file behind ``conn`` is shorter than its contents (None: it is not). DuckDB writes whole
-    blocks after three 4 KiB headers, so a file ending inside a block, or before the last block a
-    table's rows are in, has been cut. Reads the catalog only (milliseconds), not the data."""
-    size = path.stat().st_size
-    block = conn.execute("SELECT block_size FROM pragma_database_size() "
-                         "WHERE database_name = current_database()").fetchone()
-    if not block or not block[0]:
-        return None
-    block = int(block[0])
-    if size < 3 * 4096:
-        return f"the file is {size:,} bytes, shorter than DuckDB's headers: it was cut short"
-    # A tail shorter than a block is not damage by itself: a write that met a full disk leaves one, and
-    # DuckDB uses no block it did not finish. Only a table block beyond the last whole block is missing.
-    blocks = (size - 3 * 4096) // block
-    last = -1
-    for (table,) in conn.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
-                                 "AND NOT internal").fetchall():
-        quoted = table.replace("'", "''")
-        row = conn.execute(f"SELECT max(block_id) FROM pragma_storage_info('{quoted}')").fetchone()
-        last = max(last, int(row[0]) if row and row[0] is not None else -1)
-    if last >= blocks:
-        return (f"the file holds {blocks:,} blocks but table rows are stored in block {last:,}: it was cut short")
-    return None
-
-
-# DuckDB's file layout (storage version 64+): a 4 KiB main header, two 4 KiB database headers (the one
-# with the higher iteration is current), then blocks of ``block_alloc_size`` bytes, each starting with
-# the 8-byte checksum of the rest of the block. The checksum (DuckDB's ``Checksum``): 5381 XOR the
-# product of every 8-byte word with 0xbf58476d1ce4e5b9 (a block is a whole number of words).
-_HEADER = 4096
-FIRST_BLOCK = 3 * _HEADER
-_CHECKSUM_MUL = np.uint64(0xBF58476D1CE4E5B9)
-
-
-def _checksum(words: np.ndarray) -> int:
-    with np.errstate(over="ignore"):
-        return int(np.bitwise_xor.reduce(words * _CHECKSUM_MUL) ^ np.uint64(5381))
-
-
-def _block_size(data: np.ndarray) -> int | None:
-    """The block size the current database header records (None: a layout this code does not know)."""
-    if len(data) < FIRST_BLOCK or bytes(data[8:12]) != b"DUCK":
-        return None
-    best = None
-    for start in (_HEADER, 2 * _HEADER):
-        head = data[start:start + _HEADER]
-        if _checksum(head[8:].view(np.uint64)) != int(head[:8].view(np.uint64)[0]):
-            continue
-        fields = head[8:56].view(np.uint64)  # iteration, meta block, free list, block count, block size
-        iteration, size = int(fields[0]), int(fields[4])
-        if best is None or iteration > best[0]:
-            best = (iteration, size)
-    if best is None or best[1] < 16384 or best[1] & (best[1] - 1):
-        return None
-    return best[1]
-
-
-# Files this process reads beside DuckDB (block checksums, backup copies), each through one descriptor
-# that is never closed. DuckDB locks the store with POSIX (fcntl) locks, and POSIX drops every lock a
-# process holds on a file when the process closes *any* descriptor of that file: a plain open()/close()
-# of the store while a connection is open would let another process's writer in. Keyed by path, checked
-# against the file's identity (a restore renames a new file over the path; the old descriptor is kept,
-# as a connection of this process may still hold the old file). At most _READ_FDS_KEPT files are kept
-# open (the least recently used beyond that is closed: a dashboard or a command uses one store; a test
-# process many, one after the other); release_fd closes one when no connection of this process holds it.
-_READ_FDS: OrderedDict[str, list[int]] = OrderedDict()
-_READ_FDS_GUARD = threading.Lock()
-_READ_FDS_KEPT = 32
-
-
-def _read_fd(path: Path) -> int:
-    key = str(Path(path).resolve())
-    with _READ_FDS_GUARD:
-        st = os.stat(key)
-        fds = _READ_FDS.setdefault(key, [])
-        _READ_FDS.move_to_end(key)
-        if fds:
-            fst = os.fstat(fds[-1])
-            if (fst.st_dev, fst.st_ino) == (st.st_dev, st.st_ino):
-                return fds[-1]
-        fds.append(os.open(key, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)))
-        while len(_READ_FDS) > _READ_FDS_KEPT:
-            for fd in _READ_FDS.popitem(last=False)[1]:
-                os.close(fd)
-        return fds[-1]
-
-
-def release_fd(path: Path) -> None:
-    """Close the descriptors ``read_chunks`` kept for ``path``: only when no connection of this process
-    holds the file (closing drops its POSIX locks)."""
-    with _READ_FDS_GUARD:
-        for fd in _READ_FDS.pop(str(Path(path).resolve()), []):
-            os.close(fd)
-
-
-def read_chunks(path: Path, chunk: int = 1 << 20) -> Iterator[bytes]:
-    """The bytes of ``path`` in chunks, read without ever closing a descriptor of it (see ``_READ_FDS``)."""
-    fd = _read_fd(path)
-    offset = 0
-    while True:
-        data = os.pread(fd, chunk, offset)
-        if not data:
-            return
-        yield data
-        offset += len(data)
-
-
-def bad_blocks(path: Path) -> tuple[list[int], int, int | None]:
-    """(blocks whose checksum fails, blocks checked, block size) of the DuckDB file at ``path``; block size
-    None when the layout is not one this code knows (nothing checked). Reads the whole file once, safely
-    while this process holds a DuckDB connection to it (``read_chunks``)."""
-    size_on_disk = path.stat().st_size
-    if size_on_disk < FIRST_BLOCK:
-        return [], 0, None
-    fd = _read_fd(path)
-    head = np.frombuffer(os.pread(fd, FIRST_BLOCK, 0), dtype=np.uint8)
-    size = _block_size(head)
-    if size is None:
-        return [], 0, None
-    n = (size_on_disk - FIRST_BLOCK) // size
-    bad = []
-    for b in range(n):
-        block = np.frombuffer(os.pread(fd, size, FIRST_BLOCK + b * size), dtype=np.uint8)
-        if len(block) < size:
-            break  # the file shrank meanwhile
-        if _checksum(block[8:].view(np.uint64)) != int(block[:8].view(np.uint64)[0]):
-            bad.append(b)
-    return bad, n, size
-
-
-def block_owners(conn) -> dict[int, set[str]]:
-    """Block id -> the tables whose rows it holds (from DuckDB's catalog: ``pragma_storage_info``)."""
-    owners: dict[int, set[str]] = {}
-    for (table,) in conn.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = "
-                                 "current_database() AND NOT internal").fetchall():
-        quoted = table.replace("'", "''")
-        for block_id, extra in conn.execute(  # catalog names only
-                f"SELECT block_id, additional_block_ids FROM pragma_storage_info('{quoted}') "
-                "WHERE block_id >= 0").fetchall():
-            for bid in [block_id, *(extra or [])]:
-                owners.setdefault(int(bid), set()).add(table)
-    return owners
-
-
-def damaged_tables(path: Path, conn) -> list[str]:
-    """The tables with rows in a block of ``path`` whose checksum fails (the check before a handle's
-    first write: a write must not build on a damaged file). A failing block holding no table's rows
-    (free space, an index or the catalog) is left to check-store, which reports it."""
-    bad, _, _ = bad_blocks(path)
-    if not bad:
-        return []
-    owners = block_owners(conn)
-    return sorted({t for b in bad for t in owners.get(b, ())})
+def damaged_line(path: Path, why: str) -> StoreDamaged:
+    """The one-line error for a store a check found damaged (``why``: what the check found)."""
+    return StoreDamaged(f"the store at {path} is damaged: {why}; run check-store; restore from a backup or export")
 
 
 def store_kind(conn) -> tuple[str, int, list[str]]:

@@ -41,16 +41,9 @@ from pathlib import Path
 
 import duckdb
 
-from core.store.db import (
-    FIRST_BLOCK,
-    Store,
-    StoreError,
-    bad_blocks,
-    block_owners,
-    is_damage,
-    latest_schema_version,
-    release_fd,
-)
+from core.store import handles
+from core.store.db import Store, StoreError, is_damage, latest_schema_version
+from core.store.forensics import FIRST_BLOCK, bad_blocks, block_owners, truncation, unreadable_tables
 from core.store.texts import same_text_sql
 from core.taxonomy import CONTEXT_FIELDS
 
@@ -170,12 +163,15 @@ def check_store(path: str | os.PathLike) -> IntegrityReport:
         return report
     report.bytes = path.stat().st_size
     try:
-        conn = duckdb.connect(str(path), read_only=True)
+        conn = handles.connect(path, read_only=True)
     except duckdb.Error as exc:
         report.problem(f"DuckDB cannot open {path}: {exc}")
         report.seconds = round(time.monotonic() - t0, 3)
         return report
     try:
+        short = truncation(path, conn)
+        if short:
+            report.problem(short)
         _check_blocks(path, conn, report)
         _read_every_table(conn, report)
         if not report.damaged_tables:
@@ -183,8 +179,8 @@ def check_store(path: str | os.PathLike) -> IntegrityReport:
     except duckdb.Error as exc:
         report.problem(f"{'the file is damaged' if is_damage(exc) else 'query failed'} while checking: {exc}")
     finally:
-        conn.close()
-        release_fd(path)  # the check's connection is closed: its descriptor may go
+        handles.close(conn, path)
+        handles.release_fd(path)  # the check's connection is closed: its descriptor may go (when no other is open)
     report.seconds = round(time.monotonic() - t0, 3)
     return report
 
@@ -220,19 +216,10 @@ def _check_blocks(path: Path, conn, report: IntegrityReport) -> None:
 
 def _read_every_table(conn, report: IntegrityReport) -> None:
     """Read every column of every table in full; DuckDB verifies each block it reads."""
-    tables = [r[0] for r in conn.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = "
-                                         "current_database() AND NOT internal ORDER BY table_name").fetchall()]
-    for table in tables:
-        quoted = '"' + table.replace('"', '""') + '"'
-        try:
-            conn.execute(f"SELECT count(*), max(hash(COLUMNS(*))) FROM {quoted}").fetchall()
-        except duckdb.Error as exc:
-            if not is_damage(exc):
-                raise
-            if table not in report.damaged_tables:
-                report.damaged_tables.append(table)
-            first = (str(exc).splitlines() or [""])[0]
-            report.problem(f"table {table} is damaged: reading it fails: {first}")
+    for table, first in unreadable_tables(conn):
+        if table not in report.damaged_tables:
+            report.damaged_tables.append(table)
+        report.problem(f"table {table} is damaged: reading it fails: {first}")
 
 
 def _check(conn, report: IntegrityReport) -> None:

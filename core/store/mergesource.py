@@ -26,15 +26,18 @@ from pathlib import Path
 
 import duckdb
 
+from core.store import handles
 from core.store.db import (
     Store,
     StoreDamaged,
     StoreError,
     all_migrations,
+    damage,
     latest_schema_version,
     split_sql,
     sql_string,
     store_kind,
+    unreadable_tables,
 )
 from core.store.integrity import EXPORT_FORMAT, INTRODUCED_IN, sha256_file
 
@@ -93,8 +96,15 @@ def _store_version(path: Path) -> int:
                            "dashboard writing it holds it: try when it is done)") from exc
     try:
         kind, version, _ = store_kind(conn)
+        # the merge reads every row of the source: a damaged source is named here, before the target is touched
+        why = damage(path, conn) or next((f"table {t} does not read: {first}" for t, first in unreadable_tables(conn)),
+                                         None)
+    except duckdb.Error as exc:
+        why = str(exc).strip().splitlines()[0]
     finally:
-        conn.close()
+        handles.close(conn, path)
+    if why:
+        raise MergeRefused(f"the source {path} is damaged ({why}); nothing was merged; run check-store on it")
     if kind != "store":
         raise MergeRefused(f"{path} is not a RadJudge store ({'an empty' if kind == 'empty' else 'another'} DuckDB "
                            "database); nothing was merged")

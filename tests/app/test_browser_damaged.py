@@ -72,7 +72,7 @@ def test_a_truncated_store_shows_one_line_on_every_page(judged: Path, tmp_path: 
         lines = [line for line in text.splitlines() if "is damaged" in line]
         assert len(lines) == 1, (path, text[:500])
         assert lines[0].startswith(f"the store at {judged.resolve()} is damaged: the file holds "), lines
-        assert "but table rows are stored in block" in lines[0] and "it was cut short" in lines[0], lines
+        assert "whole blocks but block" in lines[0] and "it was cut short" in lines[0], lines
         assert lines[0].endswith(TAIL), lines
     assert _sha(judged) == before and not Path(f"{judged}.wal").exists()
 

@@ -174,8 +174,8 @@ def test_a_truncated_store_in_a_real_process_prints_no_traceback(big_store, tmp_
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr and "IOException" not in proc.stderr
     line = proc.stderr.strip()
-    assert re.fullmatch(rf"error: the store at {re.escape(str(path))} is damaged: the file holds \d+ blocks but "
-                        r"table rows are stored in block \d+: it was cut short; run check-store; restore from a "
+    assert re.fullmatch(rf"error: the store at {re.escape(str(path))} is damaged: the file holds \d+ whole blocks but "
+                        r"block \d+ is in use: it was cut short; run check-store; restore from a "
                         r"backup or export", line), line
     assert _sha(path) == before
 
@@ -185,7 +185,7 @@ def test_the_store_api_raises_store_damaged(big_store, tmp_path):
     with pytest.raises(StoreDamaged, match="cut short"):
         Store(paths["truncated"]).query_df("SELECT * FROM pairs")
     store = Store(paths["metric_values block"])
-    with pytest.raises(StoreDamaged, match="is damaged: Corrupt database file"):
+    with pytest.raises(StoreDamaged, match=r"is damaged: block \d+ fails its checksum \(rows of metric_values\)"):
         store.query_df("SELECT * FROM metric_values")
     with pytest.raises(StoreDamaged, match="blocks of metric_values fail their checksum; nothing was written"):
         store.execute("UPDATE datasets SET description = 'x'")
@@ -246,7 +246,7 @@ def test_stores_of_every_earlier_schema_are_recognised(big_store, tmp_path):
 def test_the_descriptors_kept_for_block_checks_are_bounded(tmp_path):
     """Each store's first write reads its blocks through a descriptor kept open (closing one drops DuckDB's
     POSIX lock); a process meeting many stores keeps at most 32 of them, and check-store none."""
-    from core.store import db
+    from core.store import handles
 
     def open_fds() -> int:
         return len(os.listdir("/proc/self/fd"))
@@ -256,7 +256,7 @@ def test_the_descriptors_kept_for_block_checks_are_bounded(tmp_path):
         store = Store(tmp_path / f"s{i}.duckdb")
         store.execute("UPDATE store_meta SET value = value WHERE key = 'job_version'")
         assert check_store(store.path).ok
-    assert open_fds() - before <= db._READ_FDS_KEPT
+    assert open_fds() - before <= handles._READ_FDS_KEPT
     for i in range(50):
         check_store(tmp_path / f"s{i}.duckdb")
-    assert open_fds() - before <= db._READ_FDS_KEPT
+    assert open_fds() - before <= handles._READ_FDS_KEPT

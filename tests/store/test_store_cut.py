@@ -1,0 +1,117 @@
+"""Issue 42, items 4, 5 and 8d: a store cut at any offset or with a few flipped bytes is found by check-store,
+refused before any write and named by every read; merge names the damaged file and leaves no target behind;
+a failed command leaves no empty store."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from core.cli.main import main
+from core.ingest.demo import build_demo
+from core.judges import run_judge
+from core.store.db import FIRST_BLOCK, Store
+from core.store.integrity import check_store
+
+BLOCK = 262144
+
+
+@pytest.fixture(scope="module")
+def healthy(tmp_path_factory) -> Path:
+    """400 demo pairs, rules + lexical + length: about 10 MB."""
+    store = Store(tmp_path_factory.mktemp("cut") / "store.duckdb")
+    build_demo(store, n_pairs=400, seed=7)
+    for judge in ("rules", "lexical", "length"):
+        run_judge(store, dataset="demo", judge=judge)
+    assert check_store(store.path).ok
+    return store.path
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _cli(capsys, store: Path, *argv: str) -> tuple[int, list[str]]:
+    code = main(["--store", str(store), *argv])
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+def _flipped(src: Path, dest: Path, table: str = "metric_values") -> Path:
+    """A copy with 5 bytes flipped inside the first block holding ``table``'s rows."""
+    shutil.copyfile(src, dest)
+    con = duckdb.connect(str(dest), read_only=True)
+    block = con.execute(f"SELECT min(block_id) FROM pragma_storage_info('{table}') WHERE block_id >= 0 "
+                        "AND segment_type <> 'VALIDITY'").fetchone()[0]
+    con.close()
+    with dest.open("r+b") as f:
+        for k in range(5):
+            f.seek(FIRST_BLOCK + block * BLOCK + 1000 + 20_000 * k)
+            byte = f.read(1)
+            f.seek(-1, os.SEEK_CUR)
+            f.write(bytes([byte[0] ^ 0xFF]))
+    return dest
+
+
+@pytest.mark.parametrize("cut", [1, 4096, 100_000, BLOCK, BLOCK + 1, 700_000, 2_000_000])
+def test_a_tail_cut_at_any_offset_is_found_and_takes_no_write(healthy, tmp_path, capsys, cut):
+    """``truncate -s -CUT``: check-store says the file was cut short; a read says so in one line; a write
+    is refused and the file is unchanged. (Before: a cut of up to ~1 MB passed check-store and took writes.)"""
+    path = tmp_path / "cut.duckdb"
+    shutil.copyfile(healthy, path)
+    os.truncate(path, path.stat().st_size - cut)
+    before = _sha(path)
+    report = check_store(path)
+    assert not report.ok and any("cut short" in p for p in report.problems), report.problems
+    for argv in (["datasets"], ["judge", "--dataset", "demo", "--judge", "length"], ["demo", "--pairs", "20"]):
+        code, lines = _cli(capsys, path, *argv)
+        assert code == 1 and len(lines) == 1, (argv, lines)
+        assert lines[0].startswith(f"error: the store at {path} is damaged: ") and "cut short" in lines[0], lines
+    assert _sha(path) == before
+
+
+def test_five_flipped_bytes_make_every_read_say_damaged(healthy, tmp_path, capsys):
+    """Five flipped bytes in a metric_values block: check-store fails, and `datasets`, `jobs` and `correlate`
+    (which need not read that block) say the store is damaged in one line instead of answering."""
+    path = _flipped(healthy, tmp_path / "flip.duckdb")
+    assert not check_store(path).ok
+    for argv in (["datasets"], ["jobs"], ["correlate", "--dataset", "demo"]):
+        code, lines = _cli(capsys, path, *argv)
+        assert code == 1 and len(lines) == 1, (argv, lines)
+        assert lines[0].startswith(f"error: the store at {path} is damaged: block "), lines
+        assert "fails its checksum (rows of metric_values)" in lines[0], lines
+
+
+def test_merge_from_a_damaged_source_names_the_source_and_leaves_no_target(healthy, tmp_path, capsys):
+    source = _flipped(healthy, tmp_path / "damaged.duckdb")
+    new = tmp_path / "merged.duckdb"
+    code, lines = _cli(capsys, new, "merge", "--from", str(source))
+    assert code != 0 and lines[-1].startswith(f"error: the source {source} is damaged ("), lines
+    assert str(new) not in " ".join(lines)
+    assert not new.exists() and not Path(f"{new}.wal").exists()
+    target = Store(tmp_path / "target.duckdb")
+    build_demo(target, n_pairs=20, seed=1)
+    before = _sha(target.path)
+    code, lines = _cli(capsys, target.path, "merge", "--from", str(source))
+    assert code != 0 and lines[-1].startswith(f"error: the source {source} is damaged ("), lines
+    assert f"the store at {target.path} is damaged" not in " ".join(lines)
+    assert _sha(target.path) == before and check_store(target.path).ok
+
+
+def test_a_failed_command_into_a_new_path_leaves_no_store(tmp_path, capsys):
+    bad = tmp_path / "pairs.csv"
+    bad.write_text("id,reference\na,No effusion.\n", encoding="utf-8")  # no candidate column
+    new = tmp_path / "new.duckdb"
+    code, lines = _cli(capsys, new, "import-pairs", str(bad), "--dataset", "x", "--id-col", "id",
+                       "--reference-col", "reference", "--candidate-col", "candidate")
+    assert code != 0 and lines and lines[0].startswith("error: "), lines
+    assert not new.exists() and not Path(f"{new}.wal").exists()
+    good = tmp_path / "good.csv"
+    good.write_text("id,reference,candidate\na,No effusion.,No effusion.\n", encoding="utf-8")
+    code, lines = _cli(capsys, new, "import-pairs", str(good), "--dataset", "x", "--id-col", "id",
+                       "--reference-col", "reference", "--candidate-col", "candidate")
+    assert code == 0 and new.exists()  # a command that succeeds still makes its store
