@@ -155,8 +155,8 @@ def height_pt(grid: Grid, with_ci: bool, with_n: bool, stacked: bool) -> float:
     widths = column_widths(grid, with_ci, with_n, stacked)
     head = max([len(label_lines(grid.corner)), *(len(header_lines(h, w)) for h, w in zip(grid.columns, widths[1:],
                                                                                         strict=True))])
-    per_row = (len(cell_parts(Cell("0"), with_ci, with_n)) if stacked else 1)
-    body = sum(max(len(label_lines(label)), per_row) for label, _ in grid.rows)
+    body = sum(max(len(label_lines(label)), *((len(cell_parts(c, with_ci, with_n)) for c in cells) if stacked
+                                                 else [1])) for label, cells in grid.rows)
     return (head + body) * LINE_PT + RULES_PT
 
 
