@@ -75,11 +75,11 @@ def test_every_table_compiles_without_an_overfull_box(which, paper_demo, three_r
     assert "Float too large" not in log
 
 
-def test_the_width_estimate_is_pdflatex_s_within_4_percent(three_rater, tmp_path):
-    """The layout is chosen from estimated widths: measure every part's natural width with pdflatex."""
+def test_the_size_estimate_is_pdflatex_s_within_4_percent(three_rater, tmp_path):
+    """The layout is chosen from estimated widths and heights: measure every part's natural size with pdflatex."""
     from core.paper.assemble import all_tables
     from core.paper.compute import PaperSettings, compute_all
-    from core.paper.layout import choose_layout, width_pt
+    from core.paper.layout import choose_layout, height_pt, width_pt
     from core.store.db import Store
 
     if PDFLATEX is None:
@@ -89,14 +89,17 @@ def test_the_width_estimate_is_pdflatex_s_within_4_percent(three_rater, tmp_path
     estimates, fragments = [], []
     for table in tables:
         layout = choose_layout(table)
-        estimates += [width_pt(g, table.with_ci, table.with_n, layout.stacked) for g in layout.parts]
+        estimates += [(width_pt(g, table.with_ci, table.with_n, layout.stacked),
+                       height_pt(g, table.with_ci, table.with_n, layout.stacked)) for f in layout.floats for g in f]
         fragments.append(to_latex(table).replace(r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
                                                  r"\setbox0\hbox{%")
-                         .replace(r"\end{tabular}}", r"\end{tabular}}\typeout{WIDTH \the\wd0}\box0"))
-    measured = [float(w) for w in re.findall(r"WIDTH ([\d.]+)pt", compile_log(standalone(fragments), tmp_path))]
+                         .replace(r"\end{tabular}}",
+                                  r"\end{tabular}}\typeout{SIZE \the\wd0\space\the\dimexpr\ht0+\dp0\relax}\box0"))
+    log = compile_log(standalone(fragments), tmp_path)
+    measured = [(float(w), float(h)) for w, h in re.findall(r"SIZE ([\d.]+)pt ?([\d.]+)pt", log)]
     assert len(measured) == len(estimates) >= 10
     for estimate, real in zip(estimates, measured, strict=True):
-        assert abs(estimate / real - 1) < 0.04, (estimate, real)
+        assert abs(estimate[0] / real[0] - 1) < 0.04 and abs(estimate[1] / real[1] - 1) < 0.04, (estimate, real)
 
 
 def printed_cells(table) -> dict[tuple[str, str], str]:
