@@ -101,7 +101,7 @@ def scatter(series: pd.DataFrame, judge: str, metric: str, row: pd.Series, targe
 
 
 def heatmap(cells: pd.DataFrame, facet: str, series: list[tuple[str, str]], selected: tuple[str, str],
-             stat: str, target: str, *, dataset: str | None = None, synthetic: bool = False) -> None:
+             stat: str, target: str, *, dataset: str | None = None, synthetic: bool = False, capped: str = "") -> None:
     if cells.empty:
         st.caption("No values in view.")
         return
@@ -135,7 +135,7 @@ def heatmap(cells: pd.DataFrame, facet: str, series: list[tuple[str, str]], sele
         height=max(260, 90 + 34 * len(rows)), margin={"t": 50, "b": 40})
     st.plotly_chart(fig, width="stretch", key="corr_heatmap")
     figure_downloads(lambda: heatmap_figure(original, facet, series, stat=stat, min_n=MIN_N, dataset=dataset,
-                                            synthetic=synthetic),
+                                            synthetic=synthetic, capped=capped),
                      name=f"heatmap-{facet}-{stat}", key="corr_dl_fig_heat", dataset=dataset, synthetic=synthetic)
     st.caption(f"Sign-corrected: > 0 (blue) agrees with the experts in the metric's direction, < 0 (orange) "
                f"is the wrong way. Cells with fewer than {MIN_N} pairs show only n. Point estimates and p; "

@@ -37,9 +37,10 @@ def figure_downloads(make: Callable[[], Figure], *, name: str, key: str, dataset
     (no widgets, no ``st`` calls, no store reads).
     """
     stem = file_stem(dataset, synthetic, name)
-    cols = st.columns([1, 1, 1.4, 5])
-    for col, form in zip(cols, FORMS, strict=False):
-        with col:
+    # a row that wraps, each button as wide as its label: fixed-width columns cut "SVG" to "S" in a half-width
+    # column (the scatter beside the heatmap at 1440 px)
+    with st.container(horizontal=True, wrap=True, gap="small"):
+        for form in FORMS:
             st.download_button(LABELS[form], data=lambda form=form: figure_bytes(make(), form),
                                file_name=f"{stem}.{form}", mime=MIME[form], key=f"{key}_{form}",
-                               icon=":material/download:", on_click="ignore", help=HELP[form])
+                               icon=":material/download:", on_click="ignore", help=HELP[form], width="content")

@@ -602,11 +602,13 @@ def main() -> None:
                    f"choose another facet above (or import the pairs with a {facet} column).")
     else:
         cells = load_breakdown(*args, facet, tuple(heat_rows))
+        capped = ""
         if len(ranked_all) > len(heat_rows):
-            st.caption(f"Rows: the {HEATMAP_ROWS} judge metrics with the highest |{STAT_SYMBOL[stat]}| in the "
-                       f"table (of {len(ranked_all)}), plus the selected one.")
+            capped = (f"the {HEATMAP_ROWS} of {len(ranked_all)} judge metrics with the highest "
+                      f"|{STAT_SYMBOL[stat]}| in the table, plus the selected one")
+            st.caption(f"Rows: {capped}.")
         heatmap(cells, facet, heat_rows, (judge, metric), stat, target_words,  # the title in words, not a column
-                dataset=meta["dataset"], synthetic=meta["synthetic"])
+                dataset=meta["dataset"], synthetic=meta["synthetic"], capped=capped)
         if not cells.empty:
             cols = [facet, "judge", "metric", "n", "tau", "p", "rho", "rho_p", "r", "r_p", "sign_ok", "too_few"]
             _download("Heatmap CSV", cells[cols], meta, f"by-{facet}-{target}", "corr_dl_heat")

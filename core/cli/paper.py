@@ -109,17 +109,37 @@ def _print_breakdown_table(args, store, cells, frame, raters) -> int:
     return 0
 
 
+def _write_out(tables: dict, out: Path, args, store) -> list[Path]:
+    """``tables --out``: a path ending in .tex is that file (every LaTeX table in one document that compiles on
+    its own); any other path is a folder of every table in every format (or ``--format``) plus tables.tex."""
+    from core.paper.assemble import tables_document, write_tables
+    from core.paper.formats import FORMATS
+    from core.store.outfiles import check_out_file, write_atomic
+
+    if out.suffix.lower() == ".tex":
+        if args.format not in (None, "latex"):
+            raise ValueError(f"--out {out} is a LaTeX file; for --format {args.format} give a folder")
+        path = check_out_file(out, store=store.path, force=args.force, example="tables.tex")
+        write_atomic(path, [tables_document(tables)])
+        return [path]
+    if out.suffix.lower() in (".md", ".csv", ".txt", ".pdf", ".zip"):
+        raise ValueError(f"--out {out}: give a folder (every table in every format) or a .tex file "
+                         "(every table in one LaTeX document)")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; give a folder, or a .tex file for one LaTeX document")
+    return write_tables(tables, out, (args.format,) if args.format else FORMATS)
+
+
 def cmd_tables(args) -> int:
-    from core.paper.assemble import TABLE_KINDS, all_tables, write_tables
+    from core.paper.assemble import TABLE_KINDS, all_tables
     from core.paper.compute import compute_all
-    from core.paper.formats import FORMATS, render
+    from core.paper.formats import render
 
     store = open_store(args)
     results = compute_all(store, args.dataset, settings_from(args))
     tables = all_tables(results)
     if args.out:
-        files = write_tables(tables, Path(args.out), (args.format,) if args.format else FORMATS)
-        for path in files:
+        for path in _write_out(tables, Path(args.out), args, store):
             print(path)
         for kind, reason in results.skipped.items():
             print(f"note: no {kind} table: {reason}", file=sys.stderr)
@@ -220,8 +240,10 @@ def add_commands(add) -> None:
                                   "preferences, judges' and systems' leaderboards) as LaTeX, Markdown or CSV")
     add_settings_flags(p)
     p.add_argument("--table", choices=TABLE_KINDS, help="print this table (default correlations) to stdout")
-    p.add_argument("--out", help="write every table in every format (or --format) into this folder, plus "
-                                 "tables.tex, a document that compiles on its own")
+    p.add_argument("--out", help="FILE.tex: every table in one LaTeX document that compiles on its own; any "
+                                 "other path: a folder of every table in every format (or --format), plus "
+                                 "tables.tex")
+    p.add_argument("--force", action="store_true", help="replace an --out FILE.tex that exists (never the store)")
 
     p = add("methods", cmd_methods, "the methods paragraph (pairs, target, raters and agreement, statistic, CIs, "
                                     "paired test, identical pairs, judges and cost) with the BibTeX of its citations")

@@ -96,7 +96,7 @@ def errortype_table(f1: pd.DataFrame, *, dataset: str, synthetic: bool, raters: 
     return PaperTable(name="errortypes-f1", corner="Judge", columns=tuple(f"({c})" if c != "all" else "All"
                                                                           for c in cols),
                       column_keys=tuple(cols), rows=rows, caption=caption, label=f"tab:{slug(dataset)}-f1",
-                      with_ci=with_ci, with_n=with_n)
+                      with_ci=with_ci, with_n=with_n, across="Category")
 
 
 def calibration_table(cal: pd.DataFrame, *, dataset: str, synthetic: bool, raters: str, decimals: int = 2,
@@ -114,7 +114,7 @@ def calibration_table(cal: pd.DataFrame, *, dataset: str, synthetic: bool, rater
                + "Bins without reports are left out.")
     return PaperTable(name="calibration-counts", corner="Expert count", columns=tuple(str(c) for c in cols),
                       column_keys=tuple(str(c) for c in cols), rows=rows, caption=caption,
-                      label=f"tab:{slug(dataset)}-calibration", with_ci=with_ci, with_n=with_n)
+                      label=f"tab:{slug(dataset)}-calibration", with_ci=with_ci, with_n=with_n, across="Judge")
 
 
 def ensemble_paper_table(result, *, dataset: str, synthetic: bool, raters: str, target: str, decimals: int = 3,
@@ -136,7 +136,7 @@ def ensemble_paper_table(result, *, dataset: str, synthetic: bool, raters: str, 
                + (_boot_words(table) + ". " if with_ci else "") + "† p ≥ 0.01. " + _marks_sentence())
     return PaperTable(name="ensembles", corner="Feature set", columns=tuple(ENSEMBLE_WORDS.get(c, c) for c in cols),
                       column_keys=tuple(cols), rows=rows, caption=caption, label=f"tab:{slug(dataset)}-ensembles",
-                      with_ci=with_ci, with_n=with_n)
+                      with_ci=with_ci, with_n=with_n, across="Ensemble")
 
 
 def preference_paper_table(table: pd.DataFrame, used: dict, *, dataset: str, synthetic: bool, decimals: int = 3,
@@ -163,7 +163,7 @@ def preference_paper_table(table: pd.DataFrame, used: dict, *, dataset: str, syn
                + ("95% Wilson intervals. " if with_ci else "") + _marks_sentence())
     return PaperTable(name="preferences", corner="Judge · metric", columns=tuple(headers), column_keys=tuple(cols),
                       rows=rows, caption=caption, label=f"tab:{slug(dataset)}-preferences", with_ci=with_ci,
-                      with_n=with_n)
+                      with_n=with_n, across="Expert confidence")
 
 
 def leaderboard_paper_table(board: pd.DataFrame, *, dataset: str, synthetic: bool, target: str, raters: str,

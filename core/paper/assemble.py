@@ -50,8 +50,6 @@ def all_tables(results: Results) -> dict[str, PaperTable]:
 def write_tables(tables: dict[str, PaperTable], out: Path, formats: tuple[str, ...] = FORMATS) -> list[Path]:
     """Write each table in each format as ``OUT/<name><suffix>``, plus ``OUT/tables.tex``: every LaTeX
     table in one document that compiles on its own. Returns the files written, in order."""
-    from core.paper.latex import standalone, to_latex
-
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for table in tables.values():
@@ -61,6 +59,13 @@ def write_tables(tables: dict[str, PaperTable], out: Path, formats: tuple[str, .
             written.append(path)
     if "latex" in formats:
         path = out / "tables.tex"
-        path.write_text(standalone([to_latex(t) for t in tables.values()]), encoding="utf-8")
+        path.write_text(tables_document(tables), encoding="utf-8")
         written.append(path)
     return written
+
+
+def tables_document(tables: dict[str, PaperTable]) -> str:
+    """Every table as LaTeX in one document that compiles on its own (``tables.tex``)."""
+    from core.paper.latex import standalone, to_latex
+
+    return standalone([to_latex(t) for t in tables.values()])

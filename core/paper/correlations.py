@@ -163,7 +163,8 @@ def correlation_table(corr: pd.DataFrame, ctx: CorrelationContext, *, stat: str 
 
     return PaperTable(name=f"correlations-{slug(ctx.target)}-{stat}", corner="Judge", columns=headers,
                       column_keys=keys, rows=rows, caption=caption,
-                      label=f"tab:{slug(ctx.dataset)}-{slug(ctx.target)}-{stat}", with_ci=with_ci, with_n=with_n)
+                      label=f"tab:{slug(ctx.dataset)}-{slug(ctx.target)}-{stat}", with_ci=with_ci, with_n=with_n,
+                      across="Metric")
 
 
 def breakdown_table(cells: pd.DataFrame, ctx: CorrelationContext, facet: str, *, stat: str = "kendall",
@@ -197,4 +198,4 @@ def breakdown_table(cells: pd.DataFrame, ctx: CorrelationContext, facet: str, *,
     return PaperTable(name=f"correlations-{slug(ctx.target)}-{stat}-by-{slug(facet)}", corner="Judge · metric",
                       columns=keys, column_keys=keys, rows=rows, caption=caption,
                       label=f"tab:{slug(ctx.dataset)}-{slug(ctx.target)}-{stat}-{slug(facet)}", with_ci=with_ci,
-                      with_n=with_n)
+                      with_n=with_n, across=facet.capitalize())

@@ -80,7 +80,10 @@ def results_heatmap(results: Results) -> Figure | None:
     cells = breakdown(part, by_facet=facet, n_boot=0, seed=s.seed, min_n=s.min_n,
                       cluster_col="group_id" if s.clusters else None, target_name=results.context.target)
     cells = apply_orientations(cells, results.declared, results.context.target)
-    return heatmap_figure(cells, facet, order, stat=s.stat, min_n=s.min_n, **_where(results))
+    symbol = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}[s.stat]
+    capped = (f"the {len(order)} of {len(results.corr)} judge metrics with the highest |{symbol}|; all of them: "
+              f"correlate --breakdown {facet}") if len(results.corr) > len(order) else ""
+    return heatmap_figure(cells, facet, order, stat=s.stat, min_n=s.min_n, capped=capped, **_where(results))
 
 
 def all_figures(results: Results) -> list[Figure]:

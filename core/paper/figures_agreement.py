@@ -51,10 +51,14 @@ def scatter_figure(series: pd.DataFrame, judge: str, metric: str, *, target: str
 
 
 def heatmap_figure(cells: pd.DataFrame, facet: str, order: Sequence[tuple[str, str]], *, stat: str, min_n: int,
-                   dataset: str | None = None, synthetic: bool = False) -> Figure:
+                   dataset: str | None = None, synthetic: bool = False, capped: str = "") -> Figure:
     """The sign-corrected statistic per ``facet`` value (a ``breakdown`` table with ``expected_sign``), one row
-    per (judge, metric) of ``order``, in that order; cells with fewer than ``min_n`` pairs are blank."""
+    per (judge, metric) of ``order``, in that order; cells with fewer than ``min_n`` pairs are blank. Row labels
+    are never cut (the axis is as wide as the longest); ``capped`` says which rows a capped chart shows ("the
+    10 of 16 judge metrics with the highest |τ|"), under the title."""
     import altair as alt
+
+    from core.paper.figstyle import FONT_SIZE
 
     est = {"kendall": "tau", "spearman": "rho", "pearson": "r"}[stat]
     keep = list(dict.fromkeys((str(j), str(m)) for j, m in order))
@@ -66,12 +70,17 @@ def heatmap_figure(cells: pd.DataFrame, facet: str, order: Sequence[tuple[str, s
     data = data.assign(facet_name=facet).reset_index(drop=True)
     rows = [display_name(j, m, with_judge=True) for j, m in keep]
     symbol = SYMBOLS[stat]
+    label_px = int(max(map(len, rows), default=10) * 0.75 * FONT_SIZE) + 10  # wider than any label set in it
+    heading = title(f"{symbol} with the experts by {facet} (sign-corrected; blank: fewer than {min_n} pairs)",
+                    synthetic)
+    if capped:
+        heading = alt.Title(heading.text, subtitle=[f"Showing {capped}.", *(["synthetic data"] if synthetic else [])])
     chart = alt.Chart(data).mark_rect().encode(
-        x=alt.X("facet:N", title=facet), y=alt.Y("series:N", sort=rows, title="Judge · metric"),
+        x=alt.X("facet:N", title=facet),
+        y=alt.Y("series:N", sort=rows, title="Judge · metric", axis=alt.Axis(labelLimit=label_px)),
         color=alt.Color("oriented:Q", title=f"{symbol} × expected sign",
                         scale=alt.Scale(domain=[-1, 1], range=[OKABE_ITO[5], "#f7f7f7", OKABE_ITO[4]])),
-    ).properties(title=title(f"{symbol} with the experts by {facet} (sign-corrected; blank: fewer than {min_n} "
-                             "pairs)", synthetic))
+    ).properties(title=heading)
     return Figure(f"heatmap-{_slug(facet)}", styled(chart), data, dataset, synthetic)
 
 

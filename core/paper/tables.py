@@ -45,7 +45,9 @@ class PaperTable:
     printed headers and ``column_keys`` the names behind them (metric ids, categories); ``rows`` pairs a row
     label with its cells; ``caption`` is plain Unicode text (:func:`core.paper.latex.escape` turns its
     symbols into LaTeX); ``label`` is the LaTeX label; ``with_ci`` / ``with_n`` say whether cells print
-    their CI and n.
+    their CI and n. ``across`` names what the columns are (``Metric``) when they are all of one kind: such a
+    matrix may be transposed or split by :mod:`core.paper.layout` to fit the page; empty for a table of
+    records (a leaderboard), whose columns differ.
     """
 
     name: str
@@ -57,6 +59,7 @@ class PaperTable:
     label: str
     with_ci: bool = False
     with_n: bool = False
+    across: str = ""
 
     def cell(self, row: str, column_key: str) -> Cell:
         """The cell of row label ``row`` under the column named ``column_key``."""

@@ -110,7 +110,14 @@ border-radius: 4px; } .excerpt { white-space: pre-wrap; font-size: .88em; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
 footer { margin-top: 3em; color: #666; font-size: .85em; }
 .glossary dt { font-weight: 600; margin-top: 6px; } .glossary dd { margin: 0 0 0 18px; color: #333; }
-@media print { .chart { page-break-inside: avoid; } main { max-width: none; } }
+@media print {  /* A4: every table fits the page width (fixed layout, words wrap, smaller type), none scrolls */
+  @page { size: A4; margin: 12mm; }
+  body { background: #fff; font-size: 11px; } main { max-width: none; padding: 0; }
+  .chart { page-break-inside: avoid; } .scroll { overflow: visible; } .pair { grid-template-columns: 1fr; }
+  table { width: 100%; table-layout: fixed; font-size: 8px; }
+  th, td { padding: 2px 3px; overflow-wrap: anywhere; } table.corr td { min-width: 0; } .kv th { width: 30%; }
+  code.wrap, .excerpt { word-break: break-all; } tr { page-break-inside: avoid; }
+}
 """
 
 _RENDER_JS = """

@@ -165,3 +165,29 @@ def test_an_injected_dataset_gets_vert_fig3_per_error_type(paper_demo, tmp_path)
         root = ET.fromstring((out / f"injected-{cat}.svg").read_bytes())
         assert any(f"({cat})" in (t.text or "") for t in root.iter("{http://www.w3.org/2000/svg}text"))
         assert (out / f"injected-{cat}.pdf").read_bytes().startswith(b"%PDF-")
+
+
+def svg_texts(svg: bytes) -> list[str]:
+    return [t.text or "" for t in ET.fromstring(svg).iter() if t.tag.endswith("text")]
+
+
+def test_heatmap_rows_are_never_cut_and_a_capped_heatmap_says_what_it_left_out(figures_three):
+    """Issue 43: row labels cut until two rows read the same, and 10 of 16 rows shown without saying so."""
+    from core.paper.figstyle import render
+    from core.paper.figures_agreement import heatmap_figure
+
+    order = [(f"openai/fake-judge-{i // 8}", f"{name} counted by the rules judge") for i in range(16)
+             for name in [("significant errors", "all errors", "GREEN", "F1", "BLEU-4", "ROUGE-L", "BLEU-2",
+                           "Formula")[i % 8]]]
+    cells = pd.DataFrame([{"judge": j, "metric": m, "modality": v, "n": 40, "tau": 0.1 * (k % 9),
+                           "expected_sign": 1} for k, (j, m) in enumerate(order) for v in ("CT", "MR", "XR")])
+    for shown, capped in ((16, ""), (10, "the 10 of 16 judge metrics with the highest |τ|")):
+        figure = heatmap_figure(cells, "modality", order[:shown], stat="kendall", min_n=10, capped=capped)
+        texts = svg_texts(render(figure, "svg"))
+        assert not [t for t in texts if t.endswith("…")]
+        assert {f"{j} · {m}" for j, m in order[:shown]} <= set(texts)  # each row label whole
+        assert set(figure.data["series"]) == {f"{j} · {m}" for j, m in order[:shown]}  # and in the CSV
+        assert any(t == f"Showing {capped}." for t in texts) == bool(capped)
+    # `figures` on the 3-rater dataset: 11 judge metrics, the heatmap draws the best 10 and says so
+    texts = svg_texts((figures_three / "heatmap-modality.svg").read_bytes())
+    assert any(t.startswith("Showing the 10 of 11 judge metrics with the highest |τ|") for t in texts), texts
