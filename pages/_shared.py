@@ -238,6 +238,18 @@ def set_url(name: str, value: str | Sequence[str] | None) -> None:
         st.query_params[name] = wanted if len(wanted) > 1 else wanted[0]
 
 
+def warn_unknown_names(what: str, wanted: Sequence[str], known: Sequence[str], shown: str) -> None:
+    """A link naming a ``what`` (dataset, judge) this store does not hold: say so once, with a did-you-mean
+    (core.reads.names), and what the page shows instead."""
+    from core.reads.names import did_you_mean
+
+    for name in wanted:
+        if name not in known:
+            hint = did_you_mean(name, known)
+            st.warning(f"The link names {what} '{escape_md(name)}', which is not here"
+                       f"{escape_md(hint) if hint else '.'} Showing {shown} instead.", icon=":material/link_off:")
+
+
 def seed_facet_filters(view_key: str, dataset: str, facets: dict[str, list[str]],
                        filter_keys: dict[str, str]) -> tuple[bool, bool]:
     """Fill the facet filters' widget state (``filter_keys``: facet -> key) before they are drawn.

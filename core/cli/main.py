@@ -19,6 +19,7 @@ from core.cli.common import (
     add_call_flags,
     add_excerpt_flags,
     api_key,
+    check_names,
     confirmed,
     excerpt_flag,
     open_store,
@@ -564,6 +565,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{', '.join(sorted(CREATES_STORE))} create one)", file=sys.stderr)
         return 1
     try:
+        if missing is None:
+            check_names(args)
         code = args.func(args)
         if missing is not None and missing.exists():
             print(f"note: created a new store at {missing}", file=sys.stderr)
