@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from core.jobs import table
+from core.jobs.eta import starting_text
 from core.jobs.launch import launch, signal_cancel
 from core.judges.batchstore import job_batch_texts
 from core.store.db import Store, StoreError
@@ -32,11 +33,14 @@ def _cost(value) -> str:
 
 def progress_text(job: dict) -> str:
     done, total = int(job["n_done"] or 0), int(job["n_total"] or 0)
+    if done == 0 and job.get("state") in table.ACTIVE:  # nothing answered yet: say what it is doing, not 0 / 0
+        parts = [starting_text(table.any_model(job))] + ([f"{total:,} answers to come"] if total else [])
+        return " · ".join(parts + ([str(job["task"])] if job.get("task") else []))
     eta = table.eta_seconds(job)
     parts = [f"{done:,} / {total:,} answers", f"ok {int(job['n_ok'] or 0):,}", f"failed {int(job['n_failed'] or 0):,}",
              f"sent {int(job['n_sent'] or 0):,}", _cost(job["cost_usd"])]
     if eta is not None:
-        parts.append(f"ETA {eta:,.0f} s")
+        parts.append(f"ETA about {eta:,.0f} s")
     if job.get("task"):
         parts.append(str(job["task"]))
     return " · ".join(parts)

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from core.jobs import table
+from core.jobs.eta import RateWindow
 from core.jobs.spec import JobSpec, Task
 from core.judges.errors import causes_line
 from core.judges.leases import RunBusy, working_for
@@ -109,11 +110,12 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
     spec = table.claim(store, job_id)
     cancel = cancel or threading.Event()
     _on_sigterm(cancel)
-    p = table.Progress()
+    n = spec.n_pairs()
+    p = table.Progress(total=(n or 0) * len(spec.tasks))  # the pairs chosen, when known, before any answer
+    rate = RateWindow()
     beat = _Beat(store, job_id, p, cancel)
     beat.start()
     outcome = JobOutcome(job_id, "done")
-    n = spec.n_pairs()
     try:
         for i, task in enumerate(spec.tasks):
             if cancel.is_set():
@@ -134,6 +136,8 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
                 p.sent = base_sent + int(stats.get("sent", 0))
                 cost = stats.get("cost_usd", 0.0)
                 p.cost_usd = None if cost is None or base_cost is None else base_cost + float(cost)
+                rate.add(p.done)
+                p.eta = rate.eta(p.total)
                 if on_progress is not None:
                     on_progress(done, total, stats)
 
