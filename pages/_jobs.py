@@ -19,6 +19,7 @@ from core.jobs.eta import starting_text
 from core.jobs.launch import launch, signal_cancel
 from core.judges.batchstore import job_batch_texts
 from core.store.db import Store, StoreError
+from core.taxonomy import is_missing
 from pages._shared import escape_md
 
 POLL_SECONDS = 1.0
@@ -71,7 +72,7 @@ def _resume(store: Store, job_id: str, keys: dict[str, str]) -> None:
 def _draw_job(store: Store, job: dict, keys: dict[str, str], batches: str = "") -> None:
     job_id = job["job_id"]
     state = job["state"]
-    who = f" by {escape_md(job['started_by'])}" if job.get("started_by") else ""
+    who = "" if is_missing(job.get("started_by")) else f" by {escape_md(job['started_by'])}"
     st.markdown(f"**{escape_md(job['label'])}** · {state} · `{job_id}`{who} (from the {job['origin']})")
     total = int(job["n_total"] or 0)
     st.progress(min(1.0, (job["n_done"] or 0) / total) if total else 0.0, text=progress_text(job))

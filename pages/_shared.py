@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
+from core import taxonomy
 from core.reads import queries
 from core.store.db import Store, default_store_path
 from core.taxonomy import OKABE_ITO
@@ -300,35 +301,10 @@ BLUE, VERMILLION = OKABE_ITO[4], OKABE_ITO[5]  # a chart's one colour; a divergi
 RUN_HINT = "open **Run judges** (or `python -m core judge --dataset {d} --judge rules`)"
 
 
-# What a table shows for a missing value (never "None" or "NaN"); pages say what it means where it matters.
-MISSING = "–"
-
-
-def readable_json(value: object) -> object:
-    """A JSON object or list held as text (run params, dataset versions, queue filters) in words:
-    ``{"seed": 7, "n": 3}`` -> ``seed 7 · n 3``; anything else unchanged."""
-    if not isinstance(value, str) or not value.strip().startswith(("{", "[")):
-        return value
-    import json
-
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        return value
-    return _words(parsed)
-
-
-def _words(value: object) -> str:
-    if isinstance(value, dict):
-        parts = [f"{k.replace('_', ' ')} {_words(v)}" for k, v in value.items() if v not in (None, "", [], {})]
-        return " · ".join(parts) if parts else MISSING
-    if isinstance(value, list):
-        return ", ".join(_words(v) for v in value) if value else MISSING
-    if value is None:
-        return MISSING
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
+# What a table shows for a missing value (never "None" or "NaN"), and JSON text in words: the one rule of
+# core.taxonomy (issue 43), re-exported for the pages.
+MISSING = taxonomy.MISSING
+readable_json = taxonomy.readable_json
 
 
 def show_reports(reference: str, candidate: str) -> None:

@@ -34,6 +34,7 @@ from core.reads.frames import expert_counts, judge_counts, judge_runs, pair_grou
 from core.reads.queries import CATEGORY_NAMES
 from pages._downloads import figure_downloads
 from pages._shared import (
+    MISSING,
     OKABE_ITO,
     RUN_HINT,
     cached,
@@ -154,7 +155,7 @@ def wide_by_category(frame: pd.DataFrame, cell) -> pd.DataFrame:
 
 
 def _fmt(value: float, spec: str = ".3f") -> str:
-    return "–" if pd.isna(value) else format(value, spec)
+    return MISSING if pd.isna(value) else format(value, spec)
 
 
 def average_counts(mae: pd.DataFrame) -> pd.DataFrame:

@@ -123,9 +123,22 @@ def confirmed(yes: bool, action: str, prompt: str, answer: str, mismatch: str) -
     return True
 
 
+def frame_text(df, float_format=None) -> str:
+    """A frame as a plain table without its index; a missing cell reads as core.taxonomy's MISSING (never
+    NaN, None or <NA>), floats through ``float_format`` when given."""
+    from core.taxonomy import MISSING, is_missing
+
+    def cell(v):
+        if is_missing(v):
+            return MISSING
+        return float_format(v) if float_format is not None and isinstance(v, float) else v
+
+    return df.astype(object).map(cell).to_string(index=False)
+
+
 def print_frame(df, empty: str) -> None:
-    """A frame as a plain table without its index, or the line ``empty`` when it has no rows."""
-    print(empty if df.empty else df.to_string(index=False))
+    """A frame as :func:`frame_text`, or the line ``empty`` when it has no rows."""
+    print(empty if df.empty else frame_text(df))
 
 
 def add_excerpt_flags(p) -> None:
