@@ -185,7 +185,14 @@ def check_names(args) -> None:
         return
     store = open_store(args)
     for _, dataset in wanted:
-        names.require_dataset(store, dataset)
+        try:
+            names.require_dataset(store, dataset)
+        except ValueError as exc:
+            if command.startswith("import-"):  # an import's refused input: exit 2, as its own checks give
+                from core.ingest.importers import ImportValidationError
+
+                raise ImportValidationError([str(exc)]) from None
+            raise
     for flag in _RUN_JUDGES.get(command, ()):
         given = getattr(args, flag, None)
         if not isinstance(given, str):
