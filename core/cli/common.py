@@ -9,6 +9,7 @@ import sys
 import time
 
 from core import settings
+from core.reads import names  # at import: the CLI loads its modules before it may lose access to them
 from core.store.db import Store, default_store_path
 
 
@@ -166,8 +167,6 @@ _STARTS_JUDGE = frozenset({"judge", "score", "review-judge"})
 def check_names(args) -> None:
     """``ValueError`` with a did-you-mean (core.reads.names) for a dataset or judge name that is not there:
     ``dataset 'dmeo' not found; did you mean 'demo'? (datasets: demo, demo-review)``."""
-    from core.reads import names
-
     command = getattr(args, "command", None)
     judge = getattr(args, "judge", None)
     if command in _STARTS_JUDGE and isinstance(judge, str) and "/" not in judge and ":" not in judge:
