@@ -31,6 +31,7 @@ from pages._shared import (  # noqa: E402
     refresh_version,
     set_url,
     url_value,
+    warn_unknown_names,
 )
 
 st.set_page_config(page_title="RadJudge", layout="wide")
@@ -97,6 +98,7 @@ def draw_sidebar(store, datasets) -> None:
         if st.session_state.get(DATASET_KEY) not in names:
             wanted = url_value("dataset")
             st.session_state[DATASET_KEY] = wanted if wanted in names else names[0]
+            warn_unknown_names("dataset", [wanted] if wanted else [], names, f"'{names[0]}'")
         name = st.selectbox("Dataset", names, key=DATASET_KEY)
         set_url("dataset", name)
         row = datasets.loc[datasets["name"] == name].iloc[0]

@@ -39,3 +39,57 @@ MEAN_FIELD = "error_count_mean"
 
 #: The colour-blind-safe Okabe-Ito palette, in its standard order: every chart of the pages and the report.
 OKABE_ITO: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+
+#: A missing value in text meant for people (issue 43): an em dash where a table cell or a number stands,
+#: :data:`NOT_RECORDED` or "none" where a sentence needs words; never "nan", "NaN", "None", "null" or "<NA>".
+#: Data meant for machines (``--json``, the CSV/Parquet exports, the bundle's data) keep their empty
+#: cells and nulls.
+MISSING = "—"
+NOT_RECORDED = "not recorded"
+
+
+def is_missing(value: object) -> bool:
+    """None, NaN, pandas' NA and NaT, or an empty string."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return True
+    try:
+        return bool(value != value)  # NaN and NaT are the values not equal to themselves
+    except TypeError:  # pandas.NA refuses to be a bool
+        return True
+    except ValueError:  # an array: not one missing value
+        return False
+
+
+def shown(value: object, missing: str = MISSING, fmt: str | None = None) -> str:
+    """``value`` as text people read (formatted with ``fmt`` when given), ``missing`` when it has none."""
+    if is_missing(value):
+        return missing
+    return format(value, fmt) if fmt else str(value)
+
+
+def readable_json(value: object) -> object:
+    """A JSON object or list held as text (run params, dataset versions, queue filters) in words:
+    ``{"seed": 7, "n": 3}`` -> ``seed 7 · n 3`` (null, empty and missing entries left out); anything else
+    unchanged."""
+    if not isinstance(value, str) or not value.strip().startswith(("{", "[")):
+        return value
+    import json
+
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    return _words(parsed)
+
+
+def _words(value: object) -> str:
+    if isinstance(value, dict):
+        parts = [f"{k.replace('_', ' ')} {_words(v)}" for k, v in value.items() if v not in (None, "", [], {})]
+        return " · ".join(parts) if parts else MISSING
+    if isinstance(value, list):
+        return ", ".join(_words(v) for v in value) if value else MISSING
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)

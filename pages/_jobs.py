@@ -15,9 +15,11 @@ import pandas as pd
 import streamlit as st
 
 from core.jobs import table
+from core.jobs.eta import starting_text
 from core.jobs.launch import launch, signal_cancel
 from core.judges.batchstore import job_batch_texts
 from core.store.db import Store, StoreError
+from core.taxonomy import is_missing
 from pages._shared import escape_md
 
 POLL_SECONDS = 1.0
@@ -32,11 +34,14 @@ def _cost(value) -> str:
 
 def progress_text(job: dict) -> str:
     done, total = int(job["n_done"] or 0), int(job["n_total"] or 0)
+    if done == 0 and job.get("state") in table.ACTIVE:  # nothing answered yet: say what it is doing, not 0 / 0
+        parts = [starting_text(table.any_model(job))] + ([f"{total:,} answers to come"] if total else [])
+        return " · ".join(parts + ([str(job["task"])] if job.get("task") else []))
     eta = table.eta_seconds(job)
     parts = [f"{done:,} / {total:,} answers", f"ok {int(job['n_ok'] or 0):,}", f"failed {int(job['n_failed'] or 0):,}",
              f"sent {int(job['n_sent'] or 0):,}", _cost(job["cost_usd"])]
     if eta is not None:
-        parts.append(f"ETA {eta:,.0f} s")
+        parts.append(f"ETA about {eta:,.0f} s")
     if job.get("task"):
         parts.append(str(job["task"]))
     return " · ".join(parts)
@@ -67,7 +72,7 @@ def _resume(store: Store, job_id: str, keys: dict[str, str]) -> None:
 def _draw_job(store: Store, job: dict, keys: dict[str, str], batches: str = "") -> None:
     job_id = job["job_id"]
     state = job["state"]
-    who = f" by {escape_md(job['started_by'])}" if job.get("started_by") else ""
+    who = "" if is_missing(job.get("started_by")) else f" by {escape_md(job['started_by'])}"
     st.markdown(f"**{escape_md(job['label'])}** · {state} · `{job_id}`{who} (from the {job['origin']})")
     total = int(job["n_total"] or 0)
     st.progress(min(1.0, (job["n_done"] or 0) / total) if total else 0.0, text=progress_text(job))

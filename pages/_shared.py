@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from core import settings
+from core import settings, taxonomy
 from core.reads import queries
 from core.store.db import Store, StoreMissing, default_store_path
 from core.taxonomy import OKABE_ITO
@@ -249,6 +249,18 @@ def set_url(name: str, value: str | Sequence[str] | None) -> None:
         st.query_params[name] = wanted if len(wanted) > 1 else wanted[0]
 
 
+def warn_unknown_names(what: str, wanted: Sequence[str], known: Sequence[str], shown: str) -> None:
+    """A link naming a ``what`` (dataset, judge) this store does not hold: say so once, with a did-you-mean
+    (core.reads.names), and what the page shows instead."""
+    from core.reads.names import did_you_mean
+
+    for name in wanted:
+        if name not in known:
+            hint = did_you_mean(name, known)
+            st.warning(f"The link names {what} '{escape_md(name)}', which is not here"
+                       f"{escape_md(hint) if hint else '.'} Showing {shown} instead.", icon=":material/link_off:")
+
+
 def seed_facet_filters(view_key: str, dataset: str, facets: dict[str, list[str]],
                        filter_keys: dict[str, str]) -> tuple[bool, bool]:
     """Fill the facet filters' widget state (``filter_keys``: facet -> key) before they are drawn.
@@ -299,35 +311,10 @@ BLUE, VERMILLION = OKABE_ITO[4], OKABE_ITO[5]  # a chart's one colour; a divergi
 RUN_HINT = "open **Run judges** (or `python -m core judge --dataset {d} --judge rules`)"
 
 
-# What a table shows for a missing value (never "None" or "NaN"); pages say what it means where it matters.
-MISSING = "–"
-
-
-def readable_json(value: object) -> object:
-    """A JSON object or list held as text (run params, dataset versions, queue filters) in words:
-    ``{"seed": 7, "n": 3}`` -> ``seed 7 · n 3``; anything else unchanged."""
-    if not isinstance(value, str) or not value.strip().startswith(("{", "[")):
-        return value
-    import json
-
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        return value
-    return _words(parsed)
-
-
-def _words(value: object) -> str:
-    if isinstance(value, dict):
-        parts = [f"{k.replace('_', ' ')} {_words(v)}" for k, v in value.items() if v not in (None, "", [], {})]
-        return " · ".join(parts) if parts else MISSING
-    if isinstance(value, list):
-        return ", ".join(_words(v) for v in value) if value else MISSING
-    if value is None:
-        return MISSING
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
+# What a table shows for a missing value (never "None" or "NaN"), and JSON text in words: the one rule of
+# core.taxonomy (issue 43), re-exported for the pages.
+MISSING = taxonomy.MISSING
+readable_json = taxonomy.readable_json
 
 
 def show_reports(reference: str, candidate: str) -> None:

@@ -49,6 +49,7 @@ from pages._shared import (
     show_table,
     url_value,
     url_values,
+    warn_unknown_names,
 )
 
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "star", "cross")
@@ -127,6 +128,8 @@ def _seed_state(dataset: str, judges: list[str]) -> None:
     st.session_state["cal_view_dataset"] = dataset
     if "cal_judges" not in st.session_state or switched:
         wanted = [j for j in url_values("judges") if j in judges] if not switched else []
+        if not switched:
+            warn_unknown_names("judge", url_values("judges"), judges, "the judges found" if wanted else "every judge")
         st.session_state["cal_judges"] = wanted or list(judges)
     else:
         st.session_state["cal_judges"] = [j for j in st.session_state["cal_judges"] if j in judges]

@@ -71,6 +71,7 @@ from pages._shared import (
     set_url,
     show_table,
     url_value,
+    warn_unknown_names,
 )
 
 DEFAULT_N_BOOT, MAX_N_BOOT = 1000, 20000
@@ -540,6 +541,8 @@ def main() -> None:
     waits = n_pairs > DETAIL_PAIRS  # imported at each run of the page (a test lowers it)
     if JUDGE_KEY not in ss:
         ss[JUDGE_KEY] = url_value("judge")
+        warn_unknown_names("judge", [ss[JUDGE_KEY]] if ss[JUDGE_KEY] else [], judges,
+                           "a judge to choose" if waits else "the best in the table")
     if ss[JUDGE_KEY] not in judges:
         ss[JUDGE_KEY] = None if waits else ranked["judge"].iloc[0]
     pick = st.columns([2, 2, 2])

@@ -21,6 +21,7 @@ from core.distill import INSTALL_HINT, ml_available
 from core.distill.data import DEFAULTS, EXPERT, LABELS, list_models, load_card, teacher_choices
 from core.distill.generate import AUTO_GENERATED, MAX_GENERATED
 from pages._shared import (
+    MISSING,
     OKABE_ITO,
     cached,
     download_csv,
@@ -46,7 +47,7 @@ def _url_int(name: str, default: int, low: int, high: int) -> int:
 
 
 def _fmt(v, digits: int = 3) -> str:
-    return "–" if v is None else f"{v:.{digits}f}"
+    return MISSING if v is None else f"{v:.{digits}f}"
 
 
 def _ci(ci) -> str:
@@ -102,7 +103,7 @@ def result_card(store, card: dict, dataset: str, synthetic: bool) -> None:
     cols = st.columns(4)
     cols[0].metric("ms per pair (student)", _fmt(card["ms_per_pair"], 2))
     teacher_ms = card.get("teacher_ms_per_pair")
-    cols[1].metric("ms per pair (teacher)", _fmt(teacher_ms, 2) if teacher_ms else "–")
+    cols[1].metric("ms per pair (teacher)", _fmt(teacher_ms, 2) if teacher_ms else MISSING)
     cols[2].metric("tau vs teacher", _fmt(all_m["vs_teacher"]["tau"]))
     cols[3].metric("tau vs experts", _fmt((all_m.get("vs_expert") or {}).get("tau")))
     st.caption(f"Test split: n = {card['n_test']} pairs never seen in training (train {card['n_train']}, "

@@ -32,6 +32,7 @@ from core.reads.frames import feature_frame, judge_runs
 from core.reads.targets import HIGHER_IS_BETTER, MAIN_TARGETS, dataset_targets
 from pages._downloads import figure_downloads
 from pages._shared import (
+    MISSING,
     OKABE_ITO,
     RUN_HINT,
     cached,
@@ -110,7 +111,7 @@ def table5(table: pd.DataFrame) -> pd.DataFrame:
     """VERT Table 5 shape: ensembles as rows, feature sets as columns, tau [95% CI] in each cell."""
     def cell(r) -> str:
         if pd.isna(r["tau"]):
-            return "–"
+            return MISSING
         ci = "" if pd.isna(r["ci_low"]) else f" [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
         return f"{r['tau']:.3f}{ci}"
 

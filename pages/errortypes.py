@@ -34,6 +34,7 @@ from core.reads.frames import expert_counts, judge_counts, judge_runs, pair_grou
 from core.reads.queries import CATEGORY_NAMES
 from pages._downloads import figure_downloads
 from pages._shared import (
+    MISSING,
     OKABE_ITO,
     RUN_HINT,
     cached,
@@ -45,6 +46,7 @@ from pages._shared import (
     show_table,
     url_value,
     url_values,
+    warn_unknown_names,
 )
 
 PATTERNS = ("", "/", ".", "x", "-", "\\", "+", "|")
@@ -92,6 +94,8 @@ def _seed_state(dataset: str, judges: list[str]) -> None:
     st.session_state["et_view_dataset"] = dataset
     if "et_judges" not in st.session_state or switched:
         wanted = [j for j in url_values("judges") if j in judges] if not switched else []
+        if not switched:
+            warn_unknown_names("judge", url_values("judges"), judges, "the judges found" if wanted else "every judge")
         st.session_state["et_judges"] = wanted or list(judges)
     else:
         st.session_state["et_judges"] = [j for j in st.session_state["et_judges"] if j in judges]
@@ -151,7 +155,7 @@ def wide_by_category(frame: pd.DataFrame, cell) -> pd.DataFrame:
 
 
 def _fmt(value: float, spec: str = ".3f") -> str:
-    return "–" if pd.isna(value) else format(value, spec)
+    return MISSING if pd.isna(value) else format(value, spec)
 
 
 def average_counts(mae: pd.DataFrame) -> pd.DataFrame:

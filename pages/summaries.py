@@ -28,6 +28,7 @@ from core.reads.frames import judge_runs
 from core.reads.queries import CATEGORY_NAMES, find_pairs
 from core.reads.summary_inputs import summary_frames
 from pages._shared import (
+    MISSING,
     OKABE_ITO,
     RUN_HINT,
     cached,
@@ -131,7 +132,7 @@ def _seed_state(dataset: str, judges: list[str], systems: list[str]) -> None:
 
 def _green_text(mean: float | None, std: float | None) -> str:
     if mean is None or pd.isna(mean):
-        return "–"
+        return MISSING
     return f"{mean:.3f} ± {std:.3f}" if std is not None and not pd.isna(std) else f"{mean:.3f}"
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from core.analysis.correlation import require_columns
+from core.taxonomy import MISSING
 
 #: Column order of judge x metric tables (VERT Tables 2-3, then baselines).
 METRIC_ORDER: tuple[str, ...] = ("green", "ec_sig", "ec_total", "green_f1", "formula", "vert", "rubric",
@@ -80,7 +81,7 @@ class JudgeMetricTable:
     """A judge x metric table in the shape of VERT Tables 2-3.
 
     ``values`` holds the numbers, ``text`` the cells as printed ("0.712†",
-    "–" for no value, "(n=7)" when too few pairs), and the boolean frames
+    MISSING (an em dash) for no value, "(n=7)" when too few pairs), and the boolean frames
     mark bold (``best``), underline (``second``), ``dagger`` and
     ``wrong_sign``; ``n`` is the number of pairs per cell.
     """
@@ -155,7 +156,7 @@ def judge_metric_table(corr_table: pd.DataFrame, value: str = "abs_tau", *, rows
     values = wide(value).astype(float)
     n = wide("n")
     dagger, wrong = flags("_dagger"), flags("_wrong")
-    text = pd.DataFrame("–", index=values.index, columns=values.columns)
+    text = pd.DataFrame(MISSING, index=values.index, columns=values.columns)
     for r in values.index:
         for c in values.columns:
             v = values.at[r, c]

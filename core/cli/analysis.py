@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 
-from core.cli.common import Progress, open_store
+from core.cli.common import Progress, frame_text, open_store
 from core.reads.raters import RATERS_HELP, resolve_raters
 from core.taxonomy import MIN_N
 
@@ -22,8 +22,8 @@ def _emit(table: pd.DataFrame, as_json: bool, title: str | None = None) -> None:
         print(f"== {title}")
     if table.empty:
         print("(no rows)")
-    else:  # an empty cell (a bin without reports, an undefined statistic) reads "-", never "NaN"
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
+    else:  # an empty cell (a bin without reports, an undefined statistic) reads as a dash, never "NaN"
+        print(frame_text(table, float_format=lambda v: f"{v:.3f}"))
 
 
 

@@ -14,7 +14,8 @@ import json
 import sys
 import time
 
-from core.cli.common import add_api_base_flag, open_store
+from core.cli.common import add_api_base_flag, frame_text, open_store
+from core.taxonomy import shown
 
 
 def _records(frame) -> list[dict]:
@@ -116,14 +117,14 @@ def cmd_leaderboard(args) -> int:
         print(table.to_json(orient="records", double_precision=15))
         return 0
     for group, part in table.groupby("group", sort=False):
-        key = {k: ("-" if v is None or (isinstance(v, float) and v != v) else v) for k, v in part.iloc[0].items()}
+        key = {k: shown(v) for k, v in part.iloc[0].items()}
         if args.kind == "systems":
             desc = (f"{key['judge_kind']} {key['model']} · prompt {key['prompt_id']}@{key['prompt_hash']}"
                     f" · params {key['params']} · locale {key['locale']} · {key['metric']}")
         else:
             desc = f"target {key['target']} from {key['raters']} · {key['n']} pairs (set {key['pair_set']})"
         print(f"== group {group}: dataset version {key['dataset_version']} · split {key['split']} · {desc}")
-        print(part[show].drop(columns="group").to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        print(frame_text(part[show].drop(columns="group"), float_format=lambda v: f"{v:.3f}"))
     return 0
 
 

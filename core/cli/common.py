@@ -9,6 +9,7 @@ import sys
 import time
 
 from core import settings
+from core.reads import names  # at import: the CLI loads its modules before it may lose access to them
 from core.store.db import Store, default_store_path
 
 
@@ -123,9 +124,22 @@ def confirmed(yes: bool, action: str, prompt: str, answer: str, mismatch: str) -
     return True
 
 
+def frame_text(df, float_format=None) -> str:
+    """A frame as a plain table without its index; a missing cell reads as core.taxonomy's MISSING (never
+    NaN, None or <NA>), floats through ``float_format`` when given."""
+    from core.taxonomy import MISSING, is_missing
+
+    def cell(v):
+        if is_missing(v):
+            return MISSING
+        return float_format(v) if float_format is not None and isinstance(v, float) else v
+
+    return df.astype(object).map(cell).to_string(index=False)
+
+
 def print_frame(df, empty: str) -> None:
-    """A frame as a plain table without its index, or the line ``empty`` when it has no rows."""
-    print(empty if df.empty else df.to_string(index=False))
+    """A frame as :func:`frame_text`, or the line ``empty`` when it has no rows."""
+    print(empty if df.empty else frame_text(df))
 
 
 def add_excerpt_flags(p) -> None:
@@ -138,3 +152,54 @@ def add_excerpt_flags(p) -> None:
 
 def excerpt_flag(excerpts: bool | None) -> list[str]:
     return [] if excerpts is None else ["--excerpts"] if excerpts else ["--no-excerpts"]
+
+
+# -- names checked before a command runs (did-you-mean) ------------------------------------------------
+
+# Commands whose --dataset may name a dataset that does not exist yet (they make it), or only filters a list.
+_NEW_DATASET = frozenset({"demo", "import-pairs", "import-preset", "import-review", "jobs"})
+# Commands naming judges already run on the dataset: the argument names (``--a rules:ec_sig`` is a judge:metric).
+_RUN_JUDGES = {"summary": ("judge",), "compare": ("a", "b")}
+# Commands that start a judge by name: a bare name near an offline judge's is a typo, not a model.
+_STARTS_JUDGE = frozenset({"judge", "score", "review-judge"})
+
+
+def check_names(args) -> None:
+    """``ValueError`` with a did-you-mean (core.reads.names) for a dataset or judge name that is not there:
+    ``dataset 'dmeo' not found; did you mean 'demo'? (datasets: demo, demo-review)``."""
+    command = getattr(args, "command", None)
+    judge = getattr(args, "judge", None)
+    if command in _STARTS_JUDGE and isinstance(judge, str) and "/" not in judge and ":" not in judge:
+        from core.judges.registry import OFFLINE_JUDGES
+
+        close = names.close_names(judge, OFFLINE_JUDGES)
+        if judge not in OFFLINE_JUDGES and close:
+            raise ValueError(f"judge '{judge}' is not an offline judge{names.did_you_mean(judge, OFFLINE_JUDGES)} "
+                             f"(offline judges: {', '.join(OFFLINE_JUDGES)}; a model is named with its provider, "
+                             f"e.g. openai/{judge})")
+    wanted = [(flag, getattr(args, flag, None)) for flag in ("dataset", "shots_dataset")]
+    wanted = [(flag, v) for flag, v in wanted if isinstance(v, str) and not (flag == "dataset" and
+                                                                             command in _NEW_DATASET)]
+    if not wanted and command not in _RUN_JUDGES:
+        return
+    store = open_store(args)
+    for _, dataset in wanted:
+        try:
+            names.require_dataset(store, dataset)
+        except ValueError as exc:
+            if command.startswith("import-"):  # an import's refused input: exit 2, as its own checks give
+                from core.ingest.importers import ImportValidationError
+
+                raise ImportValidationError([str(exc)]) from None
+            raise
+    for flag in _RUN_JUDGES.get(command, ()):
+        given = getattr(args, flag, None)
+        if not isinstance(given, str):
+            continue
+        if command == "compare" and ":" not in given:
+            raise ValueError(f"--{flag} {given}: give JUDGE:METRIC, e.g. rules:ec_sig")
+        name = given.rsplit(":", 1)[0] if command == "compare" else given
+        known, accepted = names.judge_names(store, args.dataset)
+        if name not in accepted:
+            raise ValueError(names.not_found("judge", name, known).replace(" not found", f" not run on "
+                                                                          f"'{args.dataset}'", 1))

@@ -23,6 +23,18 @@ def _text(value, default: str) -> str:
     return value if isinstance(value, str) and value else default
 
 
+def progress_cell(job: dict) -> str:
+    """``12/300, ETA about 40 s``; ``starting: loading the model client`` before a running job's first answer."""
+    from core.jobs.eta import starting_text
+    from core.jobs.table import ACTIVE, any_model, eta_seconds
+
+    done, total = int(job["n_done"] or 0), int(job["n_total"] or 0)
+    if done == 0 and job["state"] in ACTIVE:
+        return starting_text(any_model(job))
+    eta = eta_seconds(job)
+    return f"{done:,}/{total:,}" + (f", ETA about {eta:,.0f} s" if eta is not None else "")
+
+
 def cmd_jobs(args) -> int:
     from core.jobs.table import list_jobs
     from core.judges.batchstore import job_batch_texts
@@ -39,7 +51,7 @@ def cmd_jobs(args) -> int:
     notes = [f"note: job {j['job_id']} is {j['state']}: {_text(j.get('message'), 'no reason recorded')}"  # why: a task
              for j in df.to_dict("records") if j["state"] in ("partial", "failed")][:5]  # not run, a failed write
     if len(df):
-        df = df.assign(progress=[f"{d:,}/{t:,}" for d, t in zip(df["n_done"], df["n_total"], strict=True)],
+        df = df.assign(progress=[progress_cell(job) for job in df.to_dict("records")],
                        ok=df["n_ok"], failed=df["n_failed"], cost=df["cost_usd"].map(_cost),
                        pid=df["pid"].astype("Int64"))
         df = df[SHOWN + (["batches"] if batches else [])]

@@ -20,6 +20,7 @@ from core.cli.common import (
     add_call_flags,
     add_excerpt_flags,
     api_key,
+    check_names,
     confirmed,
     excerpt_flag,
     open_store,
@@ -85,6 +86,7 @@ def cmd_judge(args) -> int:
 
     from core.cli import judgescale
     from core.jobs import table
+    from core.jobs.eta import RateWindow, starting_text
     from core.jobs.spec import JobSpec, Task, is_offline
     from core.jobs.worker import run_job
 
@@ -92,12 +94,14 @@ def cmd_judge(args) -> int:
     store = open_store(args)
     args.api_base, batch = judgescale.resolve(args, store, offline)  # one URL, replicas, and --batch's options
     state = {"last": 0.0}
+    rate = RateWindow()
 
     def progress(done: int, total: int, stats: dict) -> None:
         now = time.monotonic()
+        rate.add(done)
         if sys.stderr.isatty() and (now - state["last"] > 0.2 or done >= total):
             state["last"] = now
-            sys.stderr.write(f"\r{done}/{total} ok={stats.get('ok', 0)} failed={stats.get('failed', 0)}")
+            sys.stderr.write(progress_line(done, total, stats, rate.eta(total)))
             if done >= total:
                 sys.stderr.write("\n")
             sys.stderr.flush()
@@ -136,6 +140,9 @@ def cmd_judge(args) -> int:
                                          else shard_pair_ids(store, args.dataset, args.shard, args.limit))
         spec.limit, spec.shard = None, args.shard
     job_id = table.submit(store, spec, origin="cli", started_by=_user(getpass))
+    if sys.stderr.isatty():  # until the first answer: what it is doing, not 0/0
+        sys.stderr.write(starting_text(not offline) + "\r")
+        sys.stderr.flush()
     override = None if offline else (args.api_base, api_key(args))
     outcome = run_job(store, job_id, override=override, on_progress=progress)
     if not outcome.summaries:
@@ -162,6 +169,13 @@ def cmd_judge(args) -> int:
     if summary.status != "done":
         return 3
     return _judge_exit(summary, out, args.allow_failures)
+
+
+def progress_line(done: int, total: int, stats: dict, eta: float | None) -> str:
+    """The judge command's progress line on a terminal (``\\r``-refreshed): counts, and the time left once
+    core.jobs.eta can say."""
+    line = f"\r{done}/{total} ok={stats.get('ok', 0)} failed={stats.get('failed', 0)}"
+    return line + (f" ETA about {eta:,.0f} s" if eta is not None else "") + " " * 8
 
 
 def _user(getpass) -> str | None:
@@ -586,6 +600,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     failed = True
     try:
+        if missing is None:
+            check_names(args)
         code = args.func(args)
         failed = code != 0
         if missing is not None and missing.exists() and not failed:

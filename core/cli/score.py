@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from core.cli.common import add_api_base_flag, api_key
+from core.taxonomy import MISSING
 
 _TEXT_HELP = "the report text, or @FILE to read it from a file (@- reads standard input)"
 
@@ -64,7 +65,7 @@ def judge_pair(judge: str, reference: str, candidate: str, *, prompt: str = "gre
 
 def _fmt(value) -> str:
     if value is None:
-        return "–"
+        return MISSING
     return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 

@@ -67,7 +67,7 @@ def claim(store: Store, job_id: str) -> JobSpec:
                            f"`python -m core cancel {job_id}` stops it")
         conn.execute("UPDATE jobs SET state = 'running', pid = ?, host = ?, proc_start = ?, "
                      "started_at = current_timestamp, heartbeat_at = current_timestamp, finished_at = NULL, "
-                     "attempts = attempts + 1, message = NULL, task = NULL, "
+                     "attempts = attempts + 1, message = NULL, task = NULL, eta_seconds = NULL, "
                      "cancel_requested = CASE WHEN state = 'queued' THEN cancel_requested ELSE FALSE END "
                      "WHERE job_id = ?", [me.pid, me.host, me.start, job_id])
     return JobSpec.from_json(spec)
@@ -84,14 +84,15 @@ class Progress:
     sent: int = 0
     cost_usd: float | None = 0.0
     task: str = ""
+    eta: float | None = None  # seconds left (core.jobs.eta), None while too early to say
 
 
 def beat(store: Store, job_id: str, p: Progress) -> bool:
     """Write progress and the heartbeat; True when a cancel was asked for."""
     with store.write("job_version") as conn:
         conn.execute("UPDATE jobs SET heartbeat_at = current_timestamp, n_done = ?, n_total = ?, n_ok = ?, "
-                     "n_failed = ?, n_sent = ?, cost_usd = ?, task = ? WHERE job_id = ?",
-                     [p.done, p.total, p.ok, p.failed, p.sent, p.cost_usd, p.task, job_id])
+                     "n_failed = ?, n_sent = ?, cost_usd = ?, task = ?, eta_seconds = ? WHERE job_id = ?",
+                     [p.done, p.total, p.ok, p.failed, p.sent, p.cost_usd, p.task, p.eta, job_id])
         return bool(conn.execute("SELECT cancel_requested FROM jobs WHERE job_id = ?", [job_id]).fetchone()[0])
 
 
@@ -99,7 +100,7 @@ def finish(store: Store, job_id: str, state: str, p: Progress, results: list[dic
     with store.write("job_version") as conn:
         conn.execute("UPDATE jobs SET state = ?, finished_at = current_timestamp, heartbeat_at = current_timestamp, "
                      "n_done = ?, n_total = ?, n_ok = ?, n_failed = ?, n_sent = ?, cost_usd = ?, task = NULL, "
-                     "results = ?, message = ? WHERE job_id = ?",
+                     "eta_seconds = NULL, results = ?, message = ? WHERE job_id = ?",
                      [state, p.done, p.total, p.ok, p.failed, p.sent, p.cost_usd,
                       json.dumps(results, default=str), message or None, job_id])
 
@@ -133,7 +134,7 @@ def requeue(store: Store, job_id: str) -> JobSpec:
 _UNEXPIRED = (f"coalesce(heartbeat_at, created_at) > CAST(now() AS TIMESTAMP) - INTERVAL {STALE_SECONDS} SECOND "
               "AS unexpired")
 _COLUMNS = ("job_id, label, dataset, spec, started_by, origin, state, created_at, started_at, finished_at, "
-            "heartbeat_at, pid, host, proc_start, attempts, n_done, n_total, n_ok, n_failed, n_sent, cost_usd, "
+            "heartbeat_at, pid, host, proc_start, attempts, n_done, n_total, n_ok, n_failed, n_sent, cost_usd, eta_seconds, "
             f"task, message, results, cancel_requested, {_UNEXPIRED}, "
             f"created_at > CAST(now() AS TIMESTAMP) - INTERVAL {QUEUED_GRACE_SECONDS} SECOND AS fresh, "
             "epoch(CAST(now() AS TIMESTAMP) - started_at) AS elapsed")
@@ -185,7 +186,17 @@ def active_count(store: Store) -> tuple[int, int]:
 
 
 def eta_seconds(job: dict) -> float | None:
-    done, total, elapsed = job.get("n_done") or 0, job.get("n_total") or 0, job.get("elapsed")
-    if not (0 < done < total) or elapsed is None or pd.isna(elapsed) or elapsed <= 0:
+    """The worker's estimate of the seconds left (core.jobs.eta: a recent rate, once enough answers exist);
+    None for a job that is not running or too young to say."""
+    eta = job.get("eta_seconds")
+    if job.get("state") != "running" or eta is None or pd.isna(eta):
         return None
-    return max(0.0, (total - done) * float(elapsed) / done)
+    return max(0.0, float(eta))
+
+
+def any_model(job: dict) -> bool:
+    """Whether the job runs a model (its first answer waits for the model client to load)."""
+    try:
+        return not JobSpec.from_json(job["spec"]).offline
+    except (ValueError, KeyError, TypeError):
+        return False

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from core.jobs import counts, table
+from core.jobs.eta import RateWindow
 from core.jobs.spec import JobSpec, Task
 from core.judges.errors import causes_line
 from core.judges.leases import RunBusy, working_for
@@ -119,7 +120,8 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
     outcome = JobOutcome(job_id, "done")
     # counters from the store: what the job's runs hold already (a resume), never zeros (core.jobs.counts)
     runs = counts.noted_runs(table.get_job(store, job_id).get("results"), spec.tasks)
-    p = table.Progress(total=(spec.n_pairs() or 0) * len(spec.tasks))
+    p = table.Progress(total=(spec.n_pairs() or 0) * len(spec.tasks))  # the pairs chosen, when known
+    rate = RateWindow()
     try:
         have = [counts.stored(store, spec, run_id) for run_id in runs]
         p.total = counts.n_pairs(store, spec) * len(spec.tasks)
@@ -160,6 +162,8 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
                 p.cost_usd = None if cost is None or base_cost is None else base_cost + float(cost)
                 if stats.get("run_id"):
                     runs[i] = stats["run_id"]
+                rate.add(p.done)
+                p.eta = rate.eta(p.total)
                 if on_progress is not None:
                     on_progress(done, total, stats)
 

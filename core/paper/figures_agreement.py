@@ -16,7 +16,7 @@ import pandas as pd
 from core.analysis.naming import display_name
 from core.analysis.scores import metric_label
 from core.paper.figstyle import SYMBOLS, TALL, Figure, styled, title
-from core.taxonomy import OKABE_ITO
+from core.taxonomy import MISSING, OKABE_ITO
 
 ENSEMBLE_WORDS = {"best_single": "Best single judge", "average": "Average", "linear_regression": "Linear regression",
                   "ridge": "Ridge regression"}
@@ -39,7 +39,7 @@ def scatter_figure(series: pd.DataFrame, judge: str, metric: str, *, target: str
 
     data = series[["ext_id", "value", "target"]]
     data = data[data[["value", "target"]].notna().all(axis=1)].reset_index(drop=True)
-    shown = "–" if pd.isna(estimate) else f"{estimate:.3f}"
+    shown = MISSING if pd.isna(estimate) else f"{estimate:.3f}"
     chart = alt.Chart(data).mark_circle(opacity=0.7, color=OKABE_ITO[4]).encode(
         x=alt.X("value:Q", title=display_name(judge, metric, with_judge=True)),
         y=alt.Y("target:Q", title=TARGET_AXIS.get(target, f"Expert target ({target})")),

@@ -18,6 +18,7 @@ from core.paper.citations import bibtex, cite, metric_cites, prompt_cites
 from core.paper.compute import Results
 from core.paper.correlations import STAT_WORDS, target_words
 from core.paper.tables import count_words
+from core.taxonomy import NOT_RECORDED, is_missing, shown
 
 STAT_NAMES = {"kendall": "tau-b", "spearman": "rho", "pearson": "r"}
 
@@ -69,10 +70,10 @@ def _run_words(run: pd.Series, cost: pd.Series | None) -> tuple[str, tuple[str, 
         bits.append(f"offline {run['judge_kind']} judge" + (f", version {params['version']}" if "version" in params
                                                             else ""))
     else:
-        bits.append(f"{run['judge_kind']} judge" + (f", model {run['model']}" if run.get("model") else ""))
+        bits.append(f"{run['judge_kind']} judge" + ("" if is_missing(run.get("model")) else f", model {run['model']}"))
     keys: tuple[str, ...] = ()
-    if run.get("prompt_id"):
-        bits.append(f"prompt {run['prompt_id']} (hash {run['prompt_hash']})")
+    if not is_missing(run.get("prompt_id")):  # an offline or imported judge has no prompt: nothing to say
+        bits.append(f"prompt {run['prompt_id']} (hash {shown(run.get('prompt_hash'), NOT_RECORDED)})")
         keys = prompt_cites(str(run["prompt_id"]))
     for name, words in (("temperature", "temperature"), ("max_tokens", "at most {} output tokens"),
                         ("reasoning_effort", "reasoning effort")):

@@ -17,7 +17,7 @@ from core.analysis.naming import column_name, display_name
 from core.glossary import judge_in_words, metric_in_words
 from core.reads.context import context_line
 from core.report.gather import ReportData, TargetResult
-from core.taxonomy import OKABE_ITO
+from core.taxonomy import OKABE_ITO, readable_json
 
 TARGET_LABELS = {
     "score": "Overall quality score (the experts' rating of each candidate report)",
@@ -389,7 +389,7 @@ def judges_table(judges: pd.DataFrame) -> str:
     if judges.empty:
         return "<p class='empty'>No judge runs.</p>"
     titles = {"judge": "Judge", "kind": "Kind", "model": "Model", "prompt_id": "Prompt", "prompt_hash": "Prompt hash",
-              "seeds_and_shots": "Seeds / shots", "params": "Params (JSON)", "status": "Status", "n_ok": "OK",
+              "seeds_and_shots": "Seeds / shots", "params": "Params", "status": "Status", "n_ok": "OK",
               "n_failed": "Failed", "n_unparsed": "Unreadable answers", "cost_usd": "Cost", "started_at": "Started",
               "finished_at": "Finished"}
     head = "".join(f"<th scope='col'>{e(t)}</th>" for t in titles.values())
@@ -403,8 +403,8 @@ def judges_table(judges: pd.DataFrame) -> str:
                 cells.append(f"<td>{e(f'${float(value):,.4f}' if known else 'unknown')}</td>")
             elif value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT:
                 cells.append("<td>—</td>")
-            elif col == "params":
-                cells.append(f"<td><code class='wrap'>{e(value)}</code></td>")
+            elif col == "params":  # in words (null entries left out), as on the pages
+                cells.append(f"<td><code class='wrap'>{e(readable_json(value))}</code></td>")
             else:
                 cells.append(f"<td>{e(value)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")

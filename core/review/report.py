@@ -16,6 +16,7 @@ from core.review.data import REVIEW_KIND, dataset_kind, evaluation_frame
 from core.review.labels import LABELS
 from core.review.metrics import accuracy_table, confusion, label_counts, radar_table
 from core.store.db import Store
+from core.taxonomy import MISSING
 
 ANCHOR = '<section id="methods">'
 
@@ -26,7 +27,7 @@ def _e(value: object) -> str:
 
 def _cell(value: object) -> str:
     if isinstance(value, float):
-        return "–" if math.isnan(value) else f"{value:.3f}"
+        return MISSING if math.isnan(value) else f"{value:.3f}"
     return _e(value)
 
 

@@ -29,6 +29,7 @@ from core.analysis.stats import (
     paired_difference,
     resample_counts,
 )
+from core.taxonomy import MISSING
 
 TOL = 1e-12
 
@@ -293,7 +294,7 @@ def test_judge_metric_table_shape_order_and_markdown():
     assert list(table.values.index) == ["j1", "j2", "j3"]
     assert table.best.loc["j1", "rouge_l"] and table.second.loc["j2", "rouge_l"]
     assert table.best.loc["j1", "zzz"] and table.best.loc["j2", "zzz"]  # tie: both bold
-    assert table.text.loc["j3", "green"] == "(n=5)" and table.text.loc["j3", "rouge_l"] == "–"
+    assert table.text.loc["j3", "green"] == "(n=5)" and table.text.loc["j3", "rouge_l"] == MISSING
     md = table.to_markdown()
     assert "**0.700**" in md and "<u>0.600</u>" in md and md.startswith("| judge |")
     with pytest.raises(ValueError, match="several rows"):

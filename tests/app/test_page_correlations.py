@@ -25,6 +25,7 @@ from core.reads.frames import correlation_frame
 from core.reads.queries import facet_values
 from core.reads.targets import annotator_target_values, dataset_targets
 from core.store.db import Store
+from core.taxonomy import MISSING
 from pages._import_wizard import ImportRequest, run_import
 from tests.apptest_helpers import assert_ok, judged_copy, open_page
 from tests.conftest import copy_store
@@ -120,7 +121,7 @@ def test_table_shows_rules_and_lexical_with_tau_from_core(app_test, judged_store
     expected = _expected(judged_store)
     _assert_table_matches(at, expected)
     # a judge without a metric shows a dash, as in the papers
-    assert shown.loc["lexical", "GREEN formula (rules counts)"] == "–"
+    assert shown.loc["lexical", "GREEN formula (rules counts)"] == MISSING
 
     # the detail table: n and the bootstrap CIs (1,000 resamples, seed 0, groups) from core
     detail = _detail(at).set_index(["judge", "metric"])

@@ -17,6 +17,7 @@ from core.judges import run_judge
 from core.judges.live import CRIMSON_ORDER, MEANINGS
 from core.judges.runs import load_pairs
 from core.store.db import Store
+from core.taxonomy import MISSING
 from tests.apptest_helpers import assert_ok, open_page, tables, use_fake_model
 from tests.fake_openai import FakeOpenAI
 from tests.judges.test_crimson_run import NAMES, SHAPES, _answer
@@ -89,7 +90,7 @@ def test_summaries_compares_two_systems_of_a_crimson_run(app_test, crimson_store
     assert labels == {"CRIMSON (mean ± std)"}
     for system in (a, b):
         scores, _ = _hand({p: s for p, s in shapes.items() if systems[p] == system})
-        want = f"{scores.mean():.3f} ± {scores.std(ddof=0):.3f}" if len(scores) else "–"
+        want = f"{scores.mean():.3f} ± {scores.std(ddof=0):.3f}" if len(scores) else MISSING
         assert want in [m.value for m in at.metric]
 
 

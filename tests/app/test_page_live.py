@@ -8,6 +8,7 @@ import pytest
 
 from core.judges.live import Marked, highlight_html, score_rules_live
 from core.store.db import Store
+from core.taxonomy import MISSING
 from tests.apptest_helpers import assert_ok, open_page, tables, use_fake_model
 from tests.fake_openai import FakeOpenAI
 
@@ -139,7 +140,7 @@ def test_configured_model_answers_side_by_side(app_test, demo_store_copy: Store,
         assert server.requests == 1
     assert any("fake" in m.value and "green" in m.value for m in at.markdown)
     counts = _counts(at)[1]
-    assert (counts["significant"] != "–").all() and counts.index.tolist()[0] == "(a) False report of a finding"
+    assert (counts["significant"] != MISSING).all() and counts.index.tolist()[0] == "(a) False report of a finding"
     assert any("cost unknown" in c.value for c in at.caption)
     assert _store_state(store) == before  # live calls are never stored
 
@@ -208,6 +209,6 @@ def test_meaning_column_in_words_and_the_same_numbers_as_the_score_command(app_t
 
     for metric, value in cli["metrics"].items():
         shown = page[display_name("rules", metric)]  # the one naming rule, as the score command prints
-        assert shown == ("–" if value is None else f"{value:.3g}" if isinstance(value, float) else str(value))
+        assert shown == (MISSING if value is None else f"{value:.3g}" if isinstance(value, float) else str(value))
     counts = _counts(at)[0]
     assert counts["significant"].tolist() == [str(cli["sig"][c]) for c in "abcdef"]

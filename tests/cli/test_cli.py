@@ -81,7 +81,7 @@ def test_missing_file_and_unknown_dataset_are_one_line_errors(tmp_path):
     assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1
     assert "not found" in done.stderr
     done = cli("judge", "--dataset", "nope", "--judge", "lexical", store=store)
-    assert done.returncode == 1 and done.stderr.strip() == "error: dataset 'nope' not found"
+    assert done.returncode == 1 and done.stderr.strip() == "error: dataset 'nope' not found (datasets: none)"
 
 
 def test_parse_from_stdin(tmp_path):
