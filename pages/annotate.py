@@ -380,8 +380,8 @@ def _new_queue_form(store: Store, dataset: str) -> None:
         try:
             queue_id = ratings.create_queue(store, dataset, name, method, filters=filters, n=int(n),
                                             seed=int(seed), scheme=scheme, blinded=blinded,
-                                            created_by=_current_rater())
-        except ValueError as exc:
+                                            created_by=_current_rater(), role=current_role())
+        except (ValueError, NotAllowed) as exc:
             st.error(escape_md(exc))
         else:
             st.session_state["ann_queue"] = queue_id

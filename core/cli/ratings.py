@@ -65,7 +65,8 @@ def cmd_rating_queue(args) -> int:
         filters.setdefault(facet.strip(), []).append(value.strip())
     store = open_store(args)
     queue_id = ratings.create_queue(store, args.dataset, args.name, args.method, filters=filters, n=args.n,
-                                    seed=args.seed, scheme=args.scheme, blinded=not args.unblinded)
+                                    seed=args.seed, scheme=args.scheme, blinded=not args.unblinded,
+                                    role=RESEARCHER)  # whoever runs the CLI holds the store file itself
     queue = ratings.get_queue(store, queue_id)
     out = {"queue_id": queue_id, "name": queue["name"], "dataset": args.dataset, "method": args.method,
            "params": queue["params"], "n_pairs": len(queue["pair_ids"]), "blinded": bool(queue["blinded"])}

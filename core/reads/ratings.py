@@ -112,14 +112,15 @@ def judge_disagreement(store: Store, dataset: str) -> pd.DataFrame:
 
 def create_queue(store: Store, dataset: str, name: str, method: str = "filters", *, filters: dict | None = None,
                  n: int | None = None, seed: int = 0, scheme: str = "both", blinded: bool = True,
-                 created_by: str | None = None) -> str:
-    """Create a rating queue and return its id.
+                 created_by: str | None = None, role: str | None) -> str:
+    """Create a rating queue and return its id (researchers only: :class:`core.access.NotAllowed` otherwise).
 
     ``filters``: all pairs matching the facet filters (ordered by ext_id; at
     most ``n`` when given). ``sample``: a seeded random sample of ``n`` of them
     (numpy ``default_rng(seed)``, in sampled order). ``disagree``: the ``n``
     pairs on which the judges disagree most (:func:`judge_disagreement`).
     """
+    require(role, MANAGE_QUEUES)
     name = (name or "").strip()
     if not name:
         raise ValueError("give the queue a name")  # names are unique per dataset (case and spaces aside)

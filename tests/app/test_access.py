@@ -329,7 +329,7 @@ def test_a_viewer_cannot_reach_a_page_that_runs_judges(app_test, demo_store_copy
 def test_a_viewer_browses_rates_and_downloads_but_does_not_import_delete_or_make_queues(
         app_test, demo_store_copy: Store, monkeypatch):
     store = demo_store_copy
-    queue_id = ratings.create_queue(store, "demo", "round 1", "sample", n=3, seed=1)
+    queue_id = ratings.create_queue(store, "demo", "round 1", "sample", n=3, seed=1, role="researcher")
     at = _team_app(app_test, store, monkeypatch, "nurse@hospital.org", "pages/data.py")
     assert [t.label for t in at.tabs] == ["Browse pairs"]  # no 'Import data'
     assert not [b for b in at.button if "Delete" in b.label]
@@ -409,7 +409,7 @@ def test_a_viewer_gets_no_clinician_target_made_of_blinded_ratings(app_test, dem
 
     store = demo_store_copy
     run_judge(store, dataset="demo", judge="rules")  # a judge to correlate with the target
-    queue_id = ratings.create_queue(store, "demo", "blind", "sample", n=4, seed=3, blinded=True)
+    queue_id = ratings.create_queue(store, "demo", "blind", "sample", n=4, seed=3, blinded=True, role="researcher")
     for pid in ratings.queue_pair_ids(store, queue_id):
         ratings.save_rating(store, pid, "alice@hospital.org", score=1, queue_id=queue_id)
 

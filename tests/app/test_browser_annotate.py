@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 def demo_store(demo_store: Store, tmp_path: Path) -> Store:  # the server fixture serves this one
     """A private copy of the demo store with a 5-pair queue: the page writes ratings into it."""
     store = copy_store(demo_store, tmp_path / "annotate.duckdb")
-    ratings.create_queue(store, "demo", "pilot", "sample", n=5, seed=2)
+    ratings.create_queue(store, "demo", "pilot", "sample", n=5, seed=2, role="researcher")
     return store
 
 

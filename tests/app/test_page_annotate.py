@@ -181,7 +181,7 @@ def test_two_raters_rate_a_queue_and_agreement_and_correlations_follow(app_test,
 
 def test_back_revises_with_history_and_unblinding_shows_the_others(app_test, demo_store_copy: Store):
     store = demo_store_copy
-    queue_id = ratings.create_queue(store, "demo", "q", "sample", n=3, seed=9, scheme="score")
+    queue_id = ratings.create_queue(store, "demo", "q", "sample", n=3, seed=9, scheme="score", role="researcher")
     pids = ratings.queue_pair_ids(store, queue_id)
     ratings.save_rating(store, pids[0], "Dr B", score=1)
     at = _open(app_test, store, {"rater": "Dr A"})
@@ -215,7 +215,7 @@ def test_back_revises_with_history_and_unblinding_shows_the_others(app_test, dem
 
 def test_bad_input_is_refused_on_the_page(app_test, demo_store_copy: Store):
     store = demo_store_copy
-    ratings.create_queue(store, "demo", "q", "sample", n=3, seed=9, scheme="score")
+    ratings.create_queue(store, "demo", "q", "sample", n=3, seed=9, scheme="score", role="researcher")
     at = _open(app_test, store, {"rater": "Dr A"})
     _button(at, "Save and next (Enter)").click()  # nothing given
     at.run()
@@ -230,7 +230,7 @@ def test_bad_input_is_refused_on_the_page(app_test, demo_store_copy: Store):
 
 
 def test_with_oidc_configured_the_rater_signs_in(app_test, demo_store_copy: Store):
-    ratings.create_queue(demo_store_copy, "demo", "q", "sample", n=3, seed=9)
+    ratings.create_queue(demo_store_copy, "demo", "q", "sample", n=3, seed=9, role="researcher")
     at = app_test(demo_store_copy, {"rater": "typed"})
     at.secrets["auth"] = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 32,
                           "client_id": "radjudge", "client_secret": "y" * 16,
@@ -248,7 +248,7 @@ def test_share_page_offers_the_clinicians_as_report_target(app_test, demo_store_
     at = _open(app_test, store, page="pages/share.py")
     assert not [r for r in at.radio if r.label == "Experts"]  # no ratings yet: no choice
     ratings.save_rating(store, ratings.queue_pair_ids(
-        store, ratings.create_queue(store, "demo", "q", "sample", n=2, seed=1))[0], "Dr A", score=2)
+        store, ratings.create_queue(store, "demo", "q", "sample", n=2, seed=1, role="researcher"))[0], "Dr A", score=2)
     at = _open(app_test, store, {"experts": "clinicians"}, page="pages/share.py")
     radio = next(r for r in at.radio if r.label == "Experts")
     assert radio.value == "clinicians"
@@ -259,7 +259,7 @@ def test_analysis_pages_take_the_clinicians_as_target(app_test, store: Store):
     from core.analysis.errortypes import f1_per_category
     from core.reads.frames import expert_counts, judge_counts
 
-    queue_id = ratings.create_queue(store, "demo", "q", "sample", n=N_PAIRS, seed=5)
+    queue_id = ratings.create_queue(store, "demo", "q", "sample", n=N_PAIRS, seed=5, role="researcher")
     for i, pid in enumerate(ratings.queue_pair_ids(store, queue_id)):
         ratings.save_rating(store, pid, "Dr A", score=i % 6, counts={"sig_a": i % 3, "sig_b": 1})
         ratings.save_rating(store, pid, "Dr B", score=(i + 1) % 6, counts={"sig_a": i % 2, "sig_b": 1})
@@ -279,7 +279,7 @@ def test_analysis_pages_take_the_clinicians_as_target(app_test, store: Store):
 
 def test_hostile_names_are_shown_as_text(app_test, demo_store_copy: Store):
     hostile = "<img src=x onerror=alert(1)> **bold** [link](http://example.com)"
-    ratings.create_queue(demo_store_copy, "demo", hostile, "sample", n=2, seed=1)
+    ratings.create_queue(demo_store_copy, "demo", hostile, "sample", n=2, seed=1, role="researcher")
     at = _open(app_test, demo_store_copy, {"rater": hostile})
     _score_input(at).set_value(2)
     _click(at, "Save and next (Enter)")
@@ -309,7 +309,7 @@ class _SignedIn:
 
 
 def _disagreeing_ratings(store: Store) -> None:
-    queue_id = ratings.create_queue(store, "demo", "q", "sample", n=3, seed=9)
+    queue_id = ratings.create_queue(store, "demo", "q", "sample", n=3, seed=9, role="researcher")
     for pid in ratings.queue_pair_ids(store, queue_id):
         ratings.save_rating(store, pid, "Dr A", score=1, queue_id=queue_id)
         ratings.save_rating(store, pid, "Dr B", score=5, queue_id=queue_id)
@@ -369,7 +369,7 @@ def test_queue_names_are_unique_and_enter_does_not_submit_the_form(app_test, dem
     assert ratings.list_queues(store, "demo")["name"].tolist() == ["pilot"]
     assert any("a queue named 'pilot' already exists" in e.value.replace("\\", "") for e in at.error)
     with pytest.raises(ValueError, match="already exists"):
-        ratings.create_queue(store, "demo", " PILOT ", "sample", n=3)
+        ratings.create_queue(store, "demo", " PILOT ", "sample", n=3, role="researcher")
 
 
 def test_the_ratings_of_selector_shows_its_choice(app_test, demo_store_copy: Store):

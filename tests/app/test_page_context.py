@@ -97,7 +97,7 @@ def test_annotate_shows_the_rater_the_context_and_no_judge(app_test, demo_store_
 
     store = demo_store_copy
     run_judge(store, dataset="demo", judge="rules")
-    queue_id = ratings.create_queue(store, "demo", "ctx", "sample", n=3, seed=2)
+    queue_id = ratings.create_queue(store, "demo", "ctx", "sample", n=3, seed=2, role="researcher")
     first = ratings.queue_pair_ids(store, queue_id)[0]
     at = open_page(app_test, store, "pages/annotate.py", {"dataset": "demo", "rater": "Dr C", "queue": queue_id})
     pair = get_pair(store, first)

@@ -34,7 +34,7 @@ def rater_annotations(store: Store, pair_id: str, rater: str) -> pd.DataFrame:
 
 @pytest.fixture
 def queue(demo_store_copy: Store) -> tuple[Store, str, list[str]]:
-    queue_id = ratings.create_queue(demo_store_copy, "demo", "pilot", "sample", n=8, seed=11)
+    queue_id = ratings.create_queue(demo_store_copy, "demo", "pilot", "sample", n=8, seed=11, role="researcher")
     return demo_store_copy, queue_id, ratings.queue_pair_ids(demo_store_copy, queue_id)
 
 
@@ -91,24 +91,24 @@ def test_bad_ratings_are_refused_and_nothing_is_written(queue, kwargs, message):
 
 def test_queues_filters_seeded_sample_and_order(demo_store_copy: Store):
     store = demo_store_copy
-    ct = ratings.create_queue(store, "demo", "CT only", "filters", filters={"modality": ["CT"]})
+    ct = ratings.create_queue(store, "demo", "CT only", "filters", filters={"modality": ["CT"]}, role="researcher")
     ids = ratings.queue_pair_ids(store, ct)
     expected = store.query_df("SELECT pair_id FROM pairs WHERE dataset = 'demo' AND modality = 'CT' "
                               "ORDER BY ext_id, pair_id")["pair_id"].tolist()
     assert ids == expected and len(ids) > 0
-    a = ratings.create_queue(store, "demo", "s1", "sample", n=10, seed=5)
-    b = ratings.create_queue(store, "demo", "s2", "sample", n=10, seed=5)
-    c = ratings.create_queue(store, "demo", "s3", "sample", n=10, seed=6)
+    a = ratings.create_queue(store, "demo", "s1", "sample", n=10, seed=5, role="researcher")
+    b = ratings.create_queue(store, "demo", "s2", "sample", n=10, seed=5, role="researcher")
+    c = ratings.create_queue(store, "demo", "s3", "sample", n=10, seed=6, role="researcher")
     assert ratings.queue_pair_ids(store, a) == ratings.queue_pair_ids(store, b)  # the seed reproduces it
     assert ratings.queue_pair_ids(store, a) != ratings.queue_pair_ids(store, c)
     assert ratings.get_queue(store, a)["params"]["seed"] == 5
     assert set(ratings.list_queues(store, "demo")["n_pairs"]) == {len(expected), 10}
     with pytest.raises(ValueError, match="no pairs"):
-        ratings.create_queue(store, "demo", "none", "filters", filters={"modality": ["PET"]})
+        ratings.create_queue(store, "demo", "none", "filters", filters={"modality": ["PET"]}, role="researcher")
     with pytest.raises(ValueError, match="not found"):
-        ratings.create_queue(store, "nope", "x", "filters")
+        ratings.create_queue(store, "nope", "x", "filters", role="researcher")
     with pytest.raises(ValueError, match="at least two judge runs"):
-        ratings.create_queue(store, "demo", "d", "disagree", n=5)
+        ratings.create_queue(store, "demo", "d", "disagree", n=5, role="researcher")
 
 
 def test_judges_disagree_most_ranks_pairs_by_spread_of_rank_normalised_scores(demo_store_copy: Store):
@@ -129,7 +129,7 @@ def test_judges_disagree_most_ranks_pairs_by_spread_of_rank_normalised_scores(de
     by_hand = (both.max(axis=1) - both.min(axis=1)).sort_values(ascending=False)
     assert spread["spread"].iloc[0] == pytest.approx(by_hand.iloc[0])
     assert by_hand[spread["pair_id"].iloc[0]] == pytest.approx(by_hand.iloc[0])
-    queue_id = ratings.create_queue(store, "demo", "hard ones", "disagree", n=5)
+    queue_id = ratings.create_queue(store, "demo", "hard ones", "disagree", n=5, role="researcher")
     assert ratings.queue_pair_ids(store, queue_id) == spread["pair_id"].head(5).tolist()
 
 
@@ -295,7 +295,7 @@ def test_the_html_report_can_take_the_clinician_ratings_as_target(queue, tmp_pat
     from core.report import collect
 
     store, queue_id, pids = queue
-    extra = ratings.create_queue(store, "demo", "more", "sample", n=12, seed=3)
+    extra = ratings.create_queue(store, "demo", "more", "sample", n=12, seed=3, role="researcher")
     rated = list(dict.fromkeys(pids + ratings.queue_pair_ids(store, extra)))
     for i, pid in enumerate(rated):
         ratings.save_rating(store, pid, "Dr A", score=i % 6)

@@ -20,8 +20,8 @@ ALICE, BOB, CAROL, DAVE = "alice@hospital.org", "bob@hospital.org", "carol@hospi
 def rate_blind_and_open(store: Store, n: int) -> tuple[str, str]:
     """A blinded queue of ``n`` pairs rated 1 by alice and 4 by bob, an unblinded one rated 0 by carol and
     3 by dave (every pair of each a disagreement): their ids."""
-    blind = ratings.create_queue(store, "demo", "blind round", "sample", n=n, seed=3, blinded=True)
-    open_ = ratings.create_queue(store, "demo", "open round", "sample", n=n, seed=4, blinded=False)
+    blind = ratings.create_queue(store, "demo", "blind round", "sample", n=n, seed=3, blinded=True, role="researcher")
+    open_ = ratings.create_queue(store, "demo", "open round", "sample", n=n, seed=4, blinded=False, role="researcher")
     for queue_id, scores in ((blind, {ALICE: 1, BOB: 4}), (open_, {CAROL: 0, DAVE: 3})):
         for pid in ratings.queue_pair_ids(store, queue_id):
             for rater, score in scores.items():
@@ -63,7 +63,7 @@ def test_a_viewer_reads_no_blinded_rating_of_others(rated):
 def test_a_rating_of_a_blinded_queue_stays_hidden_when_the_pair_is_also_in_an_open_queue(rated):
     store, blind, _ = rated
     pids = ratings.queue_pair_ids(store, blind)
-    reopened = ratings.create_queue(store, "demo", "same pairs, unblinded", "filters", blinded=False)
+    reopened = ratings.create_queue(store, "demo", "same pairs, unblinded", "filters", blinded=False, role="researcher")
     assert set(pids) <= set(ratings.queue_pair_ids(store, reopened))
     assert not {ALICE, BOB} & set(ratings.latest_ratings(store, "demo", reopened, role=VIEWER)["rater"])
 
@@ -89,6 +89,17 @@ def test_only_a_researcher_blinds_or_unblinds_a_queue(rated):
     assert bool(ratings.get_queue(store, blind)["blinded"])
     ratings.set_blinded(store, blind, False, role=RESEARCHER)
     assert not bool(ratings.get_queue(store, blind)["blinded"])
+
+
+def test_only_a_researcher_creates_a_queue(demo_store_copy: Store):
+    store = demo_store_copy
+    before = store.query_one("SELECT count(*) FROM rating_queues")
+    for role in (VIEWER, None):
+        with pytest.raises(NotAllowed, match="may not create, blind or unblind rating queues: researchers only"):
+            ratings.create_queue(store, "demo", "a viewer's queue", "sample", n=3, seed=1, role=role)
+    assert store.query_one("SELECT count(*) FROM rating_queues") == before  # nothing written
+    made = ratings.create_queue(store, "demo", "a researcher's queue", "sample", n=3, seed=1, role=RESEARCHER)
+    assert len(ratings.queue_pair_ids(store, made)) == 3
 
 
 def test_the_bundle_is_refused_to_a_viewer_and_the_report_for_one_names_no_store_file(rated):

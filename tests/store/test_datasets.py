@@ -66,7 +66,7 @@ def judged_store(demo_store: Store, tmp_path_factory) -> Store:
     build_demo(store, n_pairs=12, seed=5, dataset="other")
     run_judge(store, dataset="other", judge="rules")
     for dataset in ("demo", "other"):  # clinician ratings (core/reads/ratings.py) travel with their dataset too
-        queue = ratings.create_queue(store, dataset, "q", "sample", n=3, seed=1)
+        queue = ratings.create_queue(store, dataset, "q", "sample", n=3, seed=1, role="researcher")
         first = ratings.queue_pair_ids(store, queue)[0]
         ratings.save_rating(store, first, "dr a", score=4, counts={"sig_a": 1}, queue_id=queue)
         ratings.adjudicate(store, first, "score", 4, "dr c", role=RESEARCHER)

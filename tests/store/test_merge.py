@@ -402,7 +402,7 @@ def test_ratings_queues_adjudications_and_preferences_come_over(demo_store, tmp_
 
     assert (MIRROR_PREFIX, MIRROR_SOURCE) == (ratings.RATER_PREFIX, ratings.SOURCE)
     a = copy_store(demo_store, tmp_path / "a.duckdb")
-    queue = ratings.create_queue(a, "demo", "pilot", "sample", n=6, seed=1)
+    queue = ratings.create_queue(a, "demo", "pilot", "sample", n=6, seed=1, role="researcher")
     pids = ratings.queue_pair_ids(a, queue)
     ratings.save_rating(a, pids[0], "Dr A", score=4)
     ratings.adjudicate(a, pids[0], "score", 3.5, "Dr C", role=RESEARCHER)
@@ -439,7 +439,7 @@ def test_a_conflict_in_every_merged_table_is_one_line_naming_its_row(demo_store,
 
     a = copy_store(demo_store, tmp_path / "a.duckdb")
     assert main(["--store", str(a.path), "judge", "--dataset", "demo", "--judge", "length", "--json"]) == 0
-    queue = ratings.create_queue(a, "demo", "pilot", "sample", n=4, seed=2)
+    queue = ratings.create_queue(a, "demo", "pilot", "sample", n=4, seed=2, role="researcher")
     pid = ratings.queue_pair_ids(a, queue)[0]
     ratings.save_rating(a, pid, "Dr A", score=4)
     ratings.adjudicate(a, pid, "score", 3.5, "Dr C", role=RESEARCHER)
