@@ -50,13 +50,16 @@ def progress_text(job: dict) -> str:
 def jobs_indicator(store: Store) -> None:
     """One line in the sidebar while jobs run (or wait to be resumed), on every page."""
     try:
-        running, interrupted = table.active_count(store)
+        running, interrupted, partial = table.active_count(store)
     except StoreError:
         return
     if running:
         st.sidebar.caption(f":material/progress_activity: {running} judge job(s) running — see Run judges")
     if interrupted:
         st.sidebar.caption(f":material/warning: {interrupted} judge job(s) interrupted — resume on Run judges")
+    if partial:
+        st.sidebar.caption(f":material/warning: {partial} judge job(s) partial (some tasks did not run) — "
+                           "resume on Run judges")
 
 
 def _cancel(store: Store, job: dict) -> None:
@@ -84,23 +87,35 @@ def _draw_job(store: Store, job: dict, keys: dict[str, str], batches: str = "") 
         elif st.button("Cancel", key=f"job_cancel_{job_id}", icon=":material/stop_circle:"):
             _cancel(store, job)
             st.rerun()
-    elif state == "interrupted":
-        st.warning("Interrupted: its process is gone (killed, or the machine restarted). Resume finishes it: "
-                   "answers already received are stored without being paid again.", icon=":material/warning:")
+    elif state == "interrupted" or state in RESUMABLE:
+        if state == "interrupted":
+            st.warning("Interrupted: its process is gone (killed, or the machine restarted). Resume finishes it: "
+                       "answers already received are stored without being paid again.", icon=":material/warning:")
+        else:  # partial or failed: the message names the tasks that did not run and why
+            what = "Partly done" if state == "partial" else "Failed"
+            st.warning(f"{what}: {escape_md(job.get('message') or 'no reason recorded')}", icon=":material/warning:")
         if st.button("Resume", key=f"job_resume_{job_id}", icon=":material/play_arrow:"):
             _resume(store, job_id, keys)
             st.rerun()
 
 
-def live_jobs(store: Store, dataset: str) -> pd.DataFrame:
+RESUMABLE = ("partial", "failed")  # finished jobs the panel lists with Resume (besides the interrupted ones)
+
+
+def live_jobs(store: Store, dataset: str, skip: str = "") -> pd.DataFrame:
+    """The dataset's jobs among its 20 newest that run, or wait for a Resume (interrupted, partial, failed);
+    ``skip``: a job id the page shows elsewhere (the newest finished job, with its results and Resume)."""
     jobs = table.list_jobs(store, dataset=dataset, limit=20)
-    return jobs[jobs["state"].isin([*table.ACTIVE, "interrupted"])] if len(jobs) else jobs
+    if not len(jobs):
+        return jobs
+    return jobs[jobs["state"].isin([*table.ACTIVE, "interrupted", *RESUMABLE]) & (jobs["job_id"] != skip)]
 
 
 @st.fragment(run_every=POLL_SECONDS)
-def job_panel(store: Store, dataset: str, keys: dict[str, str]) -> None:
-    """The dataset's running and interrupted jobs, polled from the store; when one ends, the page reruns."""
-    jobs = live_jobs(store, dataset)
+def job_panel(store: Store, dataset: str, keys: dict[str, str], skip: str = "") -> None:
+    """The dataset's running jobs and those waiting for a Resume, polled from the store; when one ends, the
+    page reruns."""
+    jobs = live_jobs(store, dataset, skip)
     active = sorted(jobs.loc[jobs["state"].isin(table.ACTIVE), "job_id"]) if len(jobs) else []
     seen = st.session_state.get(SEEN_KEY)
     st.session_state[SEEN_KEY] = active

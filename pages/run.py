@@ -5,7 +5,8 @@ already answers (cache hits) and the estimated cost (unknown prices shown as
 unknown). Start records a job in the store and runs it in a worker process of
 its own (core.jobs): a refresh, a closed tab or a server restart does not stop
 it, and the job panel (pages/_jobs.py) polls its progress from the store every
-second, with Cancel, and Resume for a job whose process died. A re-run of the
+second, with Cancel, and Resume for a job whose process died or some of whose tasks did not
+run (interrupted, partial, failed: the newest finished one beside its results). A re-run of the
 same judge resumes its run: answered pairs are skipped and only recorded
 failures are sent again ("Retry failed").
 
@@ -530,6 +531,8 @@ batch = choose_send_mode(tasks, by_name)
 keys = job_keys(models, secrets)
 live = live_jobs(store, dataset)
 running = len(live) and live["state"].isin(ACTIVE).any()
+last = None if running else last_finished(store, dataset)  # shown below with its results and Resume
+live = live[live["job_id"] != last["job_id"]] if last is not None and len(live) else live
 st.markdown("#### Before starting")
 if not pair_ids or not tasks:
     st.caption("Choose at least one pair and one judge (with a prompt and a temperature for a model).")
@@ -545,9 +548,8 @@ if len(live):
     st.markdown("#### Jobs")
     st.caption("Read from the store: the same after a refresh, in another tab or browser, and from "
                "`python -m core jobs`.")
-    job_panel(store, dataset, keys)
+    job_panel(store, dataset, keys, last["job_id"] if last is not None else "")
 if not running:
-    last = last_finished(store, dataset)
     if last is not None:
         draw_results(store, last, models, secrets, restricted)
     draw_costs(store, dataset)

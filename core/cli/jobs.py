@@ -134,8 +134,8 @@ def add_commands(add) -> None:
             "--batch job's open provider batches are dropped (not collected)")
     p.add_argument("job", help="the job id (see `jobs`)")
     p = add("resume", cmd_resume,
-            "run an interrupted, failed or cancelled job again here: journaled answers are stored without "
-            "being sent, answered pairs are skipped")
+            "run an interrupted, partial (some tasks did not run), failed or cancelled job again here: journaled "
+            "answers are stored without being sent, answered pairs are skipped")
     p.add_argument("job", help="the job id (see `jobs`)")
     p = add("worker", cmd_worker, "run a queued job (the dashboard starts this in the background)")
     p.add_argument("job", help="the job id")

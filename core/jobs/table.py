@@ -176,13 +176,15 @@ def get_job(store: Store, job_id: str) -> dict:
     return df.iloc[0].to_dict()
 
 
-def active_count(store: Store) -> tuple[int, int]:
-    """(jobs running or queued now, jobs interrupted) over the whole store: the sidebar's indicator."""
+def active_count(store: Store) -> tuple[int, int, int]:
+    """(jobs running or queued now, jobs interrupted, jobs partial: some tasks did not run) over the whole
+    store: the sidebar's indicator (the last two wait for a Resume)."""
     df = store.query_df(f"SELECT state, pid, host, proc_start, {_UNEXPIRED}, "
                         f"created_at > CAST(now() AS TIMESTAMP) - INTERVAL {QUEUED_GRACE_SECONDS} SECOND AS fresh "
-                        "FROM jobs WHERE state IN ('queued', 'running')")
+                        "FROM jobs WHERE state IN ('queued', 'running', 'partial')")
     states = [_true_state(r) for r in df.itertuples()]
-    return sum(s in ACTIVE for s in states), sum(s == "interrupted" for s in states)
+    return (sum(s in ACTIVE for s in states), sum(s == "interrupted" for s in states),
+            sum(s == "partial" for s in states))
 
 
 def eta_seconds(job: dict) -> float | None:

@@ -51,21 +51,28 @@ def _wait(condition, timeout: float = 60.0, what: str = "") -> bool:
     return True
 
 
+def _refused_busy(store: Store, server: FakeOpenAI, offline: list[str]) -> tuple[str, str, object, int]:
+    """A dashboard job (the model, then the ``offline`` judges) run while a slow CLI run sends the model's
+    prompts, the CLI run then cancelled: (job, the CLI's job, the worker's completed process, requests sent
+    by the time the worker ended)."""
+    cli = _cli(store, "judge", "--dataset", "d", "--judge", MODEL, "--api-base", server.url, "--concurrency",
+               "1")  # a CLI run sending the model's prompts, slowly: it holds their leases
+    _wait(lambda: server.requests >= 1, what="the CLI run to send")
+    cli_job = table.list_jobs(store)["job_id"].iloc[0]
+    spec = JobSpec("d", [Task(MODEL, "green"), *[Task(j) for j in offline]], api_base=server.url)
+    job = table.submit(store, spec, origin="dashboard", started_by="ann")
+    worker = _run(store, "worker", job)  # what the dashboard starts for the job
+    sent = server.requests
+    table.request_cancel(store, cli_job)
+    cli.communicate(timeout=60)
+    return job, cli_job, worker, sent
+
+
 def test_a_job_whose_model_task_is_refused_busy_ends_partial_with_the_reason(tmp_path, app_test):
     n = 60
     store = marked_store(tmp_path / "s.duckdb", n)
     with FakeOpenAI(latency=2.0) as server:
-        cli = _cli(store, "judge", "--dataset", "d", "--judge", MODEL, "--api-base", server.url, "--concurrency",
-                   "1")  # a CLI run sending the model's prompts, slowly: it holds their leases
-        _wait(lambda: server.requests >= 1, what="the CLI run to send")
-        cli_job = table.list_jobs(store)["job_id"].iloc[0]
-        spec = JobSpec("d", [Task(MODEL, "green"), Task("rules"), Task("lexical"), Task("length")],
-                       api_base=server.url)
-        job = table.submit(store, spec, origin="dashboard", started_by="ann")
-        worker = _run(store, "worker", job)  # what the dashboard starts for the job
-        sent = server.requests
-        table.request_cancel(store, cli_job)
-        cli.communicate(timeout=60)
+        job, cli_job, worker, sent = _refused_busy(store, server, ["rules", "lexical", "length"])
     assert sent < n  # the CLI run was still sending while the job ran
     row = table.get_job(store, job)
     assert row["state"] == "partial", (row["state"], row["message"])
@@ -86,6 +93,27 @@ def test_a_job_whose_model_task_is_refused_busy_ends_partial_with_the_reason(tmp
     shown = [w.value for w in at.warning if "Partly done" in w.value]
     assert shown and "3 of 4 tasks ran" in shown[0] and "busy" in shown[0], [w.value for w in at.warning]
     assert any(b.key == f"job_resume_{job}" for b in at.button)
+
+
+def test_resume_of_a_partial_job_runs_the_task_that_did_not_run(tmp_path):
+    n = 20
+    store = marked_store(tmp_path / "s.duckdb", n)
+    with FakeOpenAI(latency=1.0) as server:
+        job, _, _, _ = _refused_busy(store, server, ["rules"])
+        assert table.get_job(store, job)["state"] == "partial"
+        before = server.requests
+        resumed = _run(store, "resume", job)
+        sent = server.requests - before
+    assert resumed.returncode == 0, resumed.stderr
+    row = table.get_job(store, job)
+    assert (row["state"], row["n_done"], row["n_total"]) == ("done", 2 * n, 2 * n), (row["state"], row["message"])
+    assert [r["status"] for r in json.loads(row["results"])] == ["done", "done"]
+    model_run = store.query_one("SELECT run_id FROM judge_runs WHERE judge_kind <> 'rules' AND run_id IN "
+                                "(SELECT unnest(?))", [[r["run_id"] for r in json.loads(row["results"])]])
+    answered = store.query_one("SELECT count(DISTINCT pair_id) FROM judge_outputs WHERE run_id = ? AND error IS NULL",
+                               [model_run])
+    assert answered == n  # every pair has the model's answer now
+    assert 0 < sent <= n  # the pairs the cancelled CLI run had not answered, each sent once at most
 
 
 def test_a_resume_killed_early_shows_the_answers_and_cost_its_runs_hold(tmp_path):
