@@ -14,8 +14,11 @@ change), when a run is left ``running``, or when ``check-store`` fails afterward
 not a failure. With ``--probe`` it also counts, from another process (fcntl F_GETLK), how often this
 process held an open connection without its lock: the mechanism behind the false damage.
 
-Confidence: if one repetition fails with probability p, n clean repetitions leave (1 - p)^n of chance to
-miss it. At the 1-in-3 rate of the report, 12 clean repetitions give 99% ((2/3)^12 = 0.8%; 11 give 98.3%).
+What it has shown (docs/RELIABILITY.md): on the code before the fix, the lock loss (probes finding the file
+unlocked) and a repetition failing by a run left ``running``; after, neither. It has never reproduced the
+report's own line ("Could not read enough bytes ...") on any code, so n clean repetitions bound only this
+bench's failures: if one repetition fails with probability p, n clean ones leave (1 - p)^n of chance to miss
+it ((2/3)^12 = 0.8%), not a confidence about that line.
 
     .venv/bin/python bench/bench_lock_race.py --reps 12 --pairs 1000 [--probe]
 """
@@ -142,9 +145,10 @@ def main() -> None:
     clean = args.reps - failed
     print(f"{failed} of {args.reps} repetitions failed")
     if not failed:
-        print(f"no failure in {clean}: a 1-in-3 failure rate would have shown with "
+        print(f"no failure in {clean}: a 1-in-3 rate of this bench's failures would have shown with "
               f"{100 * (1 - (2 / 3) ** clean):.1f}% confidence (99% needs "
-              f"{math.ceil(math.log(0.01) / math.log(2 / 3))} clean repetitions)")
+              f"{math.ceil(math.log(0.01) / math.log(2 / 3))} clean repetitions); it says nothing of the "
+              "report's \"Could not read enough bytes\" line, which this bench has not reproduced")
 
 
 if __name__ == "__main__":

@@ -29,8 +29,8 @@ def cmd_check_store(args) -> int:
         for problem in report.problems:
             print(f"PROBLEM: {problem}")
         if report.blocks_checked:
-            print(f"{report.blocks_checked:,} blocks ({report.bytes:,} bytes) checksummed, every table read in "
-                  f"full: {report.seconds:.2f} s")
+            print(f"{report.blocks_checked:,} blocks in use checksummed ({report.bytes:,}-byte file), every table "
+                  f"read in full: {report.seconds:.2f} s")
         if report.damaged_tables:
             print(f"damaged table(s): {', '.join(report.damaged_tables)}; restore from a backup or export")
         print("ok: no problems found" if report.ok else f"{len(report.problems)} problem(s) found")

@@ -47,8 +47,8 @@ from core.store.errors import (  # noqa: F401 (re-exported: callers import the s
 )
 from core.store.forensics import (  # noqa: F401 (re-exported)
     FIRST_BLOCK,
-    bad_blocks,
     block_owners,
+    check_blocks,
     damage,
     damaged_tables,
     truncation,

@@ -59,11 +59,6 @@ def _header(data: np.ndarray) -> Header | None:
     return best[1]
 
 
-def _block_size(data: np.ndarray) -> int | None:
-    head = _header(data)
-    return None if head is None else head.block_size
-
-
 def read_header(path: Path) -> Header | None:
     fd = read_fd(path)
     return _header(np.frombuffer(os.pread(fd, FIRST_BLOCK, 0), dtype=np.uint8))
@@ -100,6 +95,19 @@ def free_blocks(path: Path, head: Header) -> set[int] | None:
         return None
 
 
+def _free(path: Path, head: Header, conn) -> set[int]:
+    """The free list as this code reads it from the header, kept only when its length is DuckDB's own count
+    for ``conn`` (else empty: every block the header counts is taken to be in use)."""
+    free = free_blocks(path, head)
+    if free is None or conn is None:
+        return set()
+    listed = conn.execute("SELECT free_blocks FROM pragma_database_size() "
+                          "WHERE database_name = current_database()").fetchone()
+    if listed and listed[0] is not None and len(free) != int(listed[0]):
+        return set()
+    return free
+
+
 def truncation(path: Path, conn) -> str | None:
     """Why the file behind ``conn`` is shorter than its contents (None: it is not). Every block the header
     counts that is not on the free list must be in the file whole; a tail beyond them (a write that met a
@@ -113,37 +121,45 @@ def truncation(path: Path, conn) -> str | None:
     whole = (size - FIRST_BLOCK) // head.block_size
     if whole >= head.block_count:
         return None
-    free = free_blocks(path, head)
-    listed = conn.execute("SELECT free_blocks FROM pragma_database_size() "
-                          "WHERE database_name = current_database()").fetchone()
-    if free is None or (listed and listed[0] is not None and len(free) != int(listed[0])):
-        free = set()  # the free list could not be read as DuckDB counts it: every counted block is needed
+    free = _free(path, head, conn)
     missing = [b for b in range(whole, head.block_count) if b not in free]
     if missing:
         return (f"the file holds {whole:,} whole blocks but block {missing[0]:,} is in use: it was cut short")
     return None
 
 
-def bad_blocks(path: Path) -> tuple[list[int], int, int | None]:
-    """(blocks whose checksum fails, blocks checked, block size) of the DuckDB file at ``path``; block size
-    None when the layout is not one this code knows (nothing checked). Reads the whole file once, safely
+class Blocks(NamedTuple):
+    bad: list[int]  # blocks in use (counted by the header, not on its free list) whose checksum fails
+    checked: int  # blocks in use checked
+    size: int | None  # the block size; None: a layout this code does not know (nothing checked)
+    unused_bad: list[int]  # free blocks, or whole blocks past the header's count, whose checksum fails
+
+
+def check_blocks(path: Path, conn) -> Blocks:
+    """The checksums of the DuckDB file at ``path`` (``conn`` holds it). Only a block in use can be damage:
+    a free block or a tail past the header's count holds nothing DuckDB reads (a crash, a full disk or a
+    copy may leave anything there), so its failures are listed apart. Reads the whole file once, safely
     while this process holds a DuckDB connection to it (``handles.read_chunks``)."""
     size_on_disk = path.stat().st_size
     if size_on_disk < FIRST_BLOCK:
-        return [], 0, None
+        return Blocks([], 0, None, [])
     fd = read_fd(path)
-    size = _block_size(np.frombuffer(os.pread(fd, FIRST_BLOCK, 0), dtype=np.uint8))
-    if size is None:
-        return [], 0, None
-    n = (size_on_disk - FIRST_BLOCK) // size
-    bad = []
-    for b in range(n):
+    head = _header(np.frombuffer(os.pread(fd, FIRST_BLOCK, 0), dtype=np.uint8))
+    if head is None:
+        return Blocks([], 0, None, [])
+    size = head.block_size
+    free = _free(path, head, conn)
+    whole = (size_on_disk - FIRST_BLOCK) // size
+    bad, unused_bad, checked = [], [], 0
+    for b in range(whole):
         block = np.frombuffer(os.pread(fd, size, FIRST_BLOCK + b * size), dtype=np.uint8)
         if len(block) < size:
             break  # the file shrank meanwhile
+        used = b < head.block_count and b not in free
+        checked += used
         if _checksum(block[8:].view(np.uint64)) != int(block[:8].view(np.uint64)[0]):
-            bad.append(b)
-    return bad, n, size
+            (bad if used else unused_bad).append(b)
+    return Blocks(bad, checked, size, unused_bad)
 
 
 def block_owners(conn) -> dict[int, set[str]]:
@@ -161,10 +177,10 @@ def block_owners(conn) -> dict[int, set[str]]:
 
 
 def damaged_tables(path: Path, conn) -> list[str]:
-    """The tables with rows in a block of ``path`` whose checksum fails (the check before a handle's
+    """The tables with rows in a block in use of ``path`` whose checksum fails (the check before a handle's
     first write: a write must not build on a damaged file). A failing block holding no table's rows
-    (free space, an index or the catalog) is left to check-store, which reports it."""
-    bad, _, _ = bad_blocks(path)
+    (an index or the catalog) is left to check-store, which reports it; free space is no damage."""
+    bad = check_blocks(path, conn).bad
     if not bad:
         return []
     owners = block_owners(conn)
@@ -189,11 +205,11 @@ def unreadable_tables(conn) -> list[tuple[str, str]]:
 
 def damage(path: Path, conn) -> str | None:
     """Why check-store would call the file behind ``conn`` damaged, in one phrase (None: whole): a block
-    whose checksum fails, or a block in use cut off the end. Reads the whole file (see :func:`verdict`)."""
+    in use whose checksum fails, or a block in use cut off the end. Reads the whole file (see :func:`verdict`)."""
     short = truncation(path, conn)
     if short:
         return short
-    bad, _, _ = bad_blocks(path)
+    bad = check_blocks(path, conn).bad
     if not bad:
         return None
     where = ", ".join(f"{b:,}" for b in bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")

@@ -2,9 +2,10 @@
 
 :func:`check_store` opens the file read-only (it never writes) and verifies:
 
-- every block of the file carries its checksum (the 8-byte checksum DuckDB writes at the head of each
-  block, recomputed here over the block: data, indexes, catalog and free space alike; a failing block
-  is named with the tables whose rows it holds);
+- every block in use carries its checksum (the 8-byte checksum DuckDB writes at the head of each
+  block, recomputed here over the block: data, indexes and catalog alike; a failing block is named with
+  the tables whose rows it holds). A free block (on the header's free list) or a tail past the header's
+  block count holds nothing DuckDB reads: a failing checksum there is a note, not damage;
 - every column of every table reads in full (DuckDB verifies each block's checksum as it reads it), so
   a damaged or truncated file fails here, naming the table, instead of in an analysis;
 - DuckDB opens it and every table of the schema is there;
@@ -43,7 +44,7 @@ import duckdb
 
 from core.store import handles
 from core.store.db import Store, StoreError, is_damage, latest_schema_version
-from core.store.forensics import FIRST_BLOCK, bad_blocks, block_owners, truncation, unreadable_tables
+from core.store.forensics import FIRST_BLOCK, block_owners, check_blocks, truncation, unreadable_tables
 from core.store.texts import same_text_sql
 from core.taxonomy import CONTEXT_FIELDS
 
@@ -186,13 +187,20 @@ def check_store(path: str | os.PathLike) -> IntegrityReport:
 
 
 def _check_blocks(path: Path, conn, report: IntegrityReport) -> None:
-    """Recompute every block's checksum (see above); a failing block is a problem, named by its tables."""
-    bad, n, size = bad_blocks(path)
+    """Recompute every block's checksum (see above); a failing block in use is a problem, named by its
+    tables; a failing free block, or one past the header's count, is a note."""
+    bad, n, size, unused = check_blocks(path, conn)
     if size is None:
         report.notes.append("block checksums not recomputed: a DuckDB file layout this check does not know "
                             "(every table is still read in full)")
         return
     report.blocks_checked = n
+    if unused:
+        where = ", ".join(f"{b:,}" for b in unused[:5]) + (f" and {len(unused) - 5} more" if len(unused) > 5 else "")
+        many = len(unused) > 1
+        report.notes.append(f"unused block{'s' if many else ''} {where} (free, or past the header's block "
+                            f"count) fail{'' if many else 's'} {'their' if many else 'its'} checksum: DuckDB "
+                            f"never reads {'them' if many else 'it'}; not damage")
     if not bad:
         return
     try:
@@ -208,8 +216,7 @@ def _check_blocks(path: Path, conn, report: IntegrityReport) -> None:
                 if t not in report.damaged_tables:
                     report.damaged_tables.append(t)
         else:
-            report.problem(f"{where} fails its checksum: it holds no table's rows (an index, the catalog, "
-                           "or free space)")
+            report.problem(f"{where} fails its checksum: it holds no table's rows (an index or the catalog)")
     if len(bad) > 20:
         report.problem(f"{len(bad) - 20} more block(s) fail their checksum")
 

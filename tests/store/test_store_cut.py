@@ -1,6 +1,7 @@
 """Issue 42, items 4, 5 and 8d: a store cut at any offset or with a few flipped bytes is found by check-store,
 refused before any write and named by every read; merge names the damaged file and leaves no target behind;
-a failed command leaves no empty store."""
+a failed command leaves no empty store. Item 3's converse: bytes DuckDB never reads (a free block, a tail past
+the header's block count) are not damage."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from core.cli.main import main
 from core.ingest.demo import build_demo
 from core.judges import run_judge
 from core.store.db import FIRST_BLOCK, Store
+from core.store.forensics import free_blocks, read_header
 from core.store.integrity import check_store
 
 BLOCK = 262144
@@ -115,3 +117,63 @@ def test_a_failed_command_into_a_new_path_leaves_no_store(tmp_path, capsys):
     code, lines = _cli(capsys, new, "import-pairs", str(good), "--dataset", "x", "--id-col", "id",
                        "--reference-col", "reference", "--candidate-col", "candidate")
     assert code == 0 and new.exists()  # a command that succeeds still makes its store
+
+
+def _duckdb_reads_and_writes(path: Path) -> None:
+    """The oracle, DuckDB's own: every table reads in full, and a write and a checkpoint succeed (on a copy)."""
+    copy = path.with_name(f"oracle-{path.name}")
+    shutil.copyfile(path, copy)
+    con = duckdb.connect(str(copy))
+    try:
+        for (table,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
+            con.execute(f'SELECT * FROM "{table}"').fetchall()
+        con.execute("CREATE TABLE oracle AS SELECT range AS i FROM range(100000)")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    copy.unlink()
+
+
+def _unused_store_is_whole(path: Path, block: int, capsys) -> None:
+    """check-store passes with a note naming ``block``; reads and a write answer as on a healthy store."""
+    _duckdb_reads_and_writes(path)
+    report = check_store(path)
+    assert report.ok, report.problems
+    assert any(n.startswith(f"unused block {block} ") and "not damage" in n for n in report.notes), report.notes
+    for argv in (["datasets"], ["jobs"], ["correlate", "--dataset", "demo"], ["check-store"],
+                 ["judge", "--dataset", "demo", "--judge", "length"]):
+        code, lines = _cli(capsys, path, *argv)
+        assert code == 0 and not any("damaged" in line for line in lines), (argv, lines)
+    assert check_store(path).ok
+
+
+def test_a_flipped_byte_in_a_free_block_is_not_damage(healthy, tmp_path, capsys):
+    """A byte flipped in a block on the header's free list: DuckDB reads, writes and checkpoints; so do
+    RadJudge's reads and writes, and check-store passes with a note. (Before: "block N fails its checksum;
+    ... restore from a backup" from every read and from check-store.)"""
+    path = tmp_path / "free.duckdb"
+    shutil.copyfile(healthy, path)
+    head = read_header(path)
+    whole = (path.stat().st_size - FIRST_BLOCK) // BLOCK
+    free = sorted(b for b in free_blocks(path, head) if b < whole)
+    assert free, "the demo store has no free block inside the file: this test would prove nothing"
+    with path.open("r+b") as f:
+        f.seek(FIRST_BLOCK + free[0] * BLOCK + 1000)
+        byte = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    _unused_store_is_whole(path, free[0], capsys)
+
+
+def test_an_appended_zero_block_is_not_damage(healthy, tmp_path, capsys):
+    """256 KiB of zeros appended past the header's block count (a write that met a full disk leaves such a
+    tail): not damage. (Before: the new block failed its checksum and every read said the store was damaged.)"""
+    path = tmp_path / "tail.duckdb"
+    shutil.copyfile(healthy, path)
+    assert (path.stat().st_size - FIRST_BLOCK) % BLOCK == 0
+    tail = (path.stat().st_size - FIRST_BLOCK) // BLOCK
+    head = read_header(path)
+    assert tail >= head.block_count or tail in free_blocks(path, head)  # the header does not use it
+    with path.open("ab") as f:
+        f.write(bytes(BLOCK))
+    _unused_store_is_whole(path, tail, capsys)
