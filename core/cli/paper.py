@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from core.access import RESEARCHER
-from core.cli.common import open_store
+from core.cli.common import dataset_caveat_of, open_store
 from core.taxonomy import MIN_N
 
 STAT_CHOICES = ("tau", "rho", "r")
@@ -142,6 +142,9 @@ def cmd_tables(args) -> int:
     store = open_store(args)
     results = compute_all(store, args.dataset, settings_from(args))
     tables = all_tables(results)
+    caveat = dataset_caveat_of(store, args.dataset)
+    if caveat:  # beside the tables, never inside them (as `correlate` says it)
+        print(f"note: {caveat}", file=sys.stderr)
     if args.out:
         for path in _write_out(tables, Path(args.out), args, store):
             print(path)
