@@ -13,9 +13,8 @@ import streamlit as st
 
 from core.analysis.headline import headline, sentences
 from core.analysis.naming import column_name
-from core.glossary import dataset_caveat
 from core.taxonomy import MIN_N
-from pages._shared import escape_md
+from pages._shared import draw_caveat, escape_md
 
 #: statistic -> (estimate, CI low, CI high) columns of a correlate table.
 CI_COLS = {"kendall": ("tau", "ci_low", "ci_high"), "spearman": ("rho", "rho_ci_low", "rho_ci_high"),
@@ -30,9 +29,7 @@ def draw_headline(table: pd.DataFrame, agreement: dict | None, stat: str, target
                     n_annotators=0 if agreement is None else int(agreement["n_annotators"]), paired=paired)
     words = sentences(said, target)
     st.success("  \n".join(escape_md(s) for s in words), icon=":material/lightbulb:")
-    caveat = dataset_caveat(info)
-    if caveat:
-        st.warning(escape_md(caveat), icon=":material/science:")
+    draw_caveat(info)
 
 
 def cell_texts(shaped, table: pd.DataFrame, stat: str) -> pd.DataFrame:

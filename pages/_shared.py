@@ -368,6 +368,25 @@ def is_synthetic(datasets: pd.DataFrame, dataset: str) -> bool:
     return bool(datasets.loc[datasets["name"] == dataset, "synthetic"].any())
 
 
+def draw_caveat(info) -> None:
+    """The dataset's caveat as a warning beside its numbers (core.glossary.dataset_caveat: the synthetic demo's,
+    where the rules judge sits near the ceiling by construction, or that the data are synthetic); nothing for
+    imported data. ``info``: the dataset's row of :func:`load_datasets` (``source``, ``synthetic``)."""
+    from core.glossary import dataset_caveat
+
+    caveat = dataset_caveat(info)
+    if caveat:
+        st.warning(escape_md(caveat), icon=":material/science:")
+
+
+def draw_dataset_caveat(store: Store, dataset: str) -> None:
+    """:func:`draw_caveat` for ``dataset``, read from :func:`load_datasets`."""
+    datasets = load_datasets(store)
+    rows = datasets.loc[datasets["name"] == dataset]
+    if len(rows):
+        draw_caveat(rows.iloc[0].to_dict())
+
+
 # -- which annotators are the expert target ---------------------------------------
 
 # The same choice and labels as the CLI's --raters (core.reads.raters): experts (imported) by default.

@@ -42,6 +42,7 @@ from pages._shared import (
     RUN_HINT,
     cached,
     download_csv,
+    draw_dataset_caveat,
     escape_md,
     expert_annotators_choice,
     page_start,
@@ -383,6 +384,7 @@ def main() -> None:
         "Calibration",
         empty="Import a dataset (or build the demo) to see how judges' counts follow the experts'.",
         intro="Does a judge that finds *n* errors mean *n*? Points on the dashed line y = x are calibrated.")
+    draw_dataset_caveat(store, dataset)  # the demo's rules judge sits near the ceiling by construction
     runs = _load_judges(store, dataset)
     _seed_state(dataset, runs)
 

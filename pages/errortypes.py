@@ -39,6 +39,7 @@ from pages._shared import (
     RUN_HINT,
     cached,
     download_csv,
+    draw_dataset_caveat,
     escape_md,
     expert_annotators_choice,
     page_start,
@@ -301,6 +302,7 @@ def main() -> None:
         "Error types", empty="Import a dataset (or build the demo) to compare judges per error category.",
         intro="Which kinds of error each judge finds, against the experts' counts per category "
               "(" + "; ".join(f"({c}) {CATEGORY_NAMES[c]}" for c in CATEGORIES) + ").")
+    draw_dataset_caveat(store, dataset)  # the demo's rules judge sits near the ceiling by construction
     draw(store, dataset, synthetic, _load_judges(store, dataset))
 
 

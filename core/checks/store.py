@@ -33,7 +33,8 @@ from core.checks.registry import CHECKS, DIMENSIONS, all_checks, registry_signat
 from core.checks.rules import CHECKS_VERSION, evaluate_pair
 from core.checks.scoring import VERDICT_CODE, VERDICTS, score_case
 from core.judges.llm import RunSummary
-from core.judges.runs import RunSpec, finish_run, insert_output_frames, resume_run
+from core.judges.offline import refused_too_long
+from core.judges.runs import RunSpec, finish_run, insert_output_frames, resume_run, write_outputs
 from core.store.db import Store, stable_hash
 
 BATCH = 500
@@ -96,6 +97,10 @@ def run_checks(store: Store, dataset: str, locale: str = "en-US", *,
     summary = RunSummary(run_id=run_id, requested=len(pairs), skipped=len(pairs) - len(todo))
     summary.ok = summary.skipped
     status = "done"
+    refused = refused_too_long(spec.judge_name, todo, summary)  # the cap of every offline judge
+    if refused:
+        write_outputs(store, run_id, refused)
+        todo = todo[~todo["pair_id"].isin({r.pair_id for r in refused})]
     outs, mets, errs = [], [], []
     for row in todo.itertuples(index=False):
         if cancel is not None and cancel.is_set():
@@ -113,12 +118,13 @@ def run_checks(store: Store, dataset: str, locale: str = "en-US", *,
             _write(store, run_id, outs, mets, errs)
             outs, mets, errs = [], [], []
             if progress:
-                progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
+                progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed})
     if outs:
         _write(store, run_id, outs, mets, errs)
     if progress:
-        progress(summary.ok, len(pairs), {"ok": summary.ok, "failed": 0})
-    finish_run(store, run_id, status)
+        progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed})
+    final = finish_run(store, run_id, status)
+    summary.failed_total = final["failed_total"]
     return summary.close(status, started)
 
 

@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 
-from core.cli.common import Progress, frame_text, open_store
+from core.cli.common import Progress, dataset_caveat_of, frame_text, open_store
 from core.reads.raters import RATERS_HELP, resolve_raters
 from core.taxonomy import MIN_N
 
@@ -38,8 +38,6 @@ def correlate_headline(args, store, table: pd.DataFrame, frame: pd.DataFrame, ra
     from core.analysis.ceiling import leave_one_out
     from core.analysis.headline import headline, sentences
     from core.analysis.stats import paired_difference
-    from core.glossary import dataset_caveat
-    from core.reads.queries import list_datasets
     from core.reads.targets import annotator_target_values
 
     stat = STATS[args.stat]
@@ -58,10 +56,7 @@ def correlate_headline(args, store, table: pd.DataFrame, frame: pd.DataFrame, ra
 
     said = headline(table, stat=stat, min_n=args.min_n, loo=loo, n_annotators=n_annotators,
                     paired=paired if args.n_boot > 0 else None)
-    datasets = list_datasets(store)
-    info = datasets[datasets["name"] == args.dataset]
-    caveat = dataset_caveat(info.iloc[0].to_dict()) if len(info) else None
-    return sentences(said), caveat
+    return sentences(said), dataset_caveat_of(store, args.dataset)
 
 
 def with_names(table: pd.DataFrame) -> pd.DataFrame:

@@ -68,7 +68,11 @@ def cmd_checks(args) -> int:
                   "with answers is used instead, if any", file=sys.stderr)
             llm_run, failed_phase = None, True
     out = checks_report(store, args.dataset, args.locale, llm_run=llm_run, use_llm=not args.no_llm)
-    out.update(checked_now=summary.requested - summary.skipped, seconds=round(time.monotonic() - started, 3))
+    out.update(checked_now=summary.requested - summary.skipped - summary.failed, not_checked=summary.failures,
+               seconds=round(time.monotonic() - started, 3))
+    if summary.failures:  # a report over the length cap: recorded with its reason, never checked
+        print(f"note: {len(summary.failures)} pair(s) not checked ({summary.failures[0]['ext_id']}: "
+              f"{summary.failures[0]['error']})", file=sys.stderr)
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
         return 4 if failed_phase else 0

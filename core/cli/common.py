@@ -137,6 +137,17 @@ def frame_text(df, float_format=None) -> str:
     return df.astype(object).map(cell).to_string(index=False)
 
 
+def dataset_caveat_of(store, dataset: str) -> str | None:
+    """The dataset's caveat (core.glossary.dataset_caveat: the synthetic demo's, or that the data are synthetic),
+    None for imported data or an unknown name."""
+    from core.glossary import dataset_caveat
+    from core.reads.queries import list_datasets
+
+    datasets = list_datasets(store)
+    info = datasets[datasets["name"] == dataset]
+    return dataset_caveat(info.iloc[0].to_dict()) if len(info) else None
+
+
 def print_frame(df, empty: str) -> None:
     """A frame as :func:`frame_text`, or the line ``empty`` when it has no rows."""
     print(empty if df.empty else frame_text(df))

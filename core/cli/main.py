@@ -23,6 +23,7 @@ from core.cli.common import (
     check_names,
     confirmed,
     excerpt_flag,
+    frame_text,
     open_store,
     print_frame,
     print_result,
@@ -280,7 +281,7 @@ def cmd_correlate(args) -> int:
     print(f"Expert target: {args.target}, from {raters.label}")
     for line in [*words, *([caveat] if caveat else [])]:
         print(line)
-    print(shown[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(frame_text(shown[cols], float_format=lambda v: f"{v:.3f}"))  # a missing value reads as MISSING
     return 0
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from core.access import RESEARCHER
-from core.cli.common import open_store
+from core.cli.common import dataset_caveat_of, open_store
 from core.taxonomy import MIN_N
 
 STAT_CHOICES = ("tau", "rho", "r")
@@ -62,6 +62,10 @@ def settings_from(args):
                          n_boot=args.n_boot, seed=args.seed, ci=args.ci, min_n=args.min_n,
                          clusters=not args.no_clusters, decimals=getattr(args, "decimals", 3),
                          with_ci=getattr(args, "with_ci", False), with_n=getattr(args, "with_n", False))
+
+
+#: An ``--out`` ending in one of these names a file, not the folder ``tables``/``figures`` write into.
+FILE_SUFFIXES = (".md", ".csv", ".txt", ".pdf", ".zip", ".svg", ".png", ".jpg", ".jpeg", ".eps", ".html", ".json")
 
 
 def _write_stdout(data: bytes) -> None:
@@ -122,7 +126,7 @@ def _write_out(tables: dict, out: Path, args, store) -> list[Path]:
         path = check_out_file(out, store=store.path, force=args.force, example="tables.tex")
         write_atomic(path, [tables_document(tables)])
         return [path]
-    if out.suffix.lower() in (".md", ".csv", ".txt", ".pdf", ".zip"):
+    if out.suffix.lower() in FILE_SUFFIXES:
         raise ValueError(f"--out {out}: give a folder (every table in every format) or a .tex file "
                          "(every table in one LaTeX document)")
     if out.exists() and not out.is_dir():
@@ -138,6 +142,9 @@ def cmd_tables(args) -> int:
     store = open_store(args)
     results = compute_all(store, args.dataset, settings_from(args))
     tables = all_tables(results)
+    caveat = dataset_caveat_of(store, args.dataset)
+    if caveat:  # beside the tables, never inside them (as `correlate` says it)
+        print(f"note: {caveat}", file=sys.stderr)
     if args.out:
         for path in _write_out(tables, Path(args.out), args, store):
             print(path)
@@ -181,15 +188,18 @@ def cmd_figures(args) -> int:
     from core.paper.compute import compute_all
     from core.paper.figures import FIGURE_PARTS, all_figures, write_figures
 
+    out = Path(args.out)
+    if out.suffix.lower() in (*FILE_SUFFIXES, ".tex"):  # `--out fig.svg` would make a folder named fig.svg
+        raise ValueError(f"--out {out} names a file; give a folder: every figure is written into it as NAME.svg, "
+                         "NAME.pdf and NAME.csv")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; give a folder")
     started = time.perf_counter()
     results = compute_all(open_store(args), args.dataset, settings_from(args), parts=FIGURE_PARTS)
     figures = all_figures(results)
     if not figures:
         raise ValueError(f"no figure to draw on '{args.dataset}': run a judge and import annotations first")
     computed = time.perf_counter() - started
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file; give a folder")
     written = write_figures(figures, out, tuple(args.figure_format))
     for row in written:
         print(f"{out / row['file']}  {row['bytes']:,} bytes" + (f"  {row['seconds']:.2f} s" if row["seconds"] else ""))
@@ -255,7 +265,8 @@ def add_commands(add) -> None:
                                     "behind each as CSV: calibration, injected errors, reliability, F1 per error type, scatter, "
                                     "preferences, heatmap, ensembles")
     add_settings_flags(p, table_flags=False)
-    p.add_argument("--out", required=True, help="the folder to write NAME.svg, NAME.pdf and NAME.csv into")
+    p.add_argument("--out", required=True, help="the folder to write NAME.svg, NAME.pdf and NAME.csv into (a "
+                                                   "path ending in .svg, .pdf, .png, .csv ... is refused)")
     p.add_argument("--figure-format", nargs="+", choices=["svg", "pdf"], default=["svg", "pdf"],
                    help="which vector formats (default both)")
 

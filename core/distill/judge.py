@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.distill.data import LABELS, load_card, model_dir, pair_text_hash
-from core.judges.bounds import too_long
 from core.judges.llm import RunSummary
+from core.judges.offline import refused_too_long
 from core.judges.runs import OutputRecord, RunSpec, finish_run, load_pairs, resume_run, write_outputs
 from core.store.db import Store
 
@@ -80,7 +80,7 @@ def run_distilled_judge(store: Store, dataset: str, name: str, *, pair_ids: list
                                skipped_trained=len(excluded))
     summary.ok = summary.skipped
     status = "done"
-    refused = _too_long(spec.judge_name, todo, summary)
+    refused = refused_too_long(spec.judge_name, todo, summary)
     if refused:
         write_outputs(store, run_id, refused, None)
         todo = todo[~todo["pair_id"].isin({r.pair_id for r in refused})].reset_index(drop=True)
@@ -108,14 +108,3 @@ def run_distilled_judge(store: Store, dataset: str, name: str, *, pair_ids: list
     summary.failed_total = final["failed_total"]
     return summary.close(status, started)
 
-
-def _too_long(judge: str, todo, summary: DistilledSummary) -> list[OutputRecord]:
-    """The failures to record for the pairs with a report over the cap (counted in ``summary``)."""
-    out = []
-    for row in todo.itertuples(index=False):
-        why = too_long(judge, row.reference, row.candidate)
-        if why:
-            out.append(OutputRecord(pair_id=row.pair_id, cost_usd=0.0, error=why))
-            summary.failed += 1
-            summary.failures.append({"ext_id": row.ext_id, "error": why})
-    return out

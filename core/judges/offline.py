@@ -38,6 +38,19 @@ def _judged(judge: str, score_pair: Callable[[str, str], OutputRecord], referenc
         return OutputRecord(pair_id="", error=f"{judge} judge: internal error {type(exc).__name__}")
 
 
+def refused_too_long(judge: str, todo, summary: RunSummary) -> list[OutputRecord]:
+    """The failures to record for ``todo``'s pairs with a report over the cap (counted in ``summary``), for a
+    run that scores its pairs in its own loop (``distilled:NAME``, ``checks:LOCALE``)."""
+    out = []
+    for row in todo.itertuples(index=False):
+        why = too_long(judge, row.reference, row.candidate)
+        if why:
+            out.append(OutputRecord(pair_id=row.pair_id, cost_usd=0.0, error=why))
+            summary.failed += 1
+            summary.failures.append({"ext_id": row.ext_id, "error": why})
+    return out
+
+
 def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, str], OutputRecord], *,
                       pair_ids: list[str] | None = None, limit: int | None = None,
                       progress: Callable[[int, int, dict], None] | None = None,

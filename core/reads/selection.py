@@ -4,7 +4,7 @@ The pairs of a dataset in external-id order (:func:`pair_index`), narrowed by fa
 id search (:func:`filter_pairs`), then all of them, a seeded random sample (:func:`sample_pairs`), or the
 pairs a researcher listed (ticked on the page, ``--pairs FILE`` on the command line). The page
 (pages/run.py ``choose_pairs``) and the CLI (core/cli/selection.py) both call these functions, so the same
-filters and seed give the same pairs (tests/cli/test_judge_selection.py checks it through both).
+filters and seed give the same pairs (tests/app/test_page_run_selection.py checks it through both).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from core.cli.main import main
 from core.glossary import DEMO_CAVEAT
 from core.report import build_report
 from core.store.db import Store
+from core.taxonomy import MISSING
 from tests.apptest_helpers import judged_copy, open_page
 
 #: correlate --json's fields before the headline (issue 43 adds `name`, removes nothing)
@@ -91,4 +92,4 @@ def test_the_page_heads_its_table_with_the_same_words_and_puts_ci_and_n_in_every
     lo, hi = sorted((-rules["ci_high"], -rules["ci_low"]))
     assert shown.loc["rules", "Significant errors (rules counts)"] == \
         f"{abs(rules['tau']):.3f} · CI {lo:.2f}–{hi:.2f} · n={rules['n']}"
-    assert all(re.search(r"· n=\d+$", c) for c in shown.to_numpy().ravel() if c != "–")
+    assert all(re.search(r"· n=\d+$", c) for c in shown.to_numpy().ravel() if c != MISSING)

@@ -191,3 +191,14 @@ def test_heatmap_rows_are_never_cut_and_a_capped_heatmap_says_what_it_left_out(f
     # `figures` on the 3-rater dataset: 11 judge metrics, the heatmap draws the best 10 and says so
     texts = svg_texts((figures_three / "heatmap-modality.svg").read_bytes())
     assert any(t.startswith("Showing the 10 of 11 judge metrics with the highest |τ|") for t in texts), texts
+
+
+@pytest.mark.parametrize("name", ["fig.svg", "fig.PDF", "chart.png", "numbers.csv"])
+def test_out_ending_in_a_file_suffix_is_refused_in_one_line(paper_demo, tmp_path, name):
+    """`figures --out fig.svg` made a folder named fig.svg (issue 43, point 10, found again in review): the same
+    trap as `tables --out tables.tex`. Now it is refused in one line and nothing is written."""
+    run = cli(paper_demo, "figures", "--dataset", "demo", "--out", str(tmp_path / name), check=False)
+    assert run.returncode != 0
+    assert run.stderr.strip().splitlines() == [f"error: --out {tmp_path / name} names a file; give a folder: every "
+                                               "figure is written into it as NAME.svg, NAME.pdf and NAME.csv"]
+    assert list(tmp_path.iterdir()) == []  # no folder named like a file, nothing else
