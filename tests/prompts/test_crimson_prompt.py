@@ -1,7 +1,7 @@
 """CRIMSON prompts: upstream's build_prompt text for every variant, the context block, ids and hashes.
 
 The SHA-256 values below were computed by running upstream's ``build_prompt`` (rajpurkarlab/CRIMSON
-CRIMSON/prompt_parts.py, transcribed from the copy vendored in sarapohland/radiology_confidence@40f471d) on the
+CRIMSON/prompt_parts.py at 07e3331, vendored in tests/prompts/upstream_crimson and checked there) on the
 inputs of this file, with the context dict keyed as upstream's README writes it ({"Age": ..., "Indication": ...}):
 
     build_prompt(REF, CAND, patient_context=ctx, include_significance_examples=g,
