@@ -20,6 +20,12 @@ CATEGORY_NAMES: dict[str, str] = {
     "f": "Omitting a comparison detailing a change from a prior study",
 }
 
+#: ``annotations.field`` of error counts in a category outside ReXVal's six: RadEval's expert set counts a seventh,
+#: grammar/readability, stored as category "g" under this field, never as ``error_count``, so no a-f total, target,
+#: agreement or few-shot count ever includes it (every reader of counts selects ``field = 'error_count'``).
+EXTRA_COUNT_FIELD = "error_count_extra"
+EXTRA_CATEGORY_NAMES: dict[str, str] = {"g": "Grammar/readability (RadEval's seventh category; not one of a-f)"}
+
 #: The fewest complete pairs any number of one comparison rests on: each judge's correlation (``correlate``,
 #: the Correlations page's cells, the report), the experts' ceiling (leave-one-out and pairwise agreement,
 #: Krippendorff's alpha) and the paired test. Below it a figure is not computed and shows its n instead, so a

@@ -462,7 +462,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("import-preset", cmd_import_preset,
             "import a file in a published layout (rexval-pairs, rexval-errors, rate-eval, radeval-counts)")
-    p.add_argument("preset", choices=["rexval-pairs", "rexval-errors", "rate-eval", "radeval-counts"])
+    p.add_argument("preset", choices=["rexval-pairs", "rexval-errors", "rate-eval", "radeval-counts"],
+                   help="rate-eval: RaTE-Eval's rate_test.csv as public code reads it (gt_report, similar_report, "
+                        "Score 0-4.5, normalised by 4.5); radeval-counts: RadEval's expert set "
+                        "(ground_truth, prediction1..3, annotation1..3, seven categories, the seventh kept out of "
+                        "the a-f totals) or wide sig_a..f/insig_a..f counts. Neither layout was checked against "
+                        "the real file (README 'Import presets')")
     p.add_argument("file")
     p.add_argument("--dataset", required=True)
 

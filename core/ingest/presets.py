@@ -21,12 +21,17 @@ of several documented spellings found is used.
   clinically_significant,num_errors``; categories 1-6, significance
   True/False, raters 0-5) -> error_count annotations of the pairs above,
   annotator ``rater_{index}``.
-- ``rate-eval``: RaTE-Eval paragraph level: reference, candidate and an expert
-  score on a 0-5 scale (stored with scale_max 5; analyses normalise to 0-1).
-- ``radeval-counts``: RadEval-style wide counts: id, reference, candidate,
-  optional annotator, and per-category columns ``sig_a``..``sig_f`` and
-  ``insig_a``..``insig_f`` (or ``_1``..``_6``, and the other spellings of
-  ``core.ingest.importers.wide``): ``import_counted_pairs``.
+- ``rate-eval``: RaTE-Eval paragraph level (``Task2_paragraph_rate/rate_test.csv``
+  as public code reads it: ``gt_report, similar_report, Score``): an expert
+  score from 0 to 4.5 in 0.25 steps, stored with scale_max 4.5 (the analyses
+  normalise by it). NOT checked against the real file.
+- ``radeval-counts``: RadEval's expert set in its published layout
+  (``core.ingest.radeval_expert``: ``prediction1..3`` / ``annotation1..3`` per
+  ``ground_truth``, seven categories, the seventh stored apart), or wide
+  counts: id, reference, candidate, optional annotator, ``sig_a``..``sig_f``
+  and ``insig_a``..``insig_f`` (or ``_1``..``_6``, and the other spellings of
+  ``core.ingest.importers.wide``): ``import_counted_pairs``. The published
+  layout is NOT checked against the real file.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from core.ingest import radeval_expert
 from core.ingest.importers import (
     ImportReport,
     ImportValidationError,
@@ -141,11 +147,16 @@ def _rexval_errors(store: Store, data, *, dataset: str, name: str | None, progre
     return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added)
 
 
+#: RaTE-Eval's paragraph scores run 0-4.5 in 0.25 steps as public code reads rate_test.csv (README "Import
+#: presets"); stored with this scale_max, so 4.5 normalises to 1 in the analyses.
+RATE_EVAL_MAX = 4.5
+
+
 def _rate_eval(store: Store, data, *, dataset: str, name: str | None, progress: Progress | None):
     df = read_table(data, name)
     tick_progress(progress, 1, 3, "validating")
     ref = _col(df, "gt_report", "reference", "ref", "ground_truth")
-    cand = _col(df, "pred_report", "candidate", "similar_report", "generated")
+    cand = _col(df, "similar_report", "pred_report", "candidate", "generated")
     score = _col(df, "score", "human_score", "expert_score", "rate_score")
     idc = _col(df, "id", "index", "pair_id", required=False)
     if idc is None:
@@ -153,7 +164,7 @@ def _rate_eval(store: Store, data, *, dataset: str, name: str | None, progress: 
         idc = "_id"
     frame = prepare_pairs(df, dataset, PairColumns(id=idc, reference=ref, candidate=cand))
     lookup = dict(zip(frame["ext_id"], frame["pair_id"], strict=True))
-    ann = prepare_annotations(df, dataset, lookup, id_col=idc, score_col=score, scale_max=5.0,
+    ann = prepare_annotations(df, dataset, lookup, id_col=idc, score_col=score, scale_max=RATE_EVAL_MAX,
                               annotator="rate_eval_experts", source=name or source_label(data))
     return _write_pairs(store, progress, frame, dataset=dataset, kind="score",
                         source=name or source_label(data) or "RaTE-Eval", annotations=ann)
@@ -161,6 +172,14 @@ def _rate_eval(store: Store, data, *, dataset: str, name: str | None, progress: 
 
 def _radeval_counts(store: Store, data, *, dataset: str, name: str | None, progress: Progress | None):
     df = read_table(data, name)
+    if radeval_expert.is_expert_layout(df.columns):  # the published expert set: core/ingest/radeval_expert.py
+        tick_progress(progress, 1, 3, "validating")
+        source = name or source_label(data) or "RadEval expert set"
+        frame, ann, warnings = radeval_expert.expert_frames(df, dataset, source)
+        report = _write_pairs(store, progress, frame, dataset=dataset, kind="error_counts", source=source,
+                              annotations=ann)
+        report.warnings += warnings
+        return report
     cols = PairColumns(id=_col(df, "id", "pair_id", "study_id"), reference=_col(df, "reference", "gt_report", "ref"),
                        candidate=_col(df, "candidate", "pred_report", "hypothesis", "generated"))
     # one row per pair per annotator: the pair from its first row, the counts wide (core/ingest/importers/wide.py)
@@ -175,10 +194,13 @@ PRESETS: dict[str, Preset] = {
                "error_counts", _rexval_pairs),
         Preset("rexval-errors", "ReXVal per-rater error file: study, candidate_type, rater, category 1-6, "
                "significant, count", "error_counts", _rexval_errors),
-        Preset("rate-eval", "RaTE-Eval paragraph level: reference, candidate, expert score 0-5", "score",
-               _rate_eval),
-        Preset("radeval-counts", "RadEval-style wide counts: id, reference, candidate, sig_a..f, insig_a..f",
-               "error_counts", _radeval_counts),
+        Preset("rate-eval", "RaTE-Eval paragraph level (Task2_paragraph_rate/rate_test.csv as public code reads "
+               "it): gt_report, similar_report, Score 0-4.5 (normalised by 4.5). NOT checked against the real "
+               "file", "score", _rate_eval),
+        Preset("radeval-counts", "RadEval expert set (reader_study_final_with_annotationsv3.csv as public code "
+               "reads it): ground_truth, prediction1..3, annotation1..3 with seven categories, the seventh "
+               "(grammar/readability) kept out of the a-f totals; or wide counts id, reference, candidate, "
+               "sig_a..f, insig_a..f. NOT checked against the real file", "error_counts", _radeval_counts),
     )
 }
 

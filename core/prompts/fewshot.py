@@ -19,7 +19,7 @@ column with ``id_col``):
 
 - ``ext_id`` (unique), ``reference``, ``candidate``;
 - ``score``: the pair's overall score; divided by ``score_scale`` it must lie
-  in [0, 1] (RaTE-Eval's 0-5 expert score: ``score_scale=5``);
+  in [0, 1] (a 0-5 expert score: ``score_scale=5``; RaTE-Eval's paragraph scores: 4.5);
 - ``sig_a`` ... ``sig_f`` and ``insig_a`` ... ``insig_f``: error counts;
 - ``explanation``, ``matched_findings``: text of a stored judge output (D.9)
   or of an injection (D.7, ``explanation`` only);

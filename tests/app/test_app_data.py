@@ -236,7 +236,7 @@ def test_import_wizard_imports_pairs_then_annotations(app_test, tmp_store: Store
 
 def test_import_wizard_imports_a_preset(app_test, tmp_store: Store, tmp_path):
     rate = tmp_path / "rate_eval.csv"
-    rate.write_text("gt_report,pred_report,score\nNo effusion.,Small effusion.,2\nNormal.,Normal.,5\n",
+    rate.write_text("gt_report,similar_report,Score\nNo effusion.,Small effusion.,2\nNormal.,Normal.,4.5\n",
                     encoding="utf-8")
     at = _data_page(app_test(tmp_store))
     at.radio(key="data_imp_what").set_value("preset").run()

@@ -286,7 +286,7 @@ def test_preset_rate_eval_and_radeval_counts(store, tmp_path):
     assert rep.added == 2
     assert store.query_df("SELECT value FROM annotations ORDER BY value")["value"].tolist() == [1.0, 4.5]
     bad = rate.assign(score=["6", "1"])
-    with pytest.raises(ImportValidationError, match="row 1: score 6 outside 0-5"):
+    with pytest.raises(ImportValidationError, match="row 1: score 6 outside 0-4.5"):
         import_preset(store, "rate-eval", write(tmp_path / "bad.csv", bad), dataset="rate2")
     assert store.query_one("SELECT count(*) FROM datasets WHERE name = 'rate2'") == 0
 
