@@ -10,7 +10,7 @@ import json
 import pandas as pd
 import pytest
 
-from core.analysis.scores import METRICS
+from core.analysis.naming import display_name
 from core.paper.latex import structure_problems
 from core.paper.tables import fmt
 from tests.paper.conftest import cli
@@ -20,7 +20,8 @@ BOOT = ("--n-boot", "200")
 
 
 def label(judge: str, metric: str) -> str:
-    return f"{judge} · {METRICS[metric].label if metric in METRICS else metric}"
+    """A row's name by the one naming rule (core.analysis.naming): the rules judge's counts say so themselves."""
+    return display_name(judge, metric, with_judge=True)
 
 
 def read_csv(text: str) -> pd.DataFrame:
