@@ -17,11 +17,9 @@ import csv
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,35 +50,50 @@ def write_pairs_csv(path: Path, ref_chars: int, cand_chars: int) -> None:
                     "FINDINGS: Mild cardiomegaly. Lungs are clear."])
 
 
+# The child is started by a small launcher process, not by the caller: a process forked from a large parent (a
+# pytest process after a thousand tests holds over 1 GB) reports the parent's resident pages as its own peak RSS
+# (``ru_maxrss`` counts the forked copy before ``exec``), which measured the caller instead of the command.
+_LAUNCH = """
+import json, os, resource, subprocess, sys, time
+spec = json.loads(sys.argv[1])
+def ceiling():
+    resource.setrlimit(resource.RLIMIT_AS, (spec["limit"], spec["limit"]))
+t0 = time.monotonic()
+with open(spec["out"], "wb") as out, open(spec["err"], "wb") as err:
+    child = subprocess.Popen(spec["argv"], cwd=spec["cwd"], stdout=out, stderr=err, preexec_fn=ceiling)
+    status, usage = None, None
+    while time.monotonic() - t0 < spec["timeout"]:
+        pid, raw, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            status = os.waitstatus_to_exitcode(raw)
+            break
+        time.sleep(0.05)
+    if status is None:
+        child.kill()
+        _, raw, usage = os.wait4(child.pid, 0)
+        status = "timeout"
+    child.returncode = -1  # reaped here: Popen must not wait again
+print(json.dumps({"wall_s": round(time.monotonic() - t0, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+                  "peak_rss_mb": round(usage.ru_maxrss / 1024), "status": status}))
+"""
+
+
 def run_limited(argv: list[str], *, cwd: Path, limit_bytes: int, timeout: float) -> dict:
     """Run ``argv`` under ``RLIMIT_AS`` = ``limit_bytes``: wall seconds, CPU seconds, peak RSS (MB), exit status,
-    output; killed after ``timeout`` seconds (status "timeout")."""
-
-    def ceiling():
-        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
-
+    output; killed after ``timeout`` seconds (status "timeout"). Measured by a small launcher process (above)."""
     env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True")
-    t0 = time.monotonic()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        child = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err, preexec_fn=ceiling, env=env)
-        status, usage = None, None
-        while time.monotonic() - t0 < timeout:
-            pid, raw, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                status = os.waitstatus_to_exitcode(raw)
-                break
-            time.sleep(0.05)
-        if status is None:
-            child.kill()
-            _, raw, usage = os.wait4(child.pid, 0)
-            status = "timeout"
-        child.returncode = -1  # reaped here: Popen must not wait again
-        wall = time.monotonic() - t0
-        out.seek(0)
-        err.seek(0)
-        return {"wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
-                "peak_rss_mb": round(usage.ru_maxrss / 1024), "status": status,
-                "stdout": out.read().decode("utf-8", "replace"), "stderr": err.read().decode("utf-8", "replace")}
+    with tempfile.TemporaryDirectory() as tmp:
+        out, err = Path(tmp) / "out", Path(tmp) / "err"
+        spec = {"argv": [str(a) for a in argv], "cwd": str(cwd), "limit": int(limit_bytes), "timeout": timeout,
+                "out": str(out), "err": str(err)}
+        done = subprocess.run([sys.executable, "-c", _LAUNCH, json.dumps(spec)], env=env, capture_output=True,
+                              text=True, timeout=timeout + 60)
+        if done.returncode != 0:
+            raise RuntimeError(f"the launcher failed: {done.stderr[-2000:]}")
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        result["stdout"] = out.read_bytes().decode("utf-8", "replace")
+        result["stderr"] = err.read_bytes().decode("utf-8", "replace")
+        return result
 
 
 def outcome(stdout: str) -> str:

@@ -81,3 +81,14 @@ def test_score_on_a_ten_megabyte_pair_says_why_within_bounds(ten_mb, judge):
     out = json.loads(run["stdout"])
     assert out["scored"] is False and out["metrics"] == {}
     assert out["failure"].startswith(f"too long to judge: the reference report has {TEN_MB:,} characters")
+
+
+def test_the_measure_is_the_commands_not_the_callers():
+    """A child forked from a large process reports the parent's pages as its peak RSS (``ru_maxrss`` before
+    ``exec``): in the full suite the pytest process held 1.2 GB and every child 'used' 1,200 MB. The launcher
+    measures the command alone: a trivial one stays small however large the caller is."""
+    ballast = bytearray(1200 * 2**20)
+    ballast[::4096] = b"x" * len(range(0, len(ballast), 4096))  # touched: resident, as a long-running suite's heap
+    run = run_limited([sys.executable, "-c", "pass"], cwd=ROOT, limit_bytes=CEILING, timeout=60)
+    del ballast
+    assert run["status"] == 0 and run["peak_rss_mb"] < 200, run
