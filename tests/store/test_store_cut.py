@@ -5,7 +5,6 @@ the header's block count) are not damage."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -15,10 +14,10 @@ import pytest
 
 from core.cli.main import main
 from core.ingest.demo import build_demo
-from core.judges import run_judge
 from core.store.db import FIRST_BLOCK, Store
 from core.store.forensics import free_blocks, read_header
 from core.store.integrity import check_store
+from tests.store.judged import judged_demo, sha
 
 BLOCK = 262144
 
@@ -26,16 +25,9 @@ BLOCK = 262144
 @pytest.fixture(scope="module")
 def healthy(tmp_path_factory) -> Path:
     """400 demo pairs, rules + lexical + length: about 10 MB."""
-    store = Store(tmp_path_factory.mktemp("cut") / "store.duckdb")
-    build_demo(store, n_pairs=400, seed=7)
-    for judge in ("rules", "lexical", "length"):
-        run_judge(store, dataset="demo", judge=judge)
-    assert check_store(store.path).ok
-    return store.path
+    return judged_demo(tmp_path_factory.mktemp("cut") / "store.duckdb", 400)
 
 
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _cli(capsys, store: Path, *argv: str) -> tuple[int, list[str]]:
@@ -66,14 +58,14 @@ def test_a_tail_cut_at_any_offset_is_found_and_takes_no_write(healthy, tmp_path,
     path = tmp_path / "cut.duckdb"
     shutil.copyfile(healthy, path)
     os.truncate(path, path.stat().st_size - cut)
-    before = _sha(path)
+    before = sha(path)
     report = check_store(path)
     assert not report.ok and any("cut short" in p for p in report.problems), report.problems
     for argv in (["datasets"], ["judge", "--dataset", "demo", "--judge", "length"], ["demo", "--pairs", "20"]):
         code, lines = _cli(capsys, path, *argv)
         assert code == 1 and len(lines) == 1, (argv, lines)
         assert lines[0].startswith(f"error: the store at {path} is damaged: ") and "cut short" in lines[0], lines
-    assert _sha(path) == before
+    assert sha(path) == before
 
 
 def test_five_flipped_bytes_make_every_read_say_damaged(healthy, tmp_path, capsys):
@@ -97,11 +89,11 @@ def test_merge_from_a_damaged_source_names_the_source_and_leaves_no_target(healt
     assert not new.exists() and not Path(f"{new}.wal").exists()
     target = Store(tmp_path / "target.duckdb")
     build_demo(target, n_pairs=20, seed=1)
-    before = _sha(target.path)
+    before = sha(target.path)
     code, lines = _cli(capsys, target.path, "merge", "--from", str(source))
     assert code != 0 and lines[-1].startswith(f"error: the source {source} is damaged ("), lines
     assert f"the store at {target.path} is damaged" not in " ".join(lines)
-    assert _sha(target.path) == before and check_store(target.path).ok
+    assert sha(target.path) == before and check_store(target.path).ok
 
 
 def test_a_failed_command_into_a_new_path_leaves_no_store(tmp_path, capsys):

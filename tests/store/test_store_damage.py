@@ -9,7 +9,6 @@ its size). The oracle for block damage is DuckDB's own: reading every table in f
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -21,10 +20,9 @@ import duckdb
 import pytest
 
 from core.cli.main import main
-from core.ingest.demo import build_demo
-from core.judges import run_judge
 from core.store.db import FIRST_BLOCK, Store, StoreDamaged, StoreForeign
 from core.store.integrity import check_store
+from tests.store.judged import judged_demo, sha
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = 262_144  # DuckDB's default block size (the stores here are made with it)
@@ -33,16 +31,9 @@ BLOCK = 262_144  # DuckDB's default block size (the stores here are made with it
 @pytest.fixture(scope="module")
 def big_store(tmp_path_factory) -> Path:
     """2,000 demo pairs, rules + lexical + length run: what issue 31 damaged."""
-    store = Store(tmp_path_factory.mktemp("damage") / "store.duckdb")
-    build_demo(store, n_pairs=2000, seed=7)
-    for judge in ("rules", "lexical", "length"):
-        run_judge(store, dataset="demo", judge=judge)
-    assert check_store(store.path).ok
-    return store.path
+    return judged_demo(tmp_path_factory.mktemp("damage") / "store.duckdb", 2000)
 
 
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _copy(src: Path, dest: Path) -> Path:
@@ -92,13 +83,13 @@ def test_check_store_names_the_table_whose_block_is_damaged(big_store, tmp_path,
     block = _first_block_of(path, table)
     _overwrite(path, FIRST_BLOCK + block * BLOCK + 64)  # inside the block, past its checksum
     assert table in _duckdb_unreadable_tables(path)  # the damage is real: DuckDB itself cannot read it
-    before = _sha(path)
+    before = sha(path)
     report = check_store(path)
     assert not report.ok and table in report.damaged_tables, report.problems
     code = main(["--store", str(path), "check-store"])
     out = capsys.readouterr().out
     assert code == 1 and "damaged table(s): " in out and table in out.split("damaged table(s): ")[1]
-    assert _sha(path) == before  # the check never writes
+    assert sha(path) == before  # the check never writes
 
 
 def test_8_kib_of_0xaa_at_several_offsets(big_store, tmp_path, capsys):
@@ -146,7 +137,7 @@ def test_damaged_and_truncated_stores_one_line_and_unchanged_in_every_command(bi
     csv = tmp_path / "pairs.csv"
     csv.write_text("id,reference,candidate\na,No effusion.,No effusion.\n", encoding="utf-8")
     for kind, path in _damaged_copies(big_store, tmp_path).items():
-        before = _sha(path)
+        before = sha(path)
         for argv in WRITES + READS:
             argv = [a.replace("{csv}", str(csv)) for a in argv]
             code, err = _cli(capsys, path, *argv)
@@ -158,7 +149,7 @@ def test_damaged_and_truncated_stores_one_line_and_unchanged_in_every_command(bi
                 assert len(lines) == 1 and lines[0].startswith(f"error: the store at {path} is damaged: "), \
                     (kind, argv, err)
                 assert lines[0].endswith("; run check-store; restore from a backup or export"), lines[0]
-            assert _sha(path) == before, (kind, argv)
+            assert sha(path) == before, (kind, argv)
             assert not Path(f"{path}.wal").exists()
         assert not check_store(path).ok
 
@@ -168,7 +159,7 @@ def test_damaged_and_truncated_stores_one_line_and_unchanged_in_every_command(bi
 def test_a_truncated_store_in_a_real_process_prints_no_traceback(big_store, tmp_path, argv):
     path = _copy(big_store, tmp_path / "half.duckdb")
     os.truncate(path, path.stat().st_size // 2)
-    before = _sha(path)
+    before = sha(path)
     proc = subprocess.run([sys.executable, "-m", "core", "--store", str(path), *argv], cwd=ROOT,
                           capture_output=True, text=True, env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
     assert proc.returncode == 1
@@ -177,7 +168,7 @@ def test_a_truncated_store_in_a_real_process_prints_no_traceback(big_store, tmp_
     assert re.fullmatch(rf"error: the store at {re.escape(str(path))} is damaged: the file holds \d+ whole blocks but "
                         r"block \d+ is in use: it was cut short; run check-store; restore from a "
                         r"backup or export", line), line
-    assert _sha(path) == before
+    assert sha(path) == before
 
 
 def test_the_store_api_raises_store_damaged(big_store, tmp_path):
@@ -202,7 +193,7 @@ def _foreign(path: Path, table: str) -> Path:
 @pytest.mark.parametrize("table", ["datasets", "customers"])
 def test_a_foreign_duckdb_file_is_refused_and_left_byte_identical(tmp_path, capsys, table):
     path = _foreign(tmp_path / "other.duckdb", table)
-    before = _sha(path)
+    before = sha(path)
     csv = tmp_path / "p.csv"
     csv.write_text("id,reference,candidate\na,x,y\n", encoding="utf-8")
     for argv in (["datasets"], ["import-pairs", str(csv), "--dataset", "d", "--id-col", "id",
@@ -213,20 +204,20 @@ def test_a_foreign_duckdb_file_is_refused_and_left_byte_identical(tmp_path, caps
         assert code == 1, (argv, err)
         assert err.strip() == (f"error: {path} is a DuckDB database but not a RadJudge store (it holds {table}); "
                                "it was left unchanged; point --store or RADJUDGE_STORE at a RadJudge store"), err
-        assert _sha(path) == before
+        assert sha(path) == before
     with pytest.raises(StoreForeign):
         Store(path).query_df("SELECT 1")
-    assert _sha(path) == before and not (tmp_path / "b").exists()
+    assert sha(path) == before and not (tmp_path / "b").exists()
 
 
 def test_an_empty_duckdb_file_becomes_a_store_only_by_a_command_that_creates_stores(tmp_path, capsys):
     path = tmp_path / "empty.duckdb"
     duckdb.connect(str(path)).close()
-    before = _sha(path)
+    before = sha(path)
     for argv in (["datasets"], ["judge", "--dataset", "demo", "--judge", "rules"]):
         code, err = _cli(capsys, path, *argv)
         assert code == 1 and "is an empty DuckDB database, not a RadJudge store" in err and len(err.splitlines()) == 1
-        assert _sha(path) == before
+        assert sha(path) == before
     code, err = _cli(capsys, path, "demo", "--pairs", "20")
     assert code == 0, err
     assert check_store(path).ok and Store(path).query_one("SELECT count(*) FROM pairs WHERE dataset = 'demo'") == 20
