@@ -45,10 +45,13 @@ def build_demo(store: Path) -> None:
 
 
 def _settle(page) -> None:
-    """Wait until Streamlit has finished running the script for this view."""
+    """Wait until Streamlit has finished running the script for this view and drawn every element (a fresh
+    server's first view shows grey placeholders, stSkeleton, for a while after the script is done)."""
     page.wait_for_timeout(300)
     page.get_by_test_id("stStatusWidget").wait_for(state="hidden", timeout=UI_TIMEOUT_MS)
-    page.wait_for_timeout(800)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=stSkeleton]').length === 0",
+                           timeout=UI_TIMEOUT_MS)
+    page.wait_for_timeout(1000)
 
 
 def shoot(server: str, out: Path, browser) -> list[Path]:

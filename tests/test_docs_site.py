@@ -50,6 +50,11 @@ def test_the_site_builds_strict_with_no_warning(tmp_path):
     assert len(built) >= 20
     for page in built:
         assert (tmp_path / "site" / page.replace(".md", ".html")).is_file(), page
+    # Read offline: no page loads a script, stylesheet, font or image from outside (theme.font: false).
+    outside = {url for html in (tmp_path / "site").glob("*.html")
+               for url in re.findall(r'<(?:script|link|img)\b[^>]*\b(?:src|href)="((?:https?:)?//[^"]+)"',
+                                     html.read_text(encoding="utf-8"))}
+    assert outside == set()
 
 
 def test_every_nav_entry_is_a_page_and_every_page_is_in_the_nav():
