@@ -1,7 +1,7 @@
 """The Ensembles page's first render on the 400-pair demo, against the Data page in the same run.
 
 The store is bench_page.py's baseline (``python -m core demo --pairs 400`` with the rules and
-lexical judges) plus the length judge, as the README's demo runs. Each pass clears Streamlit's
+lexical judges) plus the length judge, as the demo store of `make run` has. Each pass clears Streamlit's
 caches (a freshly started server), then opens, in one process and through AppTest as a browser
 session would: the Data page (the floor every page pays: app.py, the store, the dataset list)
 and the Ensembles page (feature frame, model selection on training pairs, held-out tau with

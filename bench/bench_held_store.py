@@ -4,7 +4,7 @@
 ``RADJUDGE_STORE_TIMEOUT=--patience``; a second process holds ``duckdb.connect(store, read_only=True)``
 for ``--hold`` seconds once 30 requests have arrived. Printed, from the server's side: requests sent
 during the hold, the last one's time after the hold began, how many came after the patience, and
-when the run's process ended (issue 42, item 6; numbers in README, "Runs are jobs").
+when the run's process ended (issue 42, item 6; numbers in docs/judges.md, "Runs are jobs").
 
     .venv/bin/python bench/bench_held_store.py --patience 30 --hold 60 --pairs 20000
 """

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/crimson_upstream_check.py --generate-score PATH [--prompt-parts PATH] [--n 20000]
 
-``PATH`` is a copy of rajpurkarlab/CRIMSON's ``CRIMSON/generate_score.py`` (the README names commit
+``PATH`` is a copy of rajpurkarlab/CRIMSON's ``CRIMSON/generate_score.py`` (docs/crimson-radeval.md names commit
 cb1f1261d2d2b934de64e29a9b4bad666bc39f82) and of its ``CRIMSON/prompt_parts.py``; neither is part of this
 repository. The script takes ``_calculate_crimson`` out of the first (with ``ast``, nothing else of the
 file runs) and compares it with :func:`core.parse.crimson.score_evaluation` on ``--n`` random evaluations

@@ -255,11 +255,11 @@ def serve_problem(address: str, secrets: Mapping, allow_open: bool = False) -> s
     if team:
         missing = [k for k in AUTH_KEYS if not secrets["auth"].get(k)]
         if missing:
-            return f"cannot serve on {address}: [auth] lacks {', '.join(missing)} (see README, 'Serving a team')"
+            return f"cannot serve on {address}: [auth] lacks {', '.join(missing)} (see docs/serving.md)"
         return None
     what = "sign-in ([auth])" if not sign_in_configured(secrets) else "an allow-list ([radjudge.roles])"
     return (f"refusing to serve on {address}: {what} is not configured in .streamlit/secrets.toml, so anyone "
-            f"who can reach this address would see every report. Configure it (README, 'Serving a team'), "
+            f"who can reach this address would see every report. Configure it (docs/serving.md), "
             f"serve on 127.0.0.1, or pass --allow-open if this network is private to you.")
 
 

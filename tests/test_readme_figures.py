@@ -1,6 +1,7 @@
-"""The README's results table is what its own commands give on a fresh demo: every figure is recomputed
-through the CLI (demo, the three offline judges, correlate --n-boot 0, agreement) and compared at the
-printed precision, so a change to a judge or to the demo cannot leave the README stale."""
+"""The documentation's results table (docs/offline-judges.md, moved there from the README) is what its own
+commands give on a fresh demo: every figure is recomputed through the CLI (demo, the three offline judges,
+correlate --n-boot 0, agreement) and compared at the printed precision, and so is the checks paragraph
+(docs/report-checks.md), so a change to a judge or to the demo cannot leave the docs stale."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from core.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = "| judge · metric | tau vs expert score | tau vs significant errors |"
+TABLE_PAGE = ROOT / "docs" / "offline-judges.md"
+CHECKS_PAGE = ROOT / "docs" / "report-checks.md"
 
 
 def _readme_rows() -> dict[str, tuple[str, str]]:
-    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    lines = TABLE_PAGE.read_text(encoding="utf-8").splitlines()
     start = lines.index(HEADER) + 2  # skip the header's separator line
     rows = {}
     for line in lines[start:]:
@@ -56,7 +59,7 @@ def test_readme_results_table_matches_a_fresh_demo(readme_demo: Path, capsys):
         computed.setdefault("ceiling", {})[target] = agreement["loo_tau"]
     for label, printed in rows.items():
         key = "ceiling" if "ceiling" in label else label
-        assert key in computed, f"README row {label!r} names no judge metric of the demo"
+        assert key in computed, f"docs row {label!r} names no judge metric of the demo"
         for target, text in zip(("score", "sig_errors"), printed, strict=True):
             decimals = len(text.split(".")[1])
             assert f"{computed[key][target]:.{decimals}f}" == text, (label, target, computed[key][target])
@@ -81,7 +84,7 @@ def test_readme_checks_figures_match_a_fresh_demo(readme_demo: Path, tmp_path, c
     verdicts = {v["verdict"]: v["n"] for v in out["verdicts"]}
     board = _cli_json(capsys, "--store", str(store), "leaderboard", "--dataset", "demo", "--kind", "judges", "--json")
     row = next(r for r in board if r["judge"] == "checks:en-US" and r["metric"] == "laias_overall")
-    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    text = " ".join(CHECKS_PAGE.read_text(encoding="utf-8").split())
     printed = (f"{verdicts['PASS']} PASS / {verdicts['PARTIAL']} PARTIAL / {verdicts['FAIL']} FAIL (all degraded); "
                f"tau of the overall score with the expert score {row['tau']:.3f} (95% CI "
                f"{row['ci_low']:.3f}-{row['ci_high']:.3f}, n = {row['n']})")

@@ -1,4 +1,4 @@
-"""``python -m core import-annotations``: the four annotation layouts of core/ingest (README "Importing data").
+"""``python -m core import-annotations``: the four annotation layouts of core/ingest (docs/importing.md).
 
 - an overall score per pair and rater, on the rater's own scale (``--scale-min`` .. ``--scale-max``);
 - error counts: one row per (pair, rater, category, significance) with its count;

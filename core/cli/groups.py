@@ -1,4 +1,5 @@
-"""How ``python -m core --help`` lists the commands: grouped and ordered like the README's sections.
+"""How ``python -m core --help`` lists the commands: grouped and ordered like the documentation's
+pages (docs/; each group names the page that describes its commands).
 
 Every command belongs to exactly one group (tests/cli/test_help.py checks it), so a new command
 must be placed here to appear in the help.
@@ -9,20 +10,20 @@ from __future__ import annotations
 import textwrap
 
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("The demo and your data (README: The demo dataset, Importing data)",
+    ("The demo and your data (docs/getting-started.md, docs/importing.md)",
      ("demo", "datasets", "import-pairs", "import-annotations", "import-outputs", "import-preset",
       "import-preferences", "delete-dataset", "restore-dataset", "trash")),
-    ("Running judges (README: Running judges; runs are jobs)",
+    ("Running judges (docs/judges.md)",
      ("judge", "score", "jobs", "cancel", "resume", "worker", "inject", "parse")),
-    ("Analysis (README: Analysis)",
+    ("Analysis (docs/analysis.md)",
      ("correlate", "agreement", "errortypes", "calibrate", "ensemble", "summary", "preference", "compare",
       "simulate", "report")),
-    ("Paper-ready results (README: Writing the paper)", ("tables", "methods", "figures", "bundle", "reproduce")),
-    ("Report-edit review (README: Report-edit review)", ("import-review", "review-judge", "review-eval")),
-    ("Report checks and leaderboards (README: Report checks)", ("checks", "leaderboard")),
-    ("Distilled scorer (README: Distilled scorer and fine-tuning exports)", ("distill", "export-finetune")),
-    ("Clinician annotation (README: Clinician annotation)", ("ratings", "rating-queue", "ratings-report")),
-    ("The store (README: Reliability, security and scale)", ("check-store", "export-store", "backup", "restore", "merge")),
+    ("Paper-ready results (docs/paper.md)", ("tables", "methods", "figures", "bundle", "reproduce")),
+    ("Report-edit review (docs/edit-review.md)", ("import-review", "review-judge", "review-eval")),
+    ("Report checks and leaderboards (docs/report-checks.md)", ("checks", "leaderboard")),
+    ("Distilled scorer (docs/distilled-scorer.md)", ("distill", "export-finetune")),
+    ("Clinician annotation (docs/clinician-annotation.md)", ("ratings", "rating-queue", "ratings-report")),
+    ("The store (docs/store.md)", ("check-store", "export-store", "backup", "restore", "merge")),
 )
 
 

@@ -467,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "Score 0-4.5, normalised by 4.5); radeval-counts: RadEval's expert set "
                         "(ground_truth, prediction1..3, annotation1..3, seven categories, the seventh kept out of "
                         "the a-f totals) or wide sig_a..f/insig_a..f counts. Neither layout was checked against "
-                        "the real file (README 'Import presets')")
+                        "the real file (docs/importing.md, 'Import presets')")
     p.add_argument("file")
     p.add_argument("--dataset", required=True)
 
@@ -574,7 +574,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-CRIMSON_MAP_HELP = "CRIMSON: the ReXVal category of each CRIMSON error kind, over the default map (README, 'CRIMSON'); recorded with the run"
+CRIMSON_MAP_HELP = "CRIMSON: the ReXVal category of each CRIMSON error kind, over the default map (docs/crimson-radeval.md); recorded with the run"
 
 
 def _fewshot_epilog() -> str:

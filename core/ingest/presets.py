@@ -3,7 +3,7 @@
 Each preset reshapes a file in a published layout into the generic pairs and
 annotations frames, then writes both in ONE transaction (so a preset import is
 atomic too). No real file of these datasets is available on this machine; the
-layouts follow the datasets' documentation and are described in the README
+layouts follow the datasets' documentation and are described in docs/importing.md
 ("Import presets"). Column names are matched case-insensitively and the first
 of several documented spellings found is used.
 
@@ -147,8 +147,8 @@ def _rexval_errors(store: Store, data, *, dataset: str, name: str | None, progre
     return ImportReport(dataset=dataset, rows=len(frame), added=added, skipped=len(frame) - added)
 
 
-#: RaTE-Eval's paragraph scores run 0-4.5 in 0.25 steps as public code reads rate_test.csv (README "Import
-#: presets"); stored with this scale_max, so 4.5 normalises to 1 in the analyses.
+#: RaTE-Eval's paragraph scores run 0-4.5 in 0.25 steps as public code reads rate_test.csv (docs/importing.md,
+#: "Import presets"); stored with this scale_max, so 4.5 normalises to 1 in the analyses.
 RATE_EVAL_MAX = 4.5
 
 

@@ -5,7 +5,7 @@ type, ground_truth, images_path, prediction1..3, annotation1..3``; each row is o
 candidates, and each ``annotationN`` cell is the reader's counts for ``predictionN`` in seven categories, under a
 "significant" and an "insignificant" heading: ReXVal's six (1-6 -> a-f) and grammar/readability (7 -> "g",
 stored under :data:`core.taxonomy.EXTRA_COUNT_FIELD`, outside every a-f total). The cell grammar follows the
-one third-party reader seen (README "Import presets"): a heading line such as ``Clinically significant errors:``,
+one third-party reader seen (docs/importing.md, "Import presets"): a heading line such as ``Clinically significant errors:``,
 then numbered lines ``1. <name>: 2`` (or ``1. 2``). NOT checked against the real file (it is on a model hub).
 
 A cell that does not give all seven counts under both headings, or gives one twice, leaves that candidate

@@ -10,7 +10,7 @@ Below the cap the lexical judge's work grows at most with the product of the two
 integer digit size (ROUGE-L's longest common subsequence, bit-parallel: ``core.judges.lexical``); the rules
 judge bounds its own work (sentence and statement limits, linear-time patterns). Two report-like texts of
 100,000 characters each took 0.12 s (lexical), 0.30 s (rules) and 0.01 s (length) of CPU in one process; the
-README ("The offline judges", "Reliability, security and scale") has the whole-process figures and commands. Longer text is refused before any of it is read (no
+docs/offline-judges.md and docs/reliability.md have the whole-process figures and commands. Longer text is refused before any of it is read (no
 language detection, no tokenizing): a 10 MB report costs the time to measure its length.
 """
 

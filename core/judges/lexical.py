@@ -15,7 +15,7 @@ better. They see words, not findings: that is why they are baselines.
 ROUGE-L is rouge-score's, computed without its table: rouge-score fills an
 (n+1) x (m+1) table of Python ints for the longest common subsequence (LCS)
 of the two token lists (a pair of 50 kB reports: 647 MB and 11 CPU seconds,
-100 kB: 1.8 GB and 43 s, measured as README's "The offline judges" says; 10 MB:
+100 kB: 1.8 GB and 43 s, measured as docs/offline-judges.md says; 10 MB:
 22.6 GB and an out-of-memory kill, issue 42). Here the same tokens
 (rouge-score's tokenizer) go through a bit-parallel LCS (:func:`lcs_length`,
 Hyyroe 2004: one integer of at most m bits per distinct token of the shorter

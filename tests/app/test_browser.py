@@ -2,8 +2,7 @@
 
 Playwright's own browser download cannot work here, so the test drives the
 Debian package at /usr/bin/chromium and is skipped (with that reason) only
-when it is missing. Set RADJUDGE_SCREENSHOT=1 to refresh docs/screenshot.png
-(the README shows it).
+when it is missing. The documentation's screenshots come from docs/make_screenshots.py.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ from tests.chromium import chromium_browser
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOT = ROOT / "docs" / "screenshot.png"
 START_TIMEOUT_S = 60
 UI_TIMEOUT_MS = 30_000
 
@@ -130,9 +128,3 @@ def test_data_page_in_a_real_browser(server: str, page, demo_store: Store):
     expect(main.get_by_text(longest_line, exact=False).first).to_be_visible()
     assert not page.get_by_test_id("stException").count()
 
-    if os.environ.get("RADJUDGE_SCREENSHOT") == "1":
-        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        # Streamlit scrolls inside its main area, so a tall window shows the whole page.
-        page.set_viewport_size({"width": 1440, "height": 2000})
-        page.wait_for_timeout(1000)  # let the data grids redraw at the new size
-        page.screenshot(path=str(SCREENSHOT))

@@ -2,15 +2,13 @@
 Correlations, a share link that reproduces a view, screenshots of each page.
 
 Fails on any Streamlit exception box, any uncaught page error and any console
-error. Screenshots go to ``test-artifacts/pages/`` (git-ignored); with
-RADJUDGE_SCREENSHOT=1 the main ones are also copied to docs/ for the README.
+error. Screenshots go to ``test-artifacts/pages/`` (git-ignored); the documentation's come from
+docs/make_screenshots.py.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -40,8 +38,6 @@ PAGES = {  # url path -> title shown on the page
     "share": "Share",
     "annotate": "Annotate",
 }
-README_SHOTS = {"correlations": "tour-correlations.png", "run": "tour-run.png", "live": "tour-live.png",
-                "calibration": "tour-calibration.png"}
 
 
 @pytest.fixture
@@ -106,8 +102,6 @@ def _shot(page, name: str) -> None:  # noqa: F811
     page.wait_for_timeout(800)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
-    if os.environ.get("RADJUDGE_SCREENSHOT") == "1" and name in README_SHOTS:
-        shutil.copyfile(path, ROOT / "docs" / README_SHOTS[name])
     page.set_viewport_size({"width": 1440, "height": 1000})
 
 

@@ -1,6 +1,6 @@
 """Every help works: `python -m core`, `python -m core --help` and each `python -m core CMD --help`.
 
-The first command a newcomer types must list every command (grouped like the README) and never
+The first command a newcomer types must list every command (grouped like the documentation's pages) and never
 end in a traceback (a "95% CIs" in a help string once did: argparse formats help with %).
 """
 
@@ -35,7 +35,7 @@ def test_top_level_help_lists_every_command_grouped(argv):
     for name in _commands():
         assert f"\n  {name} " in out, name
     positions = [out.index(title) for title, _ in GROUPS]
-    assert positions == sorted(positions)  # the README's order
+    assert positions == sorted(positions)  # the documentation's order
 
 
 def test_every_command_is_in_exactly_one_group():

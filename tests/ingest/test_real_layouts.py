@@ -1,4 +1,4 @@
-"""Published files in their exact released layouts import with the README's commands (issue: real studies).
+"""Published files in their exact released layouts import with the documented commands (docs/importing.md) (issue: real studies).
 
 The fixtures copy ReXVal's released columns and conventions (PhysioNet): the pairs
 file keyed by MIMIC ``study_id`` with one column per generator, and the errors file
@@ -55,14 +55,14 @@ def write_rexval(folder: Path, n_studies: int = 12, seed: int = 0) -> tuple[Path
 
 
 def test_the_readme_commands_import_rexval_as_released(tmp_path):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "importing.md").read_text(encoding="utf-8")  # moved there from the README
     commands = [line.split("python -m core ", 1)[1].split() for line in readme.splitlines()
                 if line.startswith("python -m core import-preset rexval-")]
     assert [c[1] for c in commands] == ["rexval-pairs", "rexval-errors"]
     pairs, errors = write_rexval(tmp_path)
     files = {pairs.name: pairs, errors.name: errors}
     store = tmp_path / "s.duckdb"
-    for argv in commands:  # exactly the README's commands, with the released file names
+    for argv in commands:  # exactly the docs' commands, with the released file names
         done = _cli(store, *[str(files.get(a, a)) for a in argv], "--json")
         assert done.returncode == 0, done.stderr
     from core.store.db import Store

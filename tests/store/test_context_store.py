@@ -103,9 +103,9 @@ def test_check_store_notes_context_written_outside_the_importer(demo_store: Stor
 
 
 def test_the_readme_counts_the_default_demos_context(tmp_path):
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "getting-started.md").read_text(encoding="utf-8")
     stated = re.search(r"and the (\d+) of (\d+) pairs whose reference compares with a prior", readme)
-    assert stated, "the README's sentence on the demo's context"
+    assert stated, "the docs' sentence on the demo's context (docs/getting-started.md)"
     store = Store(tmp_path / "demo.duckdb")
     build_demo(store)  # the README's defaults: 400 pairs, seed 7
     counts = store.query_one("SELECT count(history), count(*), count(age), count(sex), count(indication) "
