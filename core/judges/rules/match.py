@@ -69,6 +69,7 @@ from core.judges.rules.findings import (
     fmt_mm,
     sizes_differ,
 )
+from core.judges.rules.precision import precision_error, vaguer_pairs
 
 
 def _affinity(r: Finding, c: Finding) -> float:
@@ -198,6 +199,10 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...], ctx: S.Context =
     left_c = [j for j in range(len(c_pos)) if j not in {p[1] for p in pairs}]
     more = _pair([r_pos[i] for i in left_r], [c_pos[j] for j in left_c], strict=False)
     pairs += [(left_r[i], left_c[j]) for i, j in more]
+    left_r = [i for i in left_r if i not in {p[0] for p in pairs}]
+    left_c = [j for j in left_c if j not in {p[1] for p in pairs}]
+    vaguer = vaguer_pairs([r_pos[i] for i in left_r], [c_pos[j] for j in left_c])  # "opacity" for a mass
+    pairs += [(left_r[i], left_c[j]) for i, j in vaguer]
     pairs.sort()
     matched_r = {i for i, _ in pairs}
     matched_c = {j for _, j in pairs}
@@ -206,7 +211,7 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...], ctx: S.Context =
     for i, j in pairs:
         r, c = r_pos[i], c_pos[j]
         loc = _location_error(r, c)
-        sev = _severity_error(r, c, ctx)
+        sev = _severity_error(r, c, ctx) or precision_error(r, c, ctx)
         if loc:  # a line or tube ending elsewhere is acted on: always significant
             errors.append(_error("c", _matters(r) or _matters(c) or family_of(r.concept) == "device", loc, r, c))
         if sev:
