@@ -17,7 +17,8 @@ An error is clinically significant when its finding is urgent or actionable (lev
 invented finding (b, a), a finding on the wrong side or at another site (c), a comparison that changes
 (e, f). A severity step (d) is significant when it moves the finding across the actionable line, spans two
 steps of a finding actionable at either grade (small -> large, mild -> severe), or concerns an urgent
-finding; a one-step change of a finding actionable at both grades (mild -> moderate edema) is not.
+finding, or crosses a line where management changes (an effusion from moderate is considered for drainage);
+a one-step change of a finding actionable at both grades (mild -> moderate edema) is not.
 
 Where the level comes from, in order:
 
@@ -73,6 +74,9 @@ BENIGN_CONCEPTS = frozenset({
 #: heart from mild (CRIMSON: "mild to moderate cardiomegaly" is actionable; a borderline heart is not).
 ACTIONABLE_FROM_GRADE = {"pleural_effusion": 1.0, "any_effusion": 1.0, "pulmonary_edema": 0.5,
                          "hydronephrosis": 0.5, "cardiomegaly": 1.0}
+#: A second line on the first scale where management changes although the finding is actionable on both sides of
+#: it: an effusion from moderate is considered for drainage (small vs moderate is significant, trace vs small not).
+MANAGEMENT_FROM_GRADE = {"pleural_effusion": 2.0, "any_effusion": 2.0}
 #: Never actionable on the study that reports them, whatever the grade (chronic: follows lung function).
 NEVER_ACTIONABLE = frozenset({"emphysema"})
 
@@ -232,6 +236,10 @@ def severity_significant(r: Finding, c: Finding, ctx: Context = NO_CONTEXT) -> b
     if max(lr, lc) >= URGENT:
         return True
     crosses = (lr >= ACTIONABLE) != (lc >= ACTIONABLE)
+    line = MANAGEMENT_FROM_GRADE.get(r.concept)
+    concept = V.CONCEPT_BY_KEY.get(r.concept)
+    if line is not None and concept is not None and concept.scales and r.grade[0] == concept.scales[0]:
+        crosses = crosses or ((r.grade[1] >= line) != (c.grade[1] >= line))
     two_steps = abs(r.grade[1] - c.grade[1]) >= 2 and max(lr, lc) >= ACTIONABLE
     return crosses or two_steps
 
