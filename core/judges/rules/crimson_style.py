@@ -31,7 +31,8 @@ _ATTRIBUTE_TYPE = {"c": "location", "d": "severity", "e": "temporal", "f": "temp
 
 
 def evaluation(result: RulesResult) -> dict:
-    """The rules' verdict as a CRIMSON evaluation (the JSON shape of CRIMSON's answer)."""
+    """The rules' verdict as a CRIMSON evaluation (the JSON shape of CRIMSON's answer, with the ids, levels and
+    links the score reads; the finding texts are in the GREEN-format answer beside it)."""
     ctx = result.context if isinstance(result.context, S.Context) else S.NO_CONTEXT
     ref_ids: dict[int, str] = {}
     pred_ids: dict[int, str] = {}
@@ -41,15 +42,13 @@ def evaluation(result: RulesResult) -> dict:
     def ref_id(f: Finding) -> str:
         if id(f) not in ref_ids:
             ref_ids[id(f)] = f"R{len(refs) + 1}"
-            refs.append({"id": ref_ids[id(f)], "finding": f.describe(),
-                         "clinical_significance": S.level_name(S.level(f, ctx))})
+            refs.append({"id": ref_ids[id(f)], "clinical_significance": S.level_name(S.level(f, ctx))})
         return ref_ids[id(f)]
 
     def pred_id(f: Finding) -> str:
         if id(f) not in pred_ids:
             pred_ids[id(f)] = f"P{len(preds) + 1}"
-            preds.append({"id": pred_ids[id(f)], "finding": f.describe(),
-                          "clinical_significance": S.level_name(S.level(f, ctx))})
+            preds.append({"id": pred_ids[id(f)], "clinical_significance": S.level_name(S.level(f, ctx))})
         return pred_ids[id(f)]
 
     matched = [{"ref_id": ref_id(m.reference), "pred_id": pred_id(m.candidate)}
@@ -64,7 +63,7 @@ def evaluation(result: RulesResult) -> dict:
                 and e.reference.kind == "finding" and e.reference.present:
             attrs.append({"ref_id": ref_id(e.reference), "pred_id": pred_id(e.candidate),
                           "severity": "significant" if e.significant else "negligible",
-                          "error_types": [_ATTRIBUTE_TYPE[e.category]], "explanation": e.explanation})
+                          "error_types": [_ATTRIBUTE_TYPE[e.category]]})
     return {"reference_findings": refs, "predicted_findings": preds, "matched_findings": matched,
             "errors": {"false_findings": false_ids, "missing_findings": missing_ids, "attribute_errors": attrs}}
 
