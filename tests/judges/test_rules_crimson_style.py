@@ -91,3 +91,14 @@ def test_a_stored_rules_run_reads_each_pairs_context_and_stores_rules_crimson(tm
     assert got[("side", "ec_sig")] == 1 and got[("side", "green")] < 1 and got[("side", "rules_crimson")] == 0.5
     # the stored run's score is the one score_pair gives for the same pair and context
     assert score_pair(ATHERO, NORMAL, context=YOUNG).extra_metrics == {"rules_crimson": 0.0}
+
+
+def test_the_context_is_read_as_people_write_it_and_unreadable_fields_are_ignored():
+    from core.judges.rules.significance import read_context
+
+    assert [read_context({"age": a}).age for a in ("82", "82 years", "82M", "6 months")] == [82, 82, 82, 0.5]
+    assert read_context({"age": "unknown", "sex": ""}).given is False  # nothing readable: judged without context
+    assert read_context(None).given is False and read_context({}).given is False
+    # an unreadable age leaves the finding's own level: the same as no context
+    unreadable = judge_pair(ATHERO, NORMAL, context={"age": "not recorded"})
+    assert [e.significant for e in unreadable.errors] == [False]

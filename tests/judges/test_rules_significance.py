@@ -18,6 +18,7 @@ Outcomes:
 Patient context (age, sex, indication, history) is given as the pairs carry it
 (``core.taxonomy.CONTEXT_FIELDS``); ``None`` is a pair without context, judged as before.
 The whole probe must pass at >= 90% (the issue's bar), and every group must pass at least half of its pairs.
+Written before the judge was changed: ``rules-17`` agreed on 61 of 77 (79%), ``rules-18`` on 77 of 77.
 """
 
 from __future__ import annotations

@@ -107,7 +107,8 @@ _RECENT_PROCEDURE = re.compile(
     r"(?:line|tube|catheter)\s+(?:placement|insertion))\b", re.I)
 _REMOTE = re.compile(r"\b(?:remote|years?\s+ago|old)\b", re.I)
 _EXPECTED_AFTER_PROCEDURE = frozenset({"atelectasis", "subcutaneous_emphysema", "postsurgical_changes"})
-_AGE = re.compile(r"(\d{1,3}(?:\.\d+)?)\s*(m(?:o|onths?)?\b|w(?:k|eeks?)?\b|d(?:ays?)?\b)?", re.I)
+# "82", "82 years", "82y", "6 months", "3 wk", "10 days" ("82 M" and "82M" are 82 years, male)
+_AGE = re.compile(r"(\d{1,3}(?:\.\d+)?)\s*(mo(?:nths?)?\b|w(?:ks?|eeks?)\b|days?\b)?", re.I)
 
 
 @dataclass(frozen=True)
