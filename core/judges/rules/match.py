@@ -22,27 +22,19 @@ At most one error per category per matched finding.
 
 Significance rule
 -----------------
-A finding *matters* when its observation is critical or actionable whatever
-its grade (``sig="always"``: pneumothorax, embolism, fractures, acute
-infarcts, suspicious masses, acute inflammation, ...), or when it reaches the
-observation's severity or size threshold (moderate pleural effusion, severe
-canal stenosis, 6 mm lung nodule, TI-RADS 4, full-thickness cuff tear; an
-ungraded or unmeasured such finding is taken to matter).  Degenerative,
-chronic and incidental observations never matter.  Then:
+How much each finding matters is :mod:`.significance`'s (CRIMSON's four levels from the finding, its grade or
+size and the pair's patient context); an error is significant when its finding is urgent or actionable:
 
-* (a) / (b) / (c): significant when the finding matters (the candidate's for
-  (a), the reference's for (b), either for (c)); a wrong side of a finding
-  that matters is significant; a line or tube whose tip is placed elsewhere
-  (superior vena cava vs right atrium, carina vs right mainstem bronchus) is
-  significant, because a malpositioned device is acted on.
-* (d): significant when the finding matters at either severity/size and the
-  difference changes management: it crosses the threshold, spans two steps,
-  concerns an always-critical finding, or a size ratio >= 1.5 (1.2 for aortic
-  aneurysms).
-* (e) / (f): significant when the finding matters and the stated change is
-  not "unchanged" (a dropped or invented "stable" is minor); two different
-  changes ("increased" vs "unchanged") are significant when the finding
-  matters.
+* (a) / (b) / (c): the candidate's finding for (a), the reference's for (b), either for (c) (a wrong side of
+  an actionable finding is significant); a line or tube whose tip is placed elsewhere always is, because a
+  malpositioned device is acted on.
+* (d): a grade step by :func:`.significance.severity_significant` (it crosses the actionable line or a
+  management line, spans two steps, or concerns an urgent finding); a size difference when the finding
+  matters at either size and the ratio is >= its ``d_ratio`` (1.5; 1.2 for aortic aneurysms) or it crosses
+  the size threshold; a vaguer or more specific reading of the same finding (:mod:`.precision`) when either
+  reading is actionable.
+* (e) / (f): when the finding matters and the stated change is not "unchanged" (a dropped or invented
+  "stable" is minor); two different changes ("increased" vs "unchanged") when the finding matters.
 
 Matched findings (GREEN's M) are positive pairs without a location or
 severity error, absent-vs-absent pairs and shared plain statements.
