@@ -44,7 +44,7 @@ BASELINES = ("lexical", "length")
 #: The scores of a GREEN-format answer, in the order shown.
 METRIC_ORDER = ("green", "green_f1", "formula", "ec_sig", "ec_total", "vert")
 #: The rules judge's scores: GREEN's, and its CRIMSON-style score over its own findings (never the CRIMSON model's).
-RULES_ORDER = (*METRIC_ORDER[:-1], "rules_crimson")
+RULES_ORDER = (*METRIC_ORDER, "rules_crimson")
 #: The scores of a CRIMSON answer, in the order shown.
 CRIMSON_ORDER = ("crimson", "crimson_e_false", "crimson_e_miss", "crimson_e_attr", "crimson_false", "crimson_missing",
                  "crimson_attribute")
