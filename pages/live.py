@@ -6,7 +6,8 @@ text is written to the store only when the user clicks "Save as pair".
 
 The patient context fields (age, sex, indication, comparison/history; a picked pair's stored context
 fills them) go, non-empty ones only, to the model call as ``context=``: context-aware prompts
-(``core.prompts.CONTEXT_PROMPTS``) read them; the rules, lexical and length judges ignore them.
+(``core.prompts.CONTEXT_PROMPTS``) read them, and the rules judge, for how much each finding matters
+(``core.judges.rules.significance``); the lexical and length judges ignore them.
 
 URL: ``dataset`` (app.py), ``live_src`` (paste | pair), ``pair`` (the picked pair).
 """
@@ -26,6 +27,7 @@ from core.judges.live import (
     LIVE_PROMPTS,
     MEANINGS,
     METRIC_ORDER,
+    RULES_ORDER,
     LiveCallFailed,
     highlight_html,
     metric_order,
@@ -63,7 +65,7 @@ PAIR_CHOICES = 200
 
 def _formulas(order: tuple[str, ...]) -> str:
     """The meaning column's tooltip: the formulas behind the words of the scores shown."""
-    head = ("Formulas (M matched findings, S significant errors, I insignificant errors): " if order == METRIC_ORDER
+    head = ("Formulas (M matched findings, S significant errors, I insignificant errors): " if order in (METRIC_ORDER, RULES_ORDER)
             else "Formulas: ")
     return head + "; ".join(f"{METRICS[m].label}: {METRICS[m].description}" for m in order)
 
@@ -117,7 +119,9 @@ def _context_note(prompts=CONTEXT_PROMPTS) -> str:
     """Which judges read the patient context, in words."""
     readers = (f"only the context-aware prompts ({', '.join(sorted(prompts))}) read it"
                if prompts else "no prompt offered here reads it yet (only context-aware prompts will)")
-    return f"Optional. {readers}; the rules, lexical and length judges ignore it."
+    return (f"Optional. {readers}; the rules judge reads it for how much each finding matters (an aortic "
+            "calcification at 82 is expected, at 25 with chest pain it is not); the lexical and length judges "
+            "ignore it.")
 
 
 def _context_inputs(pair: dict | None) -> dict[str, str]:
@@ -294,7 +298,7 @@ if not (reference.strip() and candidate.strip()):
     st.info("Paste a reference and a candidate report (or pick a pair) to see the judges' answers.")
     st.stop()
 
-rules = score_rules_live(reference, candidate, context=context or None)  # accepted, not read
+rules = score_rules_live(reference, candidate, context=context or None)  # sets the findings' significance
 st.divider()
 st.caption(f"Languages: {escape_md(LANGUAGES)}.")
 model_keys = draw_model_controls(reference, candidate, context)
@@ -304,7 +308,7 @@ with answers[0]:
         draw_refusal("rules judge", rules.failure)
     else:
         draw_answer("rules", "rules judge", rules.parsed, rules.raw_text, rules.latency_ms, 0.0,
-                    rules.errors, rules.matched_findings, judge="rules")
+                    rules.errors, rules.matched_findings, order=RULES_ORDER, judge="rules")
 for i, key in enumerate(model_keys, start=1):
     res = st.session_state[RESULTS_KEY][key]
     with answers[i]:

@@ -191,6 +191,13 @@ METRICS: dict[str, MetricSpec] = {
             "Word-count baseline; core/judges/length.py",
         ),
         MetricSpec(
+            "rules_crimson", "CRIMSON-style score (rules levels)", True, (-1.0, 1.0),
+            "CRIMSON's formula over the rules judge's own findings, matches and errors, each finding weighed by "
+            "the rules' clinical significance level (urgent 1, actionable 0.5, not actionable 0.25, benign 0) "
+            "with the pair's patient context; no model (range (-1, 1]).",
+            "core/judges/rules/crimson_style.py; levels: core/judges/rules/significance.py (docs/SIGNIFICANCE.md)",
+        ),
+        MetricSpec(
             "crimson", "CRIMSON", True, (-1.0, 1.0),
             "Weighted correct findings (partial credit for attribute errors) minus weighted false findings, over "
             "the weighted reference findings; 1 perfect, 0 no better than a normal template, below 0 more "

@@ -41,13 +41,13 @@ def judge_pair(judge: str, reference: str, candidate: str, *, prompt: str = "gre
                key: str | None = None, timeout: float = 120.0, context: dict[str, str] | None = None) -> dict:
     """The answer of ``judge`` on one pair as :func:`core.judges.live.answer_json` gives it.
 
-    ``context`` (age, sex, indication, history) reaches context-aware prompts only; the rules, lexical and
-    length judges ignore it.
+    ``context`` (age, sex, indication, history) reaches context-aware prompts and the rules judge (how much
+    each finding matters); the lexical and length judges ignore it.
     """
     from core.judges import live
 
     if judge == "rules":
-        r = live.score_rules_live(reference, candidate)
+        r = live.score_rules_live(reference, candidate, context=context)
         return live.answer_json("rules", parsed=r.parsed, raw=r.raw_text, latency_ms=r.latency_ms, errors=r.errors,
                                 matched=r.matched_findings, failure=r.failure)
     if judge in live.BASELINES:
@@ -146,5 +146,6 @@ def add_commands(add) -> None:
     p.add_argument("--timeout", type=float, default=120.0, help="seconds for the model call (default 120)")
     for name, what in (("age", "age"), ("sex", "sex"), ("indication", "indication (why the exam was done)"),
                        ("history", "comparison / history")):
-        p.add_argument(f"--{name}", metavar="TEXT", help=f"the patient's {what}, for context-aware prompts (crimson); "
-                       "the rules, lexical and length judges and the GREEN-format prompts ignore it")
+        p.add_argument(f"--{name}", metavar="TEXT", help=f"the patient's {what}, for context-aware prompts (crimson) "
+                       "and the rules judge's significance levels; the lexical and length judges and the "
+                       "GREEN-format prompts ignore it")

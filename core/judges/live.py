@@ -32,7 +32,7 @@ from core.parse import ParseResult, parse_output
 from core.settings import local_only as local_only_setting
 
 __all__ = ["BASELINES", "CRIMSON_ORDER", "LIVE_PROMPTS", "METRIC_ORDER", "MEANINGS", "BaselineLive", "LiveCallFailed",
-           "Marked", "RulesLive", "answer_json", "highlight_html", "metric_order", "score_baseline_live", "score_live",
+           "Marked", "RULES_ORDER", "RulesLive", "answer_json", "highlight_html", "metric_order", "score_baseline_live", "score_live",
            "score_rules_live"]
 
 # Zero-shot prompts: GREEN's format (what parse_output reads), and CRIMSON's JSON (read into the same shape:
@@ -43,6 +43,8 @@ LIVE_PROMPTS = ("green", "green_original", "vert", "formula", "rubric", "crimson
 BASELINES = ("lexical", "length")
 #: The scores of a GREEN-format answer, in the order shown.
 METRIC_ORDER = ("green", "green_f1", "formula", "ec_sig", "ec_total", "vert")
+#: The rules judge's scores: GREEN's, and its CRIMSON-style score over its own findings (never the CRIMSON model's).
+RULES_ORDER = (*METRIC_ORDER, "rules_crimson")
 #: The scores of a CRIMSON answer, in the order shown.
 CRIMSON_ORDER = ("crimson", "crimson_e_false", "crimson_e_miss", "crimson_e_attr", "crimson_false", "crimson_missing",
                  "crimson_attribute")
@@ -57,6 +59,9 @@ MEANINGS = {
     "crimson": "weighted correct findings minus weighted false ones, over the weighted reference findings; 1 perfect, "
                "0 no better than a normal template, below 0 more weighted errors than correct findings (higher is "
                "better)",
+    "rules_crimson": "CRIMSON's formula over the rules judge's own findings and significance levels (urgent 1, "
+                     "actionable 0.5, not actionable 0.25, benign 0; no model): 1 perfect, below 0 more weighted "
+                     "errors than correct findings (higher is better)",
     "crimson_e_false": "false findings weighed by significance: urgent 1, actionable 0.5, not actionable 0.25, "
                        "benign 0 (lower is better)",
     "crimson_e_miss": "missing findings weighed the same way (lower is better)",
@@ -67,8 +72,11 @@ MEANINGS = {
 }
 
 
-def metric_order(prompt_id: str | None) -> tuple[str, ...]:
-    """The scores shown for an answer to ``prompt_id`` (CRIMSON's, or GREEN's format for any other)."""
+def metric_order(prompt_id: str | None, judge: str | None = None) -> tuple[str, ...]:
+    """The scores shown for an answer to ``prompt_id`` (CRIMSON's, or GREEN's format for any other; the rules
+    judge's own order for ``judge="rules"``)."""
+    if judge == "rules":
+        return RULES_ORDER
     return CRIMSON_ORDER if prompt_id and prompt_id.startswith("crimson") else METRIC_ORDER
 
 
@@ -112,20 +120,22 @@ class BaselineLive:
 def score_rules_live(reference: str, candidate: str, context: dict[str, str] | None = None) -> RulesLive:
     """The rules judge on one pair, parsed as a stored run would be (a refused pair: ``failure``, no score).
 
-    ``context`` (patient age, sex, indication, history) is accepted and ignored: the rules read the two
-    reports only.
+    ``context`` (patient age, sex, indication, history) sets how much each finding matters (an aortic
+    calcification in an 82-year-old is expected, in a 25-year-old with chest pain it is actionable:
+    core.judges.rules.significance). The parsed metrics carry ``rules_crimson`` beside GREEN's.
     """
-    from core.judges.rules import judge_pair, render_green, screen_pair
+    from core.judges.rules import judge_pair, render_green, rules_crimson, screen_pair
 
     t0 = time.perf_counter()
     refused = too_long("rules", reference, candidate) or screen_pair(reference, candidate)
     if refused:
         return RulesLive("", None, (time.perf_counter() - t0) * 1000, failure=refused)
-    result = judge_pair(reference, candidate)
+    result = judge_pair(reference, candidate, context=context)
     if result.failure:
         return RulesLive("", None, (time.perf_counter() - t0) * 1000, failure=result.failure)
     raw = render_green(result)
     parsed = parse_output(raw)
+    parsed.metrics["rules_crimson"] = rules_crimson(result)
     latency = (time.perf_counter() - t0) * 1000
     ref_marks, cand_marks = [], []
     for e in result.errors:
@@ -175,7 +185,7 @@ def answer_json(judge: str, *, parsed: ParseResult | None = None, raw: str | Non
     if errors is None:
         errors = [{"category": e.category, "significant": e.significant, "text": e.text} for e in parsed.errors]
     return out | {
-        "metrics": {m: parsed.metrics.get(m) for m in metric_order(prompt)},
+        "metrics": {m: parsed.metrics.get(m) for m in metric_order(prompt, judge)},
         "sig": dict(parsed.sig), "insig": dict(parsed.insig), "matched": parsed.matched,
         "errors": errors, "matched_findings": parsed.matched_findings if matched is None else matched,
         "parse_status": parsed.status, "raw_text": raw,

@@ -11,6 +11,7 @@ records its own (``internal error TYPE``).
 
 from __future__ import annotations
 
+import inspect
 import threading
 import time
 from collections.abc import Callable
@@ -20,19 +21,31 @@ from core.judges.bounds import too_long
 from core.judges.llm import RunSummary
 from core.judges.patience import impatient
 from core.judges.runs import OutputRecord, RunSpec, finish_run, load_pairs, resume_run, write_outputs
+from core.reads.context import context_dict
 from core.store.db import Store, StoreError
 
 BATCH = 1000
 
 
-def _judged(judge: str, score_pair: Callable[[str, str], OutputRecord], reference: str,
-            candidate: str) -> OutputRecord:
-    """The judge's record for one pair; a report over the cap, or an error inside the judge (a MemoryError
-    included), is a recorded failure of that pair, never a crash of the run."""
+def reads_context(score_pair: Callable[..., OutputRecord]) -> bool:
+    """Does this judge read a pair's patient context (a ``context`` parameter: the rules judge's significance)?"""
+    try:
+        return "context" in inspect.signature(score_pair).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _judged(judge: str, score_pair: Callable[..., OutputRecord], reference: str,
+            candidate: str, context: dict[str, str] | None = None) -> OutputRecord:
+    """The judge's record for one pair (``context`` given only to a judge that reads it); a report over the
+    cap, or an error inside the judge (a MemoryError included), is a recorded failure of that pair, never a
+    crash of the run."""
     refused = too_long(judge, reference, candidate)
     if refused:
         return OutputRecord(pair_id="", error=refused)
     try:
+        if context:
+            return score_pair(reference, candidate, context=context)
         return score_pair(reference, candidate)
     except Exception as exc:  # one pair the judge cannot handle must not end the run (nor leave its job running)
         return OutputRecord(pair_id="", error=f"{judge} judge: internal error {type(exc).__name__}")
@@ -78,12 +91,14 @@ def _score_all(store, spec, score_pair, run_id, todo, summary, n_pairs, progress
     if progress:  # at once: the job notes the run (core.jobs.counts) and shows what it holds already
         progress(summary.ok, n_pairs, {"ok": summary.ok, "failed": 0, "run_id": run_id})
     batch: list[OutputRecord] = []
+    with_context = reads_context(score_pair)
     for row in todo.itertuples(index=False):
         if cancel is not None and cancel.is_set():
             status = "cancelled"
             break
         t0 = time.perf_counter()
-        rec = _judged(spec.judge_name, score_pair, row.reference, row.candidate)
+        context = context_dict(row) if with_context else None
+        rec = _judged(spec.judge_name, score_pair, row.reference, row.candidate, context)
         rec.pair_id = row.pair_id
         rec.latency_ms = (time.perf_counter() - t0) * 1000
         rec.cost_usd = 0.0

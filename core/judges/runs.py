@@ -38,6 +38,7 @@ class OutputRecord:
     cost_usd: float | None = None
     error: str | None = None
     metrics: dict[str, float] | None = None  # precomputed (lexical); else parsed from raw_text
+    extra_metrics: dict[str, float] | None = None  # stored beside those parsed from raw_text (rules: rules_crimson)
 
 
 @dataclass
@@ -183,6 +184,8 @@ def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None, options:
         result = reader(rec.raw_text or "", options or {}) if reader else parse_output(rec.raw_text or "")
         status, reason = result.status, result.reason
         metrics = [(run_id, rec.pair_id, k, v) for k, v in parsed_metrics(result, prompt_id).items()]
+        if status == "ok" and rec.extra_metrics:
+            metrics += [(run_id, rec.pair_id, k, float(v)) for k, v in rec.extra_metrics.items() if v is not None]
         errors = [(run_id, rec.pair_id, e.significant, e.category, e.text) for e in result.errors]
     out = (run_id, rec.pair_id, rec.cache_key, rec.raw_text, status, reason, rec.latency_ms, rec.tokens_in,
            rec.tokens_out, rec.cost_usd, rec.error)

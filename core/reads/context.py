@@ -3,7 +3,8 @@
 The store keeps them as four nullable columns of ``pairs`` (migration 009, named by
 ``core.taxonomy.CONTEXT_FIELDS``). Readers turn a row (or a form's fields) into a dict holding only
 the fields that have a value, which is what context-aware prompts take as ``context=`` and what the
-pages show; the rules, lexical and length judges never read it.
+pages show; the rules judge reads it for its significance levels (``core.judges.rules.significance``), the
+lexical and length judges never do.
 """
 
 from __future__ import annotations

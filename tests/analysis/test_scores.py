@@ -253,7 +253,9 @@ def test_metric_registry_names_and_orientation():
     crimson = {"crimson", *(f"crimson_{k}" for k in (
         "false", "missing", "attribute", "location", "severity", "descriptor", "measurement", "certainty",
         "unspecific", "overinterpretation", "temporal", "e_false", "e_miss", "e_attr"))}
-    assert set(METRICS) == expected | baselines | length | crimson
+    rules = {"rules_crimson"}  # the rules judge's CRIMSON-style score (issue 44), not the CRIMSON model's
+    assert set(METRICS) == expected | baselines | length | crimson | rules
+    assert METRICS["rules_crimson"].higher_is_better and METRICS["rules_crimson"].range == (-1.0, 1.0)
     assert METRICS["crimson"].higher_is_better and METRICS["crimson"].range == (-1.0, 1.0)
     assert not any(METRICS[m].higher_is_better for m in crimson - {"crimson"})
     for name in baselines:  # severity totals are lower-is-better, entailment shares higher
@@ -262,7 +264,7 @@ def test_metric_registry_names_and_orientation():
         assert spec.name == name
         assert spec.description and spec.reference
         low, high = spec.range
-        assert low == (-1.0 if name == "crimson" else 0.0)
+        assert low == (-1.0 if name in ("crimson", "rules_crimson") else 0.0)
     assert METRICS["ec_sig"].higher_is_better is False
     assert METRICS["ec_total"].higher_is_better is False
     assert math.isinf(METRICS["ec_sig"].range[1])

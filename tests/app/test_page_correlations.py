@@ -315,7 +315,7 @@ def test_selecting_a_judge_metric_shows_scatter_pairs_heatmap_and_paired_test(ap
 
     # tau by modality: one row per judge metric (the selected one in bold), n in every cell
     heat = _chart(at, "heatmap")["data"][0]
-    assert len(heat["y"]) == 8 and "<b>lexical · BLEU-4</b>" in heat["y"]  # rules 5, lexical 3
+    assert len(heat["y"]) == 9 and "<b>lexical · BLEU-4</b>" in heat["y"]  # rules 6 (rules_crimson too), lexical 3
     for row in heat["text"]:
         assert sum(int(t.split("n=")[1]) for t in row if "n=" in t) == 120  # each pair in one modality
     cells = breakdown(frame[frame["metric"].isin(list(METRICS))], "modality", n_boot=0, min_n=10)

@@ -212,3 +212,15 @@ def test_meaning_column_in_words_and_the_same_numbers_as_the_score_command(app_t
         assert shown == (MISSING if value is None else f"{value:.3g}" if isinstance(value, float) else str(value))
     counts = _counts(at)[0]
     assert counts["significant"].tolist() == [str(cli["sig"][c]) for c in "abcdef"]
+
+
+def test_a_wrong_side_effusion_is_significant_and_below_a_perfect_score_on_the_page(app_test, demo_store_copy: Store,
+                                                                                    no_models):
+    # issue 44: before, one insignificant location error and a headline GREEN of 1.0 (a wrong side scored perfect)
+    at = _paste(_open(app_test, demo_store_copy), "Small left pleural effusion. No pneumothorax.",
+                "Small right pleural effusion. No pneumothorax.")
+    sig = {name[1]: value for name, value in _counts(at)[0]["significant"].items()}
+    assert sig == {"a": "0", "b": "0", "c": "1", "d": "0", "e": "0", "f": "0"}
+    metrics = dict(tables(at, "score", "value")[0][["score", "value"]].values.tolist())
+    assert 0 < float(metrics["GREEN formula (rules counts)"]) < 1  # before: 1
+    assert float(metrics["CRIMSON-style score (rules levels)"]) == 0.5

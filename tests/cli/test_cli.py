@@ -158,7 +158,7 @@ def test_analysis_commands_run_on_the_demo(judged_store):
     assert {"counts", "reliability"} <= set(cal) and cal["counts"][0]["x"] == 0  # 0-12, as the page
     ens = run("ensemble", "--dataset", "demo", "--n-boot", "100")
     assert {r["feature_set"] for r in ens} == {"bleu4", "bleu2", "rouge_l", "green", "green_f1", "formula", "ec_sig",
-                                               "ec_total", "All"}
+                                               "ec_total", "rules_crimson", "All"}
     assert all(r["n_train"] > 0 and r["n_test"] > 0 and r["status"] == "ok" for r in ens)
     summ = run("summary", "--dataset", "demo", "--judge", "rules")
     assert summ["n_reports"] == 400

@@ -133,7 +133,7 @@ def test_labelled_sentences_status():
 
 
 def test_version():
-    assert RULES_VERSION == "rules-17"
+    assert RULES_VERSION == "rules-18"
 
 
 def categories(reference: str, candidate: str) -> list[str]:

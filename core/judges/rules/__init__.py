@@ -28,6 +28,7 @@ candidate is not a report, is a recorded failure: :mod:`.screen`), :func:`screen
 
 from __future__ import annotations
 
+from core.judges.rules.crimson_style import rules_crimson
 from core.judges.rules.extract import (
     MAX_REPORT_CHARS,
     MAX_SENTENCE_CHARS,
@@ -51,4 +52,4 @@ from core.judges.rules.screen import not_a_report, screen_pair
 
 __all__ = ["CATEGORIES", "CATEGORY_LABELS", "MAX_REPORT_CHARS", "MAX_SENTENCE_CHARS", "MAX_STATEMENTS",
            "RULES_VERSION", "Finding", "Match", "RuleError", "RulesResult", "Scanner", "clear_caches",
-           "judge_pair", "not_a_report", "parse_report", "render_green", "score_pair", "screen_pair", "spec_for"]
+           "judge_pair", "not_a_report", "parse_report", "render_green", "rules_crimson", "score_pair", "screen_pair", "spec_for"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from core.judges.rules import vocab as V
 from core.taxonomy import CATEGORIES
 
-RULES_VERSION = "rules-17"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
+RULES_VERSION = "rules-18"  # 2: pelvic free fluid, not ascites; 3: granulomatous disease, mid lung; 4: IU wordings;
 # 5: a pair in another language, or a candidate that is not a report, is a recorded failure (rules/screen.py);
 # 6: descriptive chest wordings and surgical material (vocab_chest.py), findings not assessed and history
 # findings set apart, lists negated after a plural verb, evidence chains, "not a radiograph" text refused
@@ -51,6 +51,8 @@ RULES_VERSION = "rules-17"  # 2: pelvic free fluid, not ascites; 3: granulomatou
 # 17: review fixes: an internal error is a recorded failure; an American "ICD ... no pneumothorax" stays a cardiac
 # device; "as previously noted" does not make the next finding resolved; real reports with "concerns regarding X"
 # are scored; hostile text is read in linear time; a capitalised header after a full stop starts its section
+# 18: issue 44: significance on CRIMSON's four levels from the finding and the patient's context (rules/significance.py,
+# tests/judges/test_rules_significance.py); partial matches for a vaguer or different reading (rules/precision.py)
 CATEGORY_LABELS: dict[str, str] = {
     "a": "False report of a finding in the candidate",
     "b": "Missing a finding present in the reference",
@@ -163,6 +165,7 @@ class RulesResult:
     errors: list[RuleError] = field(default_factory=list)
     explanation: str = ""
     failure: str | None = None  # the judge could not read the pair: a recorded failure, never a score
+    context: object = None  # the patient context the levels were read with (significance.Context)
 
     @property
     def matched(self) -> int:

@@ -22,27 +22,19 @@ At most one error per category per matched finding.
 
 Significance rule
 -----------------
-A finding *matters* when its observation is critical or actionable whatever
-its grade (``sig="always"``: pneumothorax, embolism, fractures, acute
-infarcts, suspicious masses, acute inflammation, ...), or when it reaches the
-observation's severity or size threshold (moderate pleural effusion, severe
-canal stenosis, 6 mm lung nodule, TI-RADS 4, full-thickness cuff tear; an
-ungraded or unmeasured such finding is taken to matter).  Degenerative,
-chronic and incidental observations never matter.  Then:
+How much each finding matters is :mod:`.significance`'s (CRIMSON's four levels from the finding, its grade or
+size and the pair's patient context); an error is significant when its finding is urgent or actionable:
 
-* (a) / (b) / (c): significant when the finding matters (the candidate's for
-  (a), the reference's for (b), either for (c)); a wrong side of a finding
-  that matters is significant; a line or tube whose tip is placed elsewhere
-  (superior vena cava vs right atrium, carina vs right mainstem bronchus) is
-  significant, because a malpositioned device is acted on.
-* (d): significant when the finding matters at either severity/size and the
-  difference changes management: it crosses the threshold, spans two steps,
-  concerns an always-critical finding, or a size ratio >= 1.5 (1.2 for aortic
-  aneurysms).
-* (e) / (f): significant when the finding matters and the stated change is
-  not "unchanged" (a dropped or invented "stable" is minor); two different
-  changes ("increased" vs "unchanged") are significant when the finding
-  matters.
+* (a) / (b) / (c): the candidate's finding for (a), the reference's for (b), either for (c) (a wrong side of
+  an actionable finding is significant); a line or tube whose tip is placed elsewhere always is, because a
+  malpositioned device is acted on.
+* (d): a grade step by :func:`.significance.severity_significant` (it crosses the actionable line or a
+  management line, spans two steps, or concerns an urgent finding); a size difference when the finding
+  matters at either size and the ratio is >= its ``d_ratio`` (1.5; 1.2 for aortic aneurysms) or it crosses
+  the size threshold; a vaguer or more specific reading of the same finding (:mod:`.precision`) when either
+  reading is actionable.
+* (e) / (f): when the finding matters and the stated change is not "unchanged" (a dropped or invented
+  "stable" is minor); two different changes ("increased" vs "unchanged") when the finding matters.
 
 Matched findings (GREEN's M) are positive pairs without a location or
 severity error, absent-vs-absent pairs and shared plain statements.
@@ -52,6 +44,7 @@ from __future__ import annotations
 
 import re
 
+from core.judges.rules import significance as S
 from core.judges.rules import vocab as V
 from core.judges.rules.extract import clean_text, parse_report
 from core.judges.rules.findings import (
@@ -68,37 +61,7 @@ from core.judges.rules.findings import (
     fmt_mm,
     sizes_differ,
 )
-
-
-def _threshold(c: V.Concept, scale: str) -> float | None:
-    if c.level is None:
-        return None
-    if c.scales and scale == c.scales[0]:
-        return c.level
-    return c.alt_level if c.alt_level is not None else c.level
-
-
-def _matters(f: Finding, grade: tuple[str, float] | None = None, size: float | None = None,
-             use_own: bool = True) -> bool:
-    """Does this finding (optionally at another grade/size) matter clinically?"""
-    c = V.CONCEPT_BY_KEY.get(f.concept)
-    if c is None or c.sig == "never":
-        return False
-    if c.sig == "always":
-        return True
-    if use_own:
-        grade = grade or f.grade
-        size = size if size is not None else f.size_mm
-    known = False
-    if grade is not None and (thr := _threshold(c, grade[0])) is not None:
-        known = True
-        if grade[1] >= thr:
-            return True
-    if c.size_mm is not None and size is not None:
-        known = True
-        if size >= c.size_mm:
-            return True
-    return not known
+from core.judges.rules.precision import precision_error, vaguer_pairs
 
 
 def _affinity(r: Finding, c: Finding) -> float:
@@ -174,24 +137,17 @@ def _location_error(r: Finding, c: Finding) -> str | None:
     return (f"candidate places the {r.name} {' '.join(parts_c)}, the reference {' '.join(parts_r)}")
 
 
-def _severity_error(r: Finding, c: Finding) -> tuple[str, bool] | None:
+def _severity_error(r: Finding, c: Finding, ctx: S.Context) -> tuple[str, bool] | None:
     concept = V.CONCEPT_BY_KEY[r.concept]
     texts, sig = [], False
     if r.grade and c.grade and r.grade[0] == c.grade[0] and abs(r.grade[1] - c.grade[1]) >= 1:
         texts.append(f"grades the {r.name} as {c.grade_text}, the reference as {r.grade_text}")
-        if concept.sig == "always":
-            sig = True
-        elif concept.sig == "graded":
-            before = _matters(r, grade=r.grade, size=None, use_own=False)
-            after = _matters(r, grade=c.grade, size=None, use_own=False)
-            thr = _threshold(concept, r.grade[0])
-            crosses = thr is not None and ((r.grade[1] >= thr) != (c.grade[1] >= thr))
-            sig = sig or crosses or (abs(r.grade[1] - c.grade[1]) >= 2 and (before or after or thr is not None))
+        sig = S.severity_significant(r, c, ctx)
     if r.size_mm and c.size_mm and sizes_differ(r.size_mm, c.size_mm):
         texts.append(f"measures the {r.name} at {fmt_mm(c.size_mm)}, the reference at {fmt_mm(r.size_mm)}")
         ratio = max(r.size_mm, c.size_mm) / max(min(r.size_mm, c.size_mm), 0.1)
-        before = _matters(r, size=r.size_mm)
-        after = _matters(r, size=c.size_mm)
+        before = S.matters(r, ctx, size=r.size_mm)
+        after = S.matters(r, ctx, size=c.size_mm)
         crosses = concept.size_mm is not None and concept.sig == "graded" and (
             (r.size_mm >= concept.size_mm) != (c.size_mm >= concept.size_mm))
         sig = sig or ((before or after) and (ratio >= concept.d_ratio or crosses))
@@ -219,8 +175,12 @@ def _error(cat: str, sig: bool, text: str, r: Finding | None = None, c: Finding 
     return RuleError(cat, bool(sig), text, r, c)
 
 
-def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
+def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...], ctx: S.Context = S.NO_CONTEXT) -> RulesResult:
     res = RulesResult(list(ref), list(cand))
+
+    def _matters(f: Finding) -> bool:
+        return S.matters(f, ctx)
+
     r_pos = [f for f in ref if f.kind == "finding" and f.present]
     c_pos = [f for f in cand if f.kind == "finding" and f.present]
     r_neg = [f for f in ref if f.kind == "finding" and not f.present]
@@ -231,6 +191,10 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
     left_c = [j for j in range(len(c_pos)) if j not in {p[1] for p in pairs}]
     more = _pair([r_pos[i] for i in left_r], [c_pos[j] for j in left_c], strict=False)
     pairs += [(left_r[i], left_c[j]) for i, j in more]
+    left_r = [i for i in left_r if i not in {p[0] for p in pairs}]
+    left_c = [j for j in left_c if j not in {p[1] for p in pairs}]
+    vaguer = vaguer_pairs([r_pos[i] for i in left_r], [c_pos[j] for j in left_c])  # "opacity" for a mass
+    pairs += [(left_r[i], left_c[j]) for i, j in vaguer]
     pairs.sort()
     matched_r = {i for i, _ in pairs}
     matched_c = {j for _, j in pairs}
@@ -239,7 +203,7 @@ def _judge(ref: tuple[Finding, ...], cand: tuple[Finding, ...]) -> RulesResult:
     for i, j in pairs:
         r, c = r_pos[i], c_pos[j]
         loc = _location_error(r, c)
-        sev = _severity_error(r, c)
+        sev = _severity_error(r, c, ctx) or precision_error(r, c, ctx)
         if loc:  # a line or tube ending elsewhere is acted on: always significant
             errors.append(_error("c", _matters(r) or _matters(c) or family_of(r.concept) == "device", loc, r, c))
         if sev:
@@ -373,12 +337,18 @@ def _pair_simple(refs: list[Finding], cands: list[Finding]) -> list[tuple[Findin
     return out
 
 
-def judge_pair(reference: str, candidate: str) -> RulesResult:
-    """Compare a candidate report with its reference.  Never raises on text input."""
+def judge_pair(reference: str, candidate: str, context: dict | None = None) -> RulesResult:
+    """Compare a candidate report with its reference.  Never raises on text input.
+
+    ``context``: the pair's patient context (age, sex, indication, history), which sets how much each finding
+    matters (:mod:`.significance`); without it the findings alone decide."""
     try:
         ref = parse_report(reference if isinstance(reference, str) else clean_text(reference))
         cand = parse_report(candidate if isinstance(candidate, str) else clean_text(candidate))
-        return _judge(ref, cand)
+        ctx = S.read_context(context)
+        res = _judge(ref, cand, ctx)
+        res.context = ctx
+        return res
     except Exception as exc:  # a judge never crashes a run, and an error it hit is never a clean report
         failure = f"rules judge {RULES_VERSION}: internal error {type(exc).__name__}"
         return RulesResult(explanation=failure, failure=failure)

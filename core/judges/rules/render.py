@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from core.judges.rules.crimson_style import METRIC, rules_crimson
 from core.judges.rules.findings import CATEGORIES, CATEGORY_LABELS, RULES_VERSION, RulesResult
 from core.judges.rules.match import judge_pair
 from core.judges.rules.screen import screen_pair
@@ -46,16 +47,18 @@ def render_green(result: RulesResult) -> str:
     return "\n".join(lines)
 
 
-def score_pair(reference: str, candidate: str) -> OutputRecord:
-    """One offline-runner record: GREEN-format text (metrics are parsed from it), or the failure
-    :func:`~core.judges.rules.screen.screen_pair` gives (another language, not a report): no score."""
+def score_pair(reference: str, candidate: str, context: dict[str, str] | None = None) -> OutputRecord:
+    """One offline-runner record: GREEN-format text (metrics are parsed from it) with the CRIMSON-style score
+    beside it (``rules_crimson``), or the failure :func:`~core.judges.rules.screen.screen_pair` gives (another
+    language, not a report): no score. ``context``: the pair's patient context (age, sex, indication, history)."""
     refused = screen_pair(reference, candidate)
     if refused:
         return OutputRecord(pair_id="", error=refused)
-    result = judge_pair(reference, candidate)
+    result = judge_pair(reference, candidate, context=context)
     if result.failure:  # stored like any failed call: no metric values, counted in the run's failures
         return OutputRecord(pair_id="", error=result.failure)
-    return OutputRecord(pair_id="", raw_text=render_green(result), metrics=None)
+    return OutputRecord(pair_id="", raw_text=render_green(result), metrics=None,
+                        extra_metrics={METRIC: rules_crimson(result)})
 
 
 def spec_for(dataset: str) -> RunSpec:
