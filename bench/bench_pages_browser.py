@@ -3,7 +3,8 @@
 Starts ``serve.py`` (as ``make run`` does) of one or two code checkouts over a copy of a store, opens
 headless Debian Chromium (tests/chromium.py's flags) and clicks every page of the sidebar twice: a
 **first visit** (the server's first run of that page: nothing cached) and a **revisit** (the same page
-again after all the others, in the same tab). A page has *stopped changing* when its script run is over
+again after all the others, in the same tab), then an **after a restart** visit (a second server started
+over the same file: what the first kept in the store, it reads). A page has *stopped changing* when its script run is over
 (the last ``new_session`` message of Streamlit's websocket was followed by a ``script_finished`` one:
 with ``toolbarMode = "minimal"`` the "Running..." widget is not drawn, and the DOM may not change for
 seconds while the server computes) and the DOM has not mutated for ``--quiet-ms`` (500 ms); its time is
@@ -100,6 +101,28 @@ def _cpu_seconds(pid: int) -> float:
     return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def _browser_cpu_seconds() -> float:
+    """CPU seconds of this process's descendants (Playwright's driver and Chromium's processes), living or
+    reaped by them: the browser's side of a visit (parsing, layout, painting, charts)."""
+    parents, cpu = {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        cpu[pid] = sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    me, total = os.getpid(), 0.0
+    for pid in cpu:
+        up, seen = parents.get(pid), 0
+        while up and up != me and seen < 64:
+            up, seen = parents.get(up), seen + 1
+        if up == me and pid != me:
+            total += cpu[pid]
+    return total
+
+
 @contextlib.contextmanager
 def serve(root: Path, store: Path, log: Path):
     """``python serve.py`` of the checkout ``root`` over ``store`` on a free loopback port."""
@@ -147,38 +170,51 @@ def settle(page, title: str, since: float, quiet_ms: float, timeout_s: float) ->
 
 def visit(page, title: str, pid: int, quiet_ms: float, timeout_s: float) -> tuple[float, float]:
     """Click ``title`` in the sidebar; (seconds until it stopped changing, server CPU seconds)."""
-    cpu0 = _cpu_seconds(pid)
+    cpu0, browser0 = _cpu_seconds(pid), _browser_cpu_seconds()
     link = page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True)
     since = page.evaluate("() => performance.now()")
     link.click()
     seconds = settle(page, title, since, quiet_ms, timeout_s)
     if page.get_by_test_id("stException").count():
         raise SystemExit(f"{title}: the page shows an exception")
+    visit.browser = _browser_cpu_seconds() - browser0
     return seconds, _cpu_seconds(pid) - cpu0
 
 
-def measure(root: Path, store: Path, dataset: str, pages: list[str], quiet_ms: float, timeout_s: float,
-            folder: Path) -> dict[str, dict[str, float]]:
+def _rounds(url: str, pid: int, dataset: str, pages: list[str], rounds: tuple[str, ...], quiet_ms: float,
+            timeout_s: float, label: str, results: dict) -> None:
     from playwright.sync_api import sync_playwright
 
-    copy = folder / f"{root.name}-{store.name}"
-    shutil.copyfile(store, copy)
-    results: dict[str, dict[str, float]] = {title: {} for title in pages}
-    with serve(root, copy, folder / f"{root.name}.log") as (url, pid), sync_playwright() as pw:
+    with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
             page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
             page.add_init_script(OBSERVER)
             page.goto(f"{url}/{START}?dataset={dataset}", wait_until="domcontentloaded")
             settle(page, "Share", 0, quiet_ms, timeout_s)
-            for round_name in ("first", "revisit"):
+            for round_name in rounds:
                 for title in pages:
                     seconds, cpu = visit(page, title, pid, quiet_ms, timeout_s)
                     results[title][round_name] = seconds
                     results[title][f"{round_name}_cpu"] = cpu
-                    print(f"  {root.name}: {title} {round_name} {seconds:.2f} s (server CPU {cpu:.2f} s)", flush=True)
+                    results[title][f"{round_name}_browser"] = visit.browser
+                    print(f"  {label}: {title} {round_name} {seconds:.2f} s (server CPU {cpu:.2f} s, browser CPU "
+                          f"{visit.browser:.2f} s)", flush=True)
         finally:
             browser.close()
+
+
+def measure(root: Path, store: Path, dataset: str, pages: list[str], quiet_ms: float, timeout_s: float,
+            folder: Path) -> dict[str, dict[str, float]]:
+    """First visit and revisit on a new server; then ``restart``: a first visit on a second server started
+    over the same file (what the first one kept in the store, it reads)."""
+    copy = folder / f"{root.name}-{store.name}"
+    shutil.copyfile(store, copy)
+    results: dict[str, dict[str, float]] = {title: {} for title in pages}
+    with serve(root, copy, folder / f"{root.name}.log") as (url, pid):
+        _rounds(url, pid, dataset, pages, ("first", "revisit"), quiet_ms, timeout_s, root.name, results)
+    with serve(root, copy, folder / f"{root.name}-2.log") as (url, pid):
+        _rounds(url, pid, dataset, pages, ("restart",), quiet_ms, timeout_s, root.name, results)
     copy.unlink(missing_ok=True)
     Path(f"{copy}.wal").unlink(missing_ok=True)
     return results
@@ -191,10 +227,11 @@ def _s(v: float | None, timeout_s: float) -> str:
 
 
 def table(current: dict, baseline: dict | None, pages: list[str], timeout_s: float, issue: bool) -> str:
-    head = "| page | first visit (s) | revisit (s) | server CPU first / revisit (s) |"
-    rule = "| --- | ---: | ---: | ---: |"
+    head = ("| page | first visit (s) | revisit (s) | after a restart (s) | server CPU first / revisit / restart (s) "
+            "| browser CPU first / revisit (s) |")
+    rule = "| --- | ---: | ---: | ---: | ---: | ---: |"
     if baseline:
-        head += " baseline first / revisit (s) | ratio first / revisit |"
+        head += " baseline first / revisit / restart (s) | ratio first / revisit / restart |"
         rule += " ---: | ---: |"
     if issue:
         head += " issue's figures (s) | ratio to them |"
@@ -203,12 +240,15 @@ def table(current: dict, baseline: dict | None, pages: list[str], timeout_s: flo
     for title in pages:
         now = current[title]
         row = (f"| {title} | {_s(now.get('first'), timeout_s)} | {_s(now.get('revisit'), timeout_s)} | "
-               f"{now.get('first_cpu', 0):.2f} / {now.get('revisit_cpu', 0):.2f} |")
+               f"{_s(now.get('restart'), timeout_s)} | {now.get('first_cpu', 0):.2f} / {now.get('revisit_cpu', 0):.2f}"
+               f" / {now.get('restart_cpu', 0):.2f} | {now.get('first_browser', 0):.2f} / "
+               f"{now.get('revisit_browser', 0):.2f} |")
         if baseline:
             old = baseline[title]
             ratios = " / ".join(f"{now[k] / old[k]:.2f}" if old.get(k) and old[k] != float("inf") else "–"
-                                for k in ("first", "revisit"))
-            row += f" {_s(old.get('first'), timeout_s)} / {_s(old.get('revisit'), timeout_s)} | {ratios} |"
+                                for k in ("first", "revisit", "restart"))
+            row += (f" {_s(old.get('first'), timeout_s)} / {_s(old.get('revisit'), timeout_s)} / "
+                    f"{_s(old.get('restart'), timeout_s)} | {ratios} |")
         if issue:
             fig = ISSUE_FIGURES.get(title)
             row += (f" {fig[0]} / {fig[1]} | {now['first'] / fig[0]:.2f} / {now['revisit'] / fig[1]:.2f} |"

@@ -38,6 +38,8 @@ from pages._shared import MISSING, escape_md, set_url, show_table, url_value, wa
 #: second (bench/bench_page.py): at most about half a second.
 BOOT_BUDGET = 10_000_000
 BOOT_RATE = 5e7  # for the "roughly N s" shown next to the button
+#: Rows of the pairs table sent to the browser (50,000 rows were megabytes of Arrow for a 360 px box).
+PAIRS_SHOWN = 1000
 HEATMAP_ROWS = 12  # heatmap rows: the best (judge, metric) series of the table, plus the selected one
 TARGET_LABELS = {
     "score": "Expert score (0-1, higher is better)",
@@ -237,9 +239,11 @@ def one_metric(args: tuple, table: pd.DataFrame, stat: str, target: str, n_boot:
         scatter(series, judge, metric, row, target, stat, seed, dataset=meta["dataset"], synthetic=meta["synthetic"])
     with right:
         st.markdown(f"**Pairs ({len(series):,})**")
-        show_table(series.rename(columns={"ext_id": "id", "group_id": "group", "value": metric,
-                                            "target": f"expert {target}"}),
-                     hide_index=True, key="corr_pairs", height=360)
+        show_table(series.head(PAIRS_SHOWN).rename(columns={"ext_id": "id", "group_id": "group", "value": metric,
+                                                            "target": f"expert {target}"}),
+                   hide_index=True, key="corr_pairs", height=360)
+        if len(series) > PAIRS_SHOWN:  # the browser gets what a person scrolls through; the CSV holds every pair
+            st.caption(f"The first {PAIRS_SHOWN:,} pairs by id; **Pairs CSV** holds all {len(series):,}.")
         download("Pairs CSV", series, meta, f"pairs-{judge}-{metric}-{target}", "corr_dl_pairs")
 
     st.markdown(f"#### {STAT_SYMBOL[stat]} by {facet}")

@@ -15,6 +15,7 @@ import functools
 import hashlib
 import inspect
 import re
+import time
 from collections.abc import Callable, Sequence
 
 import pandas as pd
@@ -171,8 +172,9 @@ def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = 
     ``st.cache_resource``: one object shared by every caller, never copied (callers must not
     mutate it). ``kept=True`` (a reader returning a DataFrame): on a miss here, the result kept in the
     store (:mod:`core.reads.results`, keyed by fn's name and source digest, the arguments, the data
-    version and the code version) before computing, and a computed result is kept there, so another
-    process (a restarted server, a second one) does not compute it again.
+    version and the code version) before computing, and a result that took at least
+    ``results.KEEP_ABOVE_S`` to compute is kept there, so another process (a restarted server, a second
+    one) does not compute it again (a quicker one costs more to write than to compute again).
     """
     if fn is None:
         return functools.partial(cached, max_entries=max_entries, shared=shared, kept=kept)
@@ -186,9 +188,10 @@ def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = 
         found = results.lookup(_store, key)
         if found is not None:
             return found
+        started = time.perf_counter()
         out = fn(_store, *args, **kwargs)
-        if isinstance(out, pd.DataFrame):
-            results.keep(_store, key, fn.__qualname__, version, out)
+        if isinstance(out, pd.DataFrame) and time.perf_counter() - started >= results.KEEP_ABOVE_S:
+            results.keep(_store, key, fn.__qualname__, version, out)  # worth a write: it took long to compute
         return out
 
     # Streamlit keys a cache on the function's module, qualified name and source. Page scripts all

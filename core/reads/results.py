@@ -31,10 +31,14 @@ import pandas as pd
 
 from core.store.db import Store, StoreError
 
-__all__ = ["MAX_ROWS", "WRITE_PATIENCE_S", "code_version", "keep", "lookup", "result_key"]
+__all__ = ["KEEP_ABOVE_S", "MAX_ROWS", "WRITE_PATIENCE_S", "code_version", "keep", "lookup", "result_key"]
 
 #: Rows kept at most (the newest); a correlation table of 40 series is a few kB.
 MAX_ROWS = 2000
+#: Results quicker to compute than this are not kept: a keep is a write transaction (0.1-0.2 s of CPU here,
+#: and the next read of the changed file opens it again), which a quick table does not repay (measured with
+#: the Correlations page on the demo: keeping every table made a first render 0.5 CPU-s slower).
+KEEP_ABOVE_S = 0.25
 #: Seconds a keep waits for a store another connection holds before giving up (a page must not wait).
 WRITE_PATIENCE_S = 0.5
 

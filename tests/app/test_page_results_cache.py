@@ -3,7 +3,7 @@
 A second server (here: a new AppTest after Streamlit's caches are emptied, as a restarted server
 starts) reads the table with its CIs from the store instead of computing it, shows the same numbers
 as the first one and as the CLI's ``correlate --json``; a new judge run (a data write) is never answered
-from the kept result; a store held by another connection keeps nothing and the page goes on.
+from the kept result; a table quicker to compute than to write is not kept; a store held by another connection keeps nothing and the page goes on.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ def _correlations(monkeypatch) -> list[int]:
 
 
 def test_a_restarted_server_reads_the_table_from_the_store(app_test, judged: Store, monkeypatch, capsys):
+    monkeypatch.setattr(results, "KEEP_ABOVE_S", 0.0)  # keep every table (the demo's are quick)
     _fresh_server()
     first = open_page(app_test, judged, PAGE, VIEW)
     shown = _cells(first)
@@ -82,6 +83,7 @@ def test_a_restarted_server_reads_the_table_from_the_store(app_test, judged: Sto
 
 
 def test_a_data_write_is_never_answered_from_a_kept_result(app_test, judged: Store, monkeypatch):
+    monkeypatch.setattr(results, "KEEP_ABOVE_S", 0.0)
     _fresh_server()
     open_page(app_test, judged, PAGE, VIEW)
     from core.judges import run_judge
@@ -93,6 +95,18 @@ def test_a_data_write_is_never_answered_from_a_kept_result(app_test, judged: Sto
     assert calls, "the table of the old data was read back"
     assert any("length" in str(j) for j in at.table[0].value.index)
     assert set(judged.query_df("SELECT data_version FROM results_cache")["data_version"]) == {judged.data_version()}
+
+
+def test_a_quick_result_is_not_kept(app_test, judged: Store, monkeypatch):
+    """A table quicker to compute than KEEP_ABOVE_S costs more to write than to compute again: not kept."""
+    monkeypatch.setattr(results, "KEEP_ABOVE_S", 3600.0)
+    _fresh_server()
+    open_page(app_test, judged, PAGE, VIEW)
+    assert judged.query_one("SELECT count(*) FROM results_cache") == 0
+    monkeypatch.setattr(results, "KEEP_ABOVE_S", 0.0)
+    _fresh_server()
+    open_page(app_test, judged, PAGE, VIEW)
+    assert judged.query_one("SELECT count(*) FROM results_cache") >= 2  # the point table and the one with CIs
 
 
 def test_keep_gives_up_quietly_on_a_held_store(judged: Store):
