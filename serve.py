@@ -16,7 +16,9 @@ app.py, not in core/, because it starts the UI; the decisions are in :mod:`core.
 
 from __future__ import annotations
 
+import importlib
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -24,6 +26,26 @@ sys.path.insert(0, str(ROOT))  # `python serve.py` from any folder finds core/
 
 from core.serve import launch_args, models_configured  # noqa: E402
 from core.settings import apply_offline_defaults  # noqa: E402
+
+#: What the analysis pages import on their first visit (scipy: about 1.4 s here, scikit-learn for Summaries and
+#: Ensembles: several seconds on a loaded machine), loaded in a background thread as the server starts, so the
+#: first visitor of a page does not wait for it (issue 41). Python's import lock makes a page that asks for one
+#: of them meanwhile wait for that import to finish, never import it twice.
+PRELOAD = ("core.analysis.stats", "core.analysis.summary", "core.analysis.ensemble", "plotly.graph_objects")
+
+
+def preload_analysis() -> threading.Thread:
+    """Import :data:`PRELOAD` in a daemon thread; returns the thread (started)."""
+    def load() -> None:
+        for name in PRELOAD:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - a page importing it will show the real error
+                return
+
+    thread = threading.Thread(target=load, name="radjudge-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         from core.judges.llm import preload_litellm
 
         preload_litellm()
+    preload_analysis()
     # app.py routes with st.navigation; without this Streamlit starts in its legacy pages/-folder
     # mode until the first session calls st.navigation, and the first visitor's sidebar briefly
     # lists every module under pages/ (pages._shared.ensure_router covers `streamlit run app.py`)
