@@ -185,7 +185,7 @@ def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = 
         from core.reads import results
 
         key = results.result_key(f"{fn.__qualname__}:{digest}", (*args, *sorted(kwargs.items())), version)
-        found = results.lookup(_store, key)
+        found = results.lookup(_store, key, version)
         if found is not None:
             return found
         started = time.perf_counter()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -39,6 +40,10 @@ MAX_ROWS = 2000
 #: and the next read of the changed file opens it again), which a quick table does not repay (measured with
 #: the Correlations page on the demo: keeping every table made a first render 0.5 CPU-s slower).
 KEEP_ABOVE_S = 0.25
+#: Seconds the set of kept keys read for a data version stays fresh in a process (a key kept by another
+#: process meanwhile is found on the next read of the set; until then it is computed again, never wrong).
+KEYS_FRESH_S = 5.0
+_KEYS: dict[tuple[str, int], tuple[float, frozenset[str]]] = {}
 #: Seconds a keep waits for a store another connection holds before giving up (a page must not wait).
 WRITE_PATIENCE_S = 0.5
 
@@ -62,8 +67,28 @@ def result_key(reader: str, args: tuple, data_version: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def lookup(store: Store, key: str) -> pd.DataFrame | None:
-    """The kept result of ``key``, or None (none kept, or a store without the table)."""
+def _kept_keys(store: Store, data_version: int) -> frozenset[str]:
+    """The keys kept for ``data_version``, read once per :data:`KEYS_FRESH_S` per store: a page run's
+    several readers ask one query (each opening of the file costs tens of ms), not one each."""
+    where = (str(store.path), int(data_version))
+    now = time.monotonic()
+    seen = _KEYS.get(where)
+    if seen is not None and now - seen[0] < KEYS_FRESH_S:
+        return seen[1]
+    try:
+        keys = frozenset(store.query_df("SELECT key FROM results_cache WHERE data_version = ?",
+                                        [int(data_version)])["key"])
+    except StoreError:
+        keys = frozenset()
+    _KEYS[where] = (now, keys)
+    return keys
+
+
+def lookup(store: Store, key: str, data_version: int | None = None) -> pd.DataFrame | None:
+    """The kept result of ``key``, or None (none kept, or a store without the table). With ``data_version``
+    (the key's), a key the store did not hold a moment ago costs no query."""
+    if data_version is not None and key not in _kept_keys(store, data_version):
+        return None
     try:
         payload = store.query_one("SELECT payload FROM results_cache WHERE key = ?", [key])
     except StoreError:
@@ -95,4 +120,7 @@ def keep(store: Store, key: str, reader: str, data_version: int, frame: pd.DataF
                          "ORDER BY created_at DESC, key OFFSET ?)", [MAX_ROWS])
     except (StoreError, OSError):
         return False
+    where = (str(store.path), int(data_version))
+    if where in _KEYS:
+        _KEYS[where] = (_KEYS[where][0], _KEYS[where][1] | {key})
     return True
