@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 
+import pandas as pd
 import pytest
 import streamlit as st
 
@@ -128,3 +129,23 @@ def test_keep_gives_up_quietly_on_a_held_store(judged: Store):
     back = results.lookup(judged, key)
     pd.testing.assert_frame_equal(back, frame)
     assert json.dumps(back["tau"].tolist()[:1]) == json.dumps([0.1234567890123])
+
+
+def test_calibration_reads_its_bootstrap_from_the_store_after_a_restart(app_test, judged: Store, monkeypatch):
+    import core.analysis.calibration as calibration
+
+    monkeypatch.setattr(results, "KEEP_ABOVE_S", 0.0)
+    params = {"dataset": "demo", "n_boot": "100"}
+    _fresh_server()
+    first = open_page(app_test, judged, "pages/calibration.py", params)
+    shown = [d.value for d in first.dataframe if "bias" in d.value.columns]
+    assert shown and "_count_calibration" in set(judged.query_df("SELECT reader FROM results_cache")["reader"])
+
+    _fresh_server()
+    calls = []
+    original = calibration.count_calibration
+    monkeypatch.setattr(calibration, "count_calibration", lambda *a, **k: calls.append(1) or original(*a, **k))
+    again = open_page(app_test, judged, "pages/calibration.py", params)
+    assert calls == [], "the restarted page bootstrapped the calibration again"
+    for before, after in zip(shown, [d.value for d in again.dataframe if "bias" in d.value.columns], strict=True):
+        pd.testing.assert_frame_equal(before, after)
