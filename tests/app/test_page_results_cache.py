@@ -112,7 +112,6 @@ def test_a_quick_result_is_not_kept(app_test, judged: Store, monkeypatch):
 
 def test_keep_gives_up_quietly_on_a_held_store(judged: Store):
     import duckdb
-    import pandas as pd
 
     frame = pd.DataFrame({"tau": [0.1234567890123, float("nan")], "reason": [None, "too few"]})
     version = judged.data_version()
