@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -28,24 +27,20 @@ from core.serve import launch_args, models_configured  # noqa: E402
 from core.settings import apply_offline_defaults  # noqa: E402
 
 #: What the analysis pages import on their first visit (scipy: about 1.4 s here, scikit-learn for Summaries and
-#: Ensembles: several seconds on a loaded machine), loaded in a background thread as the server starts, so the
-#: first visitor of a page does not wait for it (issue 41). Python's import lock makes a page that asks for one
-#: of them meanwhile wait for that import to finish, never import it twice.
+#: Ensembles: several seconds on a loaded machine), imported before the server starts, so the first visitor of
+#: a page does not wait for it (issue 41). Not in a background thread: an import racing the server's own
+#: imports of pandas was handed a partially initialised module ("partially initialized module 'pandas' has no
+#: attribute 'Series'") and the server did not start.
 PRELOAD = ("core.analysis.stats", "core.analysis.summary", "core.analysis.ensemble", "plotly.graph_objects")
 
 
-def preload_analysis() -> threading.Thread:
-    """Import :data:`PRELOAD` in a daemon thread; returns the thread (started)."""
-    def load() -> None:
-        for name in PRELOAD:
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - a page importing it will show the real error
-                return
-
-    thread = threading.Thread(target=load, name="radjudge-preload", daemon=True)
-    thread.start()
-    return thread
+def preload_analysis() -> None:
+    """Import :data:`PRELOAD` now (a missing optional package is left to the page that needs it to report)."""
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
 
 
 def main(argv: list[str] | None = None) -> int:
