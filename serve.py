@@ -16,6 +16,7 @@ app.py, not in core/, because it starts the UI; the decisions are in :mod:`core.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -24,6 +25,22 @@ sys.path.insert(0, str(ROOT))  # `python serve.py` from any folder finds core/
 
 from core.serve import launch_args, models_configured  # noqa: E402
 from core.settings import apply_offline_defaults  # noqa: E402
+
+#: What the analysis pages import on their first visit (scipy: about 1.4 s here, scikit-learn for Summaries and
+#: Ensembles: several seconds on a loaded machine), imported before the server starts, so the first visitor of
+#: a page does not wait for it (issue 41). Not in a background thread: an import racing the server's own
+#: imports of pandas was handed a partially initialised module ("partially initialized module 'pandas' has no
+#: attribute 'Series'") and the server did not start.
+PRELOAD = ("core.analysis.stats", "core.analysis.summary", "core.analysis.ensemble", "plotly.graph_objects")
+
+
+def preload_analysis() -> None:
+    """Import :data:`PRELOAD` now (a missing optional package is left to the page that needs it to report)."""
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         from core.judges.llm import preload_litellm
 
         preload_litellm()
+    preload_analysis()
     # app.py routes with st.navigation; without this Streamlit starts in its legacy pages/-folder
     # mode until the first session calls st.navigation, and the first visitor's sidebar briefly
     # lists every module under pages/ (pages._shared.ensure_router covers `streamlit run app.py`)

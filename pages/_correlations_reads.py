@@ -50,7 +50,7 @@ def _view(store: Store, dataset: str, target: str, experts: tuple | None,
             load_mask(store, dataset, target, experts, drop_identical, filters))
 
 
-@cached(max_entries=64)
+@cached(max_entries=64, kept=True)  # kept in the store too (core.reads.results)
 def load_table(store: Store, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                filters: tuple, n_boot: int, seed: int, ci: str = "bootstrap") -> pd.DataFrame:
     matrix, mask = _view(store, dataset, target, experts, drop_identical, filters)
@@ -102,7 +102,7 @@ def load_series(store: Store, dataset: str, target: str, experts: tuple | None, 
     return out
 
 
-@cached(max_entries=64)
+@cached(max_entries=64, kept=True)  # kept in the store too (core.reads.results)
 def load_breakdown(store: Store, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                    filters: tuple, facet: str, series: tuple[tuple[str, str], ...]) -> pd.DataFrame:
     matrix, mask = _view(store, dataset, target, experts, drop_identical, filters)
@@ -114,7 +114,7 @@ def load_breakdown(store: Store, dataset: str, target: str, experts: tuple | Non
     return pd.DataFrame() if cells.empty else apply_orientations(cells, declared_orientations(store, dataset), target)
 
 
-@cached(max_entries=64)
+@cached(max_entries=64, kept=True)  # kept in the store too (core.reads.results)
 def load_paired(store: Store, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                 filters: tuple, a: tuple[str, str], b: tuple[str, str], stat: str, n_boot: int,
                 seed: int) -> pd.DataFrame:

@@ -1,4 +1,5 @@
-"""The Correlations page in words: the headline above the table and the table's cells with their CI and n.
+"""The Correlations page in words: the headline above the table, the table's cells with their CI and n, its
+legend and what its intervals are.
 
 Not a page (app.py lists its pages). The headline is :func:`core.analysis.headline.headline`, the function
 ``python -m core correlate`` and the HTML report use; names are :mod:`core.analysis.naming`'s.
@@ -13,9 +14,12 @@ import streamlit as st
 
 from core.analysis.headline import headline, sentences
 from core.analysis.naming import column_name
+from core.analysis.stats import AUTO_BOOTSTRAP_MAX_N, TABLE_LEGEND, ci_method_for
 from core.taxonomy import MIN_N
+from pages._correlations_charts import STAT_SYMBOL
 from pages._shared import draw_caveat, escape_md
 
+STATS = {"kendall": "Kendall τ-b", "spearman": "Spearman ρ", "pearson": "Pearson r"}
 #: statistic -> (estimate, CI low, CI high) columns of a correlate table.
 CI_COLS = {"kendall": ("tau", "ci_low", "ci_high"), "spearman": ("rho", "rho_ci_low", "rho_ci_high"),
            "pearson": ("r", "r_ci_low", "r_ci_high")}
@@ -53,3 +57,32 @@ def cell_texts(shaped, table: pd.DataFrame, stat: str) -> pd.DataFrame:
     text = text.rename(columns=names)
     text.index.name = "judge"
     return text
+
+
+def legend(stat: str) -> str:
+    if stat == "kendall":
+        return TABLE_LEGEND
+    return TABLE_LEGEND.replace("|tau| (Kendall tau-b)", f"|{STAT_SYMBOL[stat]}| ({STATS[stat]})")
+
+
+def boot_statement(counts: dict, n_boot: int, seed: int, computed: bool) -> str:
+    if n_boot == 0:
+        return "No bootstrap (resamples = 0): no confidence intervals."
+    clustered = counts["groups"] > 0  # as core.analysis.stats: any group_id label means the bootstrap resamples groups
+    how = (f"resampling reference groups (`group_id`: {counts['groups']:,} groups), since candidates of "
+           "one reference are not independent" if clustered else "resampling pairs (no group ids)")
+    state = "" if computed else " — not computed yet for this view (see below)"
+    return f"95% percentile CIs from **{n_boot:,}** bootstrap resamples, seed **{seed}**, {how}{state}."
+
+
+def ci_statement(counts: dict, n_boot: int, seed: int, computed: bool, ci: str, sizes) -> str:
+    """What the intervals are: the bootstrap statement, the asymptotic one, or both (auto, mixed sizes)."""
+    methods = {ci_method_for(ci, int(n), counts["groups"] > 0, n_boot) for n in sizes}
+    boot = boot_statement(counts, n_boot, seed, computed) if any(m.startswith("bootstrap") for m in methods) \
+        or not any(m.startswith("asymptotic") for m in methods) else ""
+    if not any(m.startswith("asymptotic") for m in methods):
+        return boot
+    how = (f"summed within reference groups ({counts['groups']:,} groups)" if counts["groups"] > 0
+           else "pairs independent (no group ids)")
+    text = f"95% asymptotic CIs (Fisher z; variance from each pair's influence on τ, ρ and r, {how})"
+    return text + "." if not boot else f"{text} for rows of more than {AUTO_BOOTSTRAP_MAX_N:,} pairs; {boot}"

@@ -12,7 +12,7 @@ import streamlit as st
 
 from core.analysis.naming import display_name
 from core.paper.figures_agreement import preference_figure
-from core.reads.preferences import dataset_preference_accuracy
+from core.reads.preferences import dataset_preference_accuracy, has_preferences
 from core.store.db import Store
 from pages._downloads import figure_downloads
 from pages._shared import (
@@ -25,7 +25,7 @@ from pages._shared import (
 
 @cached
 def _accuracy(store: Store, dataset: str):
-    if not store.query_one("SELECT count(*) FROM preferences WHERE dataset = ?", [dataset]):
+    if not has_preferences(store, dataset):
         return None
     return dataset_preference_accuracy(store, dataset)
 

@@ -15,6 +15,7 @@ import functools
 import hashlib
 import inspect
 import re
+import time
 from collections.abc import Callable, Sequence
 
 import pandas as pd
@@ -158,7 +159,8 @@ def switch_dataset_next_run(name: str) -> None:
 # -- cached queries -------------------------------------------------------------
 
 
-def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = False) -> Callable:
+def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = False,
+           kept: bool = False) -> Callable:
     """Cache a store read ``fn(store, *args)`` per (store path, data version, args).
 
     ``@cached`` or ``@cached(max_entries=64)`` above ``def load_x(store, dataset): ...``; call it
@@ -168,13 +170,29 @@ def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = 
     share entries) and :func:`data_version` invalidates on any committed write. The other
     arguments must be hashable by Streamlit (tuples, not lists). ``shared=True`` is
     ``st.cache_resource``: one object shared by every caller, never copied (callers must not
-    mutate it).
+    mutate it). ``kept=True`` (a reader returning a DataFrame): on a miss here, the result kept in the
+    store (:mod:`core.reads.results`, keyed by fn's name and source digest, the arguments, the data
+    version and the code version) before computing, and a result that took at least
+    ``results.KEEP_ABOVE_S`` to compute is kept there, so another process (a restarted server, a second
+    one) does not compute it again (a quicker one costs more to write than to compute again).
     """
     if fn is None:
-        return functools.partial(cached, max_entries=max_entries, shared=shared)
+        return functools.partial(cached, max_entries=max_entries, shared=shared, kept=kept)
 
     def read(_store, path, version, *args, **kwargs):
-        return fn(_store, *args, **kwargs)
+        if not kept or version < 0:
+            return fn(_store, *args, **kwargs)
+        from core.reads import results
+
+        key = results.result_key(f"{fn.__qualname__}:{digest}", (*args, *sorted(kwargs.items())), version)
+        found = results.lookup(_store, key, version)
+        if found is not None:
+            return found
+        started = time.perf_counter()
+        out = fn(_store, *args, **kwargs)
+        if isinstance(out, pd.DataFrame) and time.perf_counter() - started >= results.KEEP_ABOVE_S:
+            results.keep(_store, key, fn.__qualname__, version, out)  # worth a write: it took long to compute
+        return out
 
     # Streamlit keys a cache on the function's module, qualified name and source. Page scripts all
     # run as __main__ and ``read`` has one source, so the name carries the file and fn's source.

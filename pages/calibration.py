@@ -78,7 +78,7 @@ def _load_judges(store, dataset: str) -> list[str]:
     return judge_runs(store, dataset, checks=False)["judge"].tolist()  # report checks are no judges
 
 
-@cached
+@cached(kept=True)  # a bootstrap: kept in the store too (core.reads.results)
 def _count_calibration(store, dataset: str, errors: str, lo: int, hi: int, n_boot: int, seed: int,
                        annotators: tuple[str, ...] | None = None) -> pd.DataFrame:
     jc, ec, _ = _load_counts(store, dataset, annotators)
@@ -86,13 +86,13 @@ def _count_calibration(store, dataset: str, errors: str, lo: int, hi: int, n_boo
                              n_boot=n_boot, seed=seed, groups=pair_groups(store, dataset))
 
 
-@cached
+@cached(kept=True)  # a bootstrap: kept in the store too (core.reads.results)
 def _injected_calibration(store, dataset: str, n_boot: int, seed: int) -> pd.DataFrame:
     jc, _, injected = _load_counts(store, dataset)
     return injected_calibration(jc, injected, n_boot=n_boot, seed=seed, groups=pair_groups(store, dataset))
 
 
-@cached
+@cached(kept=True)  # a bootstrap: kept in the store too (core.reads.results)
 def _reliability(store, dataset: str, n_bins: int, n_boot: int,
                  seed: int, annotators: tuple[str, ...] | None = None) -> pd.DataFrame:
     frame = correlation_frame(store, dataset, "score", annotators=None if annotators is None else list(annotators))

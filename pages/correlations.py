@@ -26,42 +26,43 @@ daggers never wait.
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.analysis.ceiling import STAT_COLUMNS as CEILING_COLUMNS
-from core.analysis.ceiling import mean_stat, stat_key
 from core.analysis.naming import display_name
-from core.analysis.stats import AUTO_BOOTSTRAP_MAX_N, METRIC_ORDER, TABLE_LEGEND, ci_method_for
+from core.analysis.stats import AUTO_BOOTSTRAP_MAX_N, ci_method_for
 from core.reads.frames import FACETS, is_checks_run
 from core.store.db import Store
-from core.store.export import to_safe_csv
-from pages._correlations_charts import STAT_EST, STAT_SYMBOL, heatmap, scatter, series_label
+from pages._correlations_detail import (
+    BOOT_BUDGET,
+    CI_ALWAYS_KEY,
+    HEAT_KEY,
+    JUDGE_KEY,
+    METRIC_KEY,
+    TARGET_LABELS,
+    VS_KEY,
+    boot_ok,
+    download,
+    draw_ceiling,
+    one_metric,
+)
 from pages._correlations_reads import (
-    MIN_N,
-    STAT_VALUE,
     load_agreement,
-    load_breakdown,
     load_mask,
-    load_matrix,
     load_paired,
     load_ratings,
     load_runs,
-    load_series,
     load_shaped,
     load_table,
     load_targets,
     load_view_counts,
 )
-from pages._correlations_words import cell_texts, draw_headline
+from pages._correlations_words import STATS, cell_texts, ci_statement, draw_headline, legend
 from pages._preferences import draw_preferences
 from pages._shared import (
-    DETAIL_PAIRS,
-    MISSING,
     escape_md,
     expert_annotators_choice,
     load_datasets,
@@ -71,34 +72,17 @@ from pages._shared import (
     set_url,
     show_table,
     url_value,
-    warn_unknown_names,
 )
 
 DEFAULT_N_BOOT, MAX_N_BOOT = 1000, 20000
-#: Bootstrap work computed without asking, in pair-resamples (pairs x resamples, summed over the
-#: series). Measured here at 1.3e7 (one paired test, small n) to 9e7 (a whole table, large n) per
-#: second (bench/bench_page.py): at most about half a second.
-BOOT_BUDGET = 10_000_000
-BOOT_RATE = 5e7  # for the "roughly N s" shown next to the button
 #: An asymptotic interval's cost per pair in pair-resamples (the table with them is computed again: 1.45 s
 #: for 40 series x 50,000 pairs here, i.e. about 36 per pair), so large views still open at once.
 ASYM_WORK = 40
-HEATMAP_ROWS = 12  # heatmap rows: the best (judge, metric) series of the table, plus the selected one
 
-TARGET_LABELS = {
-    "score": "Expert score (0-1, higher is better)",
-    "sig_errors": "Significant errors (count per report)",
-    "total_errors": "Total errors (count per report)",
-}
-STATS = {"kendall": "Kendall τ-b", "spearman": "Spearman ρ", "pearson": "Pearson r"}
-STAT_CI = {"kendall": ("ci_low", "ci_high"), "spearman": ("rho_ci_low", "rho_ci_high"),
-           "pearson": ("r_ci_low", "r_ci_high")}
 
 FACET_KEYS = {facet: f"corr_{facet}" for facet in FACETS}
 TARGET_KEY, STAT_KEY, IDENT_KEY = "corr_target", "corr_stat", "corr_identical"
 NBOOT_KEY, SEED_KEY = "corr_n_boot", "corr_seed"
-JUDGE_KEY, METRIC_KEY, HEAT_KEY, VS_KEY = "corr_judge", "corr_metric", "corr_facet", "corr_vs"
-CI_ALWAYS_KEY = "corr_ci_always"  # not a widget: the user asked for CIs on large views
 CI_KEY = "corr_ci_method"  # the interval: auto (bootstrap up to AUTO_BOOTSTRAP_MAX_N pairs), bootstrap, asymptotic
 CI_LABELS = {"auto": "auto (by size)", "bootstrap": "bootstrap", "asymptotic": "asymptotic"}
 
@@ -184,22 +168,6 @@ def _controls(facets: dict[str, list[str]], targets: list[str]) -> dict:
 # -- drawing helpers ---------------------------------------------------------------------------------
 
 
-def _export(frame: pd.DataFrame, meta: dict) -> pd.DataFrame:
-    """What a download holds: the table plus the dataset and its synthetic flag (labelled wherever shown)."""
-    out = frame.reset_index(drop=True).copy()
-    out.insert(0, "dataset", meta["dataset"])
-    out.insert(1, "synthetic", meta["synthetic"])
-    return out
-
-
-def _download(label: str, frame: pd.DataFrame, meta: dict, name: str, key: str) -> None:
-    tag = "synthetic-" if meta["synthetic"] else ""
-    exported = _export(frame, meta)
-    file_name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{tag}{meta['dataset']}-{name}") + ".csv"
-    st.download_button(label, data=lambda: to_safe_csv(exported), file_name=file_name,
-                       mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
-
-
 def _download_latex(table: pd.DataFrame, counts: dict, meta: dict, view: dict, with_ci: bool) -> None:
     """The judge x metric table as LaTeX (booktabs, caption, label), as `correlate --format latex --with-n` writes
     it; with the CIs (``--with-ci``) when the page shows them (``table`` is then the table with intervals)."""
@@ -236,12 +204,6 @@ def _styled_table(shaped, table: pd.DataFrame, stat: str):
     return text.style.apply(lambda _: css, axis=None).set_table_styles(underline)
 
 
-def _legend(stat: str) -> str:
-    if stat == "kendall":
-        return TABLE_LEGEND
-    return TABLE_LEGEND.replace("|tau| (Kendall tau-b)", f"|{STAT_SYMBOL[stat]}| ({STATS[stat]})")
-
-
 def _detail(table: pd.DataFrame, resampled: bool) -> pd.DataFrame:
     """The long table as shown; without resampling there are no CIs and no resampled groups to show."""
     cols = {"judge": "judge", "metric": "metric", "n": "n", "n_clusters": "groups", "tau": "tau",
@@ -260,124 +222,7 @@ def _detail(table: pd.DataFrame, resampled: bool) -> pd.DataFrame:
     return out
 
 
-def _boot_statement(counts: dict, n_boot: int, seed: int, computed: bool) -> str:
-    if n_boot == 0:
-        return "No bootstrap (resamples = 0): no confidence intervals."
-    clustered = counts["groups"] > 0  # as core.analysis.stats: any group_id label means the bootstrap resamples groups
-    how = (f"resampling reference groups (`group_id`: {counts['groups']:,} groups), since candidates of "
-           "one reference are not independent" if clustered else "resampling pairs (no group ids)")
-    state = "" if computed else " — not computed yet for this view (see below)"
-    return f"95% percentile CIs from **{n_boot:,}** bootstrap resamples, seed **{seed}**, {how}{state}."
-
-
-def _ci_statement(counts: dict, n_boot: int, seed: int, computed: bool, ci: str, sizes) -> str:
-    """What the intervals are: the bootstrap statement, the asymptotic one, or both (auto, mixed sizes)."""
-    methods = {ci_method_for(ci, int(n), counts["groups"] > 0, n_boot) for n in sizes}
-    boot = _boot_statement(counts, n_boot, seed, computed) if any(m.startswith("bootstrap") for m in methods) \
-        or not any(m.startswith("asymptotic") for m in methods) else ""
-    if not any(m.startswith("asymptotic") for m in methods):
-        return boot
-    how = (f"summed within reference groups ({counts['groups']:,} groups)" if counts["groups"] > 0
-           else "pairs independent (no group ids)")
-    text = f"95% asymptotic CIs (Fisher z; variance from each pair's influence on τ, ρ and r, {how})"
-    return text + "." if not boot else f"{text} for rows of more than {AUTO_BOOTSTRAP_MAX_N:,} pairs; {boot}"
-
-
 # -- sections --------------------------------------------------------------------------------------------
-
-
-def _ceiling(args: tuple, meta: dict, stat: str) -> None:
-    """The experts' agreement with each other, in the statistic the table shows (``stat``)."""
-    agreement = load_agreement(*args)
-    if agreement is None:
-        st.caption("Ceiling: fewer than two annotators rated these pairs, so there is no inter-annotator "
-                   "agreement to compare with.")
-        return
-    def fmt(v: float) -> str:
-        return MISSING if math.isnan(v) else f"{v:.3f}"
-
-    key = stat_key(stat)  # tau / rho / r: the table's statistic, never another one
-    est, p_col = CEILING_COLUMNS[key]
-    sym, words = STAT_SYMBOL[stat], STATS[stat]
-    loo = agreement["loo"]
-    pairwise = agreement["pairwise"]
-    k = agreement["n_annotators"]
-    if math.isnan(mean_stat(loo, key)):  # one minimum n for every number of the comparison (core.taxonomy.MIN_N)
-        shared = int(loo["n"].max()) if len(loo) else 0
-        st.caption(f"Ceiling: not available — the experts share {shared:,} rated pairs in view; at least {MIN_N} "
-                   "are needed, as for each judge cell.")
-        return
-    others = "the other expert" if k == 2 else f"the mean of the other {k - 1}"
-    st.info(
-        f"**Ceiling:** one expert agrees with {others} at {sym} = **{fmt(mean_stat(loo, key))}** (leave-one-out "
-        f"{words}, averaged over {k} annotators; the statistic of the table above): the figure to compare a judge "
-        f"with, since the judge is scored against the experts' mean. Two single experts agree at {sym} = "
-        f"{fmt(float(pairwise[est].mean()) if len(pairwise) else math.nan)} (mean pairwise); Krippendorff's "
-        f"α = {fmt(agreement['alpha'])} ({agreement['method']} level) on {agreement['n_units']:,} pairs rated "
-        "twice or more.",
-        icon=":material/groups:")
-    with st.expander("Agreement between each pair of annotators"):
-        shown = pairwise[["annotator_a", "annotator_b", "n", est, p_col]]
-        show_table(shown, hide_index=True, key="corr_iaa_table",
-                   column_config={est: st.column_config.NumberColumn(format="%.3f"),
-                                  p_col: st.column_config.NumberColumn(format="%.3g")})
-        _download("Agreement CSV", pairwise, meta, f"agreement-{meta['target']}", "corr_dl_iaa")
-        st.caption(f"Each annotator against the mean of the others (leave-one-out, {words}):")
-        show_table(loo[["annotator", "n", est, p_col]], hide_index=True, key="corr_loo_table",
-                   column_config={est: st.column_config.NumberColumn(format="%.3f"),
-                                  p_col: st.column_config.NumberColumn(format="%.3g")})
-
-
-def _paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: str, n_boot: int, seed: int,
-                    meta: dict, boot_ok: bool) -> None:
-    scored = table[table["tau"].notna()]
-    others = [(j, m) for j, m in zip(scored["judge"], scored["metric"], strict=True) if (j, m) != a]
-    if not others:
-        st.caption("Only one judge metric has values: nothing to compare it with.")
-        return
-    keys = [f"{j}\x1f{m}" for j, m in others]
-    ss = st.session_state
-    if VS_KEY not in ss:
-        wanted = f"{url_value('vs_judge', '')}\x1f{url_value('vs_metric', '')}"
-        ss[VS_KEY] = wanted
-    if ss[VS_KEY] not in keys:
-        ss[VS_KEY] = keys[0]
-    choice = st.selectbox("Compare with", keys, key=VS_KEY,
-                          format_func=lambda k: series_label(*k.split("\x1f", 1)))
-    b = tuple(choice.split("\x1f", 1))
-    set_url("vs_judge", b[0])
-    set_url("vs_metric", b[1])
-    if n_boot == 0:
-        st.caption("The paired test is a bootstrap: set the resamples above 0.")
-        return
-    n_a = int(table.loc[(table["judge"] == a[0]) & (table["metric"] == a[1]), "n"].iloc[0])
-    if not boot_ok(2 * n_a * n_boot, "paired"):
-        return
-    with st.spinner("Paired bootstrap…"):
-        result = load_paired(*args, a, b, stat, n_boot, seed)
-    row = result.iloc[0]
-    sym = STAT_SYMBOL[stat]
-    if pd.isna(row["ci_low"]):
-        st.warning(f"No paired test: the two series share {int(row['n'])} pairs with values "
-                   f"(at least {MIN_N} needed, and neither may be constant).")
-    else:
-        cols = st.columns(4)
-        cols[0].metric(f"{sym} A (sign-corrected)", f"{row['estimate_a']:.3f}")
-        cols[1].metric(f"{sym} B (sign-corrected)", f"{row['estimate_b']:.3f}")
-        cols[2].metric("A − B", f"{row['diff']:+.3f}", help="95% percentile CI of the paired bootstrap")
-        floor = 2 / (int(row["n_boot_valid"]) + 1)
-        cols[3].metric("p (two-sided)", f"{row['p_boot']:.3g}",
-                       help=f"bootstrap p; {floor:.2g} is the smallest p {int(row['n_boot_valid']):,} resamples "
-                            "can give")
-        unit = "reference groups" if row["resampling"] == "groups" else "pairs"
-        st.markdown(
-            f"A = {escape_md(series_label(*a))}, B = {escape_md(series_label(*b))}: "
-            f"difference **{row['diff']:+.3f}** (95% CI {row['ci_low']:+.3f} to {row['ci_high']:+.3f}), "
-            f"p = {row['p_boot']:.3g}, on the **{int(row['n']):,}** pairs both scored; "
-            f"{int(row['n_boot']):,} resamples of {int(row['n_clusters']):,} {unit}, seed {int(row['seed'])}.")
-        st.caption("Both correlations are computed on the same resamples (paired bootstrap, Koehn 2004) and "
-                   "sign-corrected, so a judge that correlates the wrong way loses.")
-    _download("Paired test CSV", result, meta, "paired-test", "corr_dl_paired")
 
 
 # -- the page ------------------------------------------------------------------------------------------------
@@ -455,17 +300,6 @@ def main() -> None:
                 icon=":material/filter_alt_off:")
         return
 
-    def boot_ok(work: int, where: str) -> bool:
-        """Run bootstrap work now, or offer a button when it would take more than about half a second."""
-        if work <= BOOT_BUDGET or st.session_state.get(CI_ALWAYS_KEY):
-            return True
-        st.info(f"This needs {work:,} pair-resamples or their equivalent (roughly {max(1, round(work / BOOT_RATE))} "
-                "s here), so it waits for a click; point estimates, p and † are already shown.",
-                icon=":material/hourglass_top:")
-        st.button("Compute intervals and tests for large views", key=f"corr_boot_go_{where}",
-                  on_click=lambda: st.session_state.__setitem__(CI_ALWAYS_KEY, True))
-        return False
-
     # -- the table --------------------------------------------------------------------------------
     st.markdown(f"#### Judge × metric · {escape_md(TARGET_LABELS[target].split(' (')[0].lower())}")
     ident = (f"; {counts['identical']:,} identical pair(s) removed" if counts["identical_removed"]
@@ -481,7 +315,7 @@ def main() -> None:
     work = sum(int(n) * (n_boot if m.startswith("bootstrap") else ASYM_WORK if m.startswith("asymptotic") else 0)
                for n, m in zip(point["n"], methods, strict=True))
     with view["boot_col"]:
-        st.caption(_ci_statement(counts, n_boot, seed, n_boot == 0 or work <= BOOT_BUDGET
+        st.caption(ci_statement(counts, n_boot, seed, n_boot == 0 or work <= BOOT_BUDGET
                                  or bool(st.session_state.get(CI_ALWAYS_KEY)), ci, point["n"]))
     table = point
     if (n_boot > 0 or ci == "asymptotic") and boot_ok(work, "table"):
@@ -494,7 +328,7 @@ def main() -> None:
                   if table is not point and n_boot > 0 else None)
     shaped = load_shaped(*args, stat)
     st.table(_styled_table(shaped, table, stat))
-    st.caption(_legend(stat) + " Each cell: the value, its 95% CI (once computed) and n; ρ, r and p per cell: "
+    st.caption(legend(stat) + " Each cell: the value, its 95% CI (once computed) and n; ρ, r and p per cell: "
                "the detail table below.")
     runs = load_runs(args[0], args[1])
     left_out = sorted(runs.loc[is_checks_run(runs), "judge"]) if len(runs) else []
@@ -506,10 +340,10 @@ def main() -> None:
     wide = cell_texts(shaped, table, stat).reset_index()
     dl = st.columns(4)
     with dl[0]:
-        _download("Table CSV", wide, meta, f"judge-metric-{target}", "corr_dl_table")
+        download("Table CSV", wide, meta, f"judge-metric-{target}", "corr_dl_table")
     latex_slot = dl[1]  # the same table for the paper (core/paper), filled once the CIs are known
 
-    _ceiling(args, meta, stat)
+    draw_ceiling(args, meta, stat)
     draw_preferences(store, dataset, synthetic=meta["synthetic"])  # only with comparisons
 
     # -- detail -----------------------------------------------------------------------------------
@@ -527,98 +361,8 @@ def main() -> None:
         "groups": st.column_config.NumberColumn(help="reference groups resampled by the bootstrap"),
         "sign": st.column_config.TextColumn(help="wrong ⚠: the correlation runs against the metric's orientation"),
     })
-    _download("Detail CSV", detail, meta, f"correlations-{target}", "corr_dl_detail")
+    download("Detail CSV", detail, meta, f"correlations-{target}", "corr_dl_detail")
 
-    # -- one judge metric ---------------------------------------------------------------------------
-    st.markdown("#### One judge metric")
-    valid = table[table["n"] > 0]
-    judges = list(dict.fromkeys(valid["judge"]))
-    ss = st.session_state
-    ranked = valid.sort_values(STAT_VALUE[stat], ascending=False, na_position="last")
-    # On a large dataset the detail of one judge metric (scatter, pairs, heatmap, paired test) waits
-    # for a choice, as large bootstraps do; on a small one the best judge metric is shown at once.
-    n_pairs = len(load_matrix(*args[:4]).pairs)
-    waits = n_pairs > DETAIL_PAIRS  # imported at each run of the page (a test lowers it)
-    if JUDGE_KEY not in ss:
-        ss[JUDGE_KEY] = url_value("judge")
-        warn_unknown_names("judge", [ss[JUDGE_KEY]] if ss[JUDGE_KEY] else [], judges,
-                           "a judge to choose" if waits else "the best in the table")
-    if ss[JUDGE_KEY] not in judges:
-        ss[JUDGE_KEY] = None if waits else ranked["judge"].iloc[0]
-    pick = st.columns([2, 2, 2])
-    with pick[0]:
-        judge = st.selectbox("Judge", judges, key=JUDGE_KEY, placeholder="Choose a judge")
-    if judge is None:
-        set_url("judge", None)
-        set_url("metric", None)
-        best = ranked.iloc[0]
-        st.info(f"This dataset has {n_pairs:,} pairs, so the detail of one judge metric (scatter with its "
-                f"pairs, {STAT_SYMBOL[stat]} by modality / anatomy / system / split, paired test) waits for a "
-                f"choice: pick a judge above. Best in the table: **{escape_md(series_label(best['judge'], best['metric']))}**.",
-                icon=":material/ads_click:")
-        return
-    order = {m: i for i, m in enumerate(METRIC_ORDER)}
-    metrics = sorted(valid.loc[valid["judge"] == judge, "metric"], key=lambda m: (order.get(m, 99), m))
-    if METRIC_KEY not in ss:
-        ss[METRIC_KEY] = url_value("metric")
-    if ss[METRIC_KEY] not in metrics:
-        best = ranked.loc[ranked["judge"] == judge, "metric"]
-        ss[METRIC_KEY] = best.iloc[0] if len(best) else metrics[0]
-    with pick[1]:
-        metric = st.selectbox("Metric", metrics, key=METRIC_KEY, format_func=lambda m: display_name(judge, m))
-    with pick[2]:
-        facet = st.selectbox("Heatmap by", list(FACETS), key=HEAT_KEY)
-    set_url("judge", judge)
-    set_url("metric", metric)
-    set_url("facet", facet)
-    set_url("ci", "always" if ss.get(CI_ALWAYS_KEY) else None)
-
-    row = table[(table["judge"] == judge) & (table["metric"] == metric)].iloc[0]
-    series = load_series(*args, judge, metric)
-    sign = int(row["expected_sign"])  # the metric's orientation, or the one its import declared
-    est, low, high = STAT_EST[stat], *STAT_CI[stat]  # the statistic chosen above, as in the table
-    ci = "" if pd.isna(row[low]) else f", 95% CI {row[low]:.3f} to {row[high]:.3f}"
-    value = MISSING if pd.isna(row[est]) else f"{row[est]:.3f}"
-    target_words = TARGET_LABELS[target].split(" (")[0].lower()
-    st.markdown(f"**{escape_md(series_label(judge, metric))}** against the {target_words}: {STAT_SYMBOL[stat]} = "
-                f"{value}{ci}, n = {int(row['n']):,} pairs; expected "
-                f"sign {'+' if sign > 0 else '−'} ({'a higher' if sign > 0 else 'a lower'} value where the experts "
-                f"{'score higher' if target == 'score' else 'count more errors'})"
-                + ("" if pd.isna(row[est]) or row[est] * sign > 0 else " — **wrong sign ⚠**") + ".")
-    left, right = st.columns([3, 2])
-    with left:
-        scatter(series, judge, metric, row, target, stat, seed, dataset=meta["dataset"], synthetic=meta["synthetic"])
-    with right:
-        st.markdown(f"**Pairs ({len(series):,})**")
-        show_table(series.rename(columns={"ext_id": "id", "group_id": "group", "value": metric,
-                                            "target": f"expert {target}"}),
-                     hide_index=True, key="corr_pairs", height=360)
-        _download("Pairs CSV", series, meta, f"pairs-{judge}-{metric}-{target}", "corr_dl_pairs")
-
-    st.markdown(f"#### {STAT_SYMBOL[stat]} by {facet}")
-    ranked_all = list(zip(ranked["judge"], ranked["metric"], strict=True))
-    heat_rows = ranked_all[:HEATMAP_ROWS]
-    if (judge, metric) not in heat_rows:
-        heat_rows.append((judge, metric))
-    if not load_matrix(*args[:4]).pairs[facet].notna().any():  # nothing to break down: say why, not an empty frame
-        st.caption(f"This dataset records no {facet} for its pairs, so there is no {STAT_SYMBOL[stat]} by {facet}; "
-                   f"choose another facet above (or import the pairs with a {facet} column).")
-    else:
-        cells = load_breakdown(*args, facet, tuple(heat_rows))
-        capped = ""
-        if len(ranked_all) > len(heat_rows):
-            capped = (f"the {HEATMAP_ROWS} of {len(ranked_all)} judge metrics with the highest "
-                      f"|{STAT_SYMBOL[stat]}| in the table, plus the selected one")
-            st.caption(f"Rows: {capped}.")
-        heatmap(cells, facet, heat_rows, (judge, metric), stat, target_words,  # the title in words, not a column
-                dataset=meta["dataset"], synthetic=meta["synthetic"], capped=capped)
-        if not cells.empty:
-            cols = [facet, "judge", "metric", "n", "tau", "p", "rho", "rho_p", "r", "r_p", "sign_ok", "too_few"]
-            _download("Heatmap CSV", cells[cols], meta, f"by-{facet}-{target}", "corr_dl_heat")
-
-    st.markdown("#### Paired difference")
-    st.caption(f"Is A = {escape_md(series_label(judge, metric))} closer to the experts than B?")
-    _paired_section(args, table, (judge, metric), stat, n_boot, seed, meta, boot_ok)
-
+    one_metric(args, table, stat, target, n_boot, seed, meta)
 
 main()

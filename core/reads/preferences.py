@@ -8,6 +8,11 @@ import pandas as pd
 from core.store.db import Store
 
 
+def has_preferences(store: Store, dataset: str) -> bool:
+    """Whether ``dataset`` holds any pairwise expert preference (the Correlations page's section is shown then)."""
+    return bool(store.query_one("SELECT count(*) FROM preferences WHERE dataset = ?", [dataset]))
+
+
 def load_preferences(store: Store, dataset: str) -> pd.DataFrame:
     return store.query_df("SELECT comparison_id, pair_id_a, pair_id_b, preferred, confidence, annotator, source "
                           "FROM preferences WHERE dataset = ? ORDER BY comparison_id", [dataset])

@@ -67,7 +67,7 @@ _PROCESS_LOCKS_GUARD = threading.Lock()
 
 
 # The counters in store_meta that Store.write bumps (see Store.write).
-COUNTERS = ("data_version", "job_version")
+COUNTERS = ("data_version", "job_version", "cache_version")
 
 
 def default_store_path() -> Path:

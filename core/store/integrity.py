@@ -71,12 +71,13 @@ TABLES: dict[str, tuple[str, ...] | None] = {
     "jobs": ("job_id",),  # migration 007: durable judge jobs (core/jobs)
     "job_leases": ("cache_key",),
     "job_batches": ("input_file_id",),  # migration 010: provider batches of judge --batch (core/judges/batch.py)
+    "results_cache": ("key",),  # migration 012: computed results of the pages (core/reads/results.py)
 }
 
 # Tables a later migration creates: a store of an older schema lacks them (and says so by its version).
 INTRODUCED_IN: dict[str, int] = {"rating_queues": 3, "rating_queue_pairs": 3, "ratings": 3, "adjudications": 3,
                                  "preferences": 6, "jobs": 7, "job_leases": 7,
-                                 "job_batches": 10}
+                                 "job_batches": 10, "results_cache": 12}
 
 # (what, SQL counting the offending rows). Fixed text only: nothing here is built from data.
 _ORPHANS: tuple[tuple[str, str], ...] = (

@@ -40,7 +40,7 @@ from core.taxonomy import CONTEXT_FIELDS
 __all__ = ["NOT_MERGED", "TABLES", "MergeConflict", "MergeRefused", "MergeReport", "Table", "merge_store"]
 
 #: Tables a merge leaves alone (with the trash_* tables): per machine, not per study.
-NOT_MERGED = ("jobs", "job_leases", "job_batches", "store_meta", "schema_version")
+NOT_MERGED = ("jobs", "job_leases", "job_batches", "results_cache", "store_meta", "schema_version")
 #: Conflict lines kept per check (the count is always exact).
 SHOWN = 1000
 

@@ -69,3 +69,13 @@ def test_a_busy_port_says_which_command_starts_elsewhere():
         assert problem is not None and f"port {port} is in use" in problem and f"make run PORT={port + 1}" in problem
     _, problem = launch_args(["--server.address", "127.0.0.1", "--server.port", str(port)])
     assert problem is None  # free again
+
+
+def test_the_server_loads_the_analysis_pages_imports_before_it_starts():
+    """scipy and scikit-learn (seconds of import) are loaded as the server starts, not on a first page visit
+    (issue 41); importing the launcher alone loads neither."""
+    code = ("import sys, serve; before = [m for m in serve.PRELOAD if m in sys.modules]; serve.preload_analysis(); "
+            "print(before, [m for m in (*serve.PRELOAD, 'scipy.stats', 'sklearn') if m not in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                         timeout=330).stdout.strip()
+    assert out == "[] []", out
