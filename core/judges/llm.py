@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field, fields
 from urllib.parse import urlsplit, urlunsplit
 
 from core import settings
-from core.judges import batchstore, leases
+from core.judges import batchstore, direct, leases
 from core.judges import journal as journal_mod
 from core.judges.gcpause import import_frozen
 from core.judges.messages import DEFAULT_MAX_TOKENS, default_params, pair_messages
@@ -282,6 +282,8 @@ def check_model(model: str, api_base: str | None = None) -> str:
     Run before anything is sent or stored, so a bare name such as ``my-local-model`` fails at
     once instead of being recorded as a failure on every pair.
     """
+    if direct.route(model, api_base) is not None:  # openai/NAME on a custom endpoint: no import needed
+        return "openai"
     try:
         return litellm_module().get_llm_provider(model=model, api_base=api_base)[1]
     except Exception:  # litellm raises BadRequestError ("LLM Provider NOT provided")
@@ -327,8 +329,6 @@ class Caller:
 
     def __init__(self, model: str, params: GenParams, api_base: str | None, api_key: str | None,
                  timeout: float, max_retries: int, backoff: float):
-        litellm = litellm_module()
-        self.litellm = litellm
         self.model = model
         self.params = params
         self.api_base = api_base
@@ -340,13 +340,21 @@ class Caller:
         self.backoff = backoff
         self._price_unknown = False
         self.halted: Callable[[], bool] = lambda: False  # set by the runner: no new attempt once True
-        self.complete = litellm.acompletion  # one attempt (core.judges.replicas routes it over replicas)
+        # one attempt: straight over HTTP where litellm would add only its import (core.judges.direct), else
+        # litellm's (core.judges.replicas routes it over replicas)
+        self.direct = direct.route(model, api_base, params.reasoning_effort) is not None
+        self.complete = direct.complete if self.direct else self.litellm.acompletion
+
+    @property
+    def litellm(self):
+        """litellm, imported on first use (never on the direct path)."""
+        return litellm_module()
 
     def _cost(self, resp) -> float | None:
         """litellm's price for the call; None (unknown) when the model is not in its price table."""
         hidden = getattr(resp, "_hidden_params", None) or {}
         cost = hidden.get("response_cost")
-        if cost is None and not self._price_unknown:
+        if cost is None and not self._price_unknown and not self.direct:
             try:
                 cost = self.litellm.completion_cost(completion_response=resp)
             except Exception:  # litellm raises for models missing from its price map
