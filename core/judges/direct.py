@@ -3,7 +3,8 @@
 ``python -X importtime`` puts litellm's import at 3-6 s of CPU on this kind of machine (it loads the
 ``openai`` SDK and every provider's types), while a call to a local vLLM / llama.cpp / Ollama server is
 one JSON POST. So for the case where litellm adds nothing but its import, the run sends that POST itself
-with ``httpx`` (installed with litellm, 0.2 s to import) and litellm stays the gateway for everything else.
+(a small keep-alive HTTP/1.1 client on asyncio streams, :class:`_Pool`) and litellm stays the gateway for
+everything else.
 
 The direct path is taken only when all of this holds (:func:`route`):
 
@@ -13,6 +14,7 @@ The direct path is taken only when all of this holds (:func:`route`):
 - litellm's bundled price map (read as JSON, :func:`price_map`) has no entry for the model, so litellm
   would price the call as unknown too; a priced model goes through litellm, which prices it;
 - no ``reasoning_effort`` (litellm decides per model whether to send or drop it);
+- no proxy is configured (``HTTP(S)_PROXY``/``ALL_PROXY``: litellm's client honours them, this one does not);
 - ``RADJUDGE_LITELLM_ONLY`` is not set (``core.settings``).
 
 What the run sees is what litellm gives (tests/judges/test_direct_path.py compares both paths through
@@ -30,7 +32,6 @@ import asyncio
 import importlib.util
 import json
 import re
-import sys
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -43,7 +44,8 @@ __all__ = ["ProviderError", "complete", "price_map", "route", "status_error"]
 PREFIX = "openai/"
 OPENAI_HOST = "api.openai.com"
 PRICE_FILE = "model_prices_and_context_window_backup.json"  # litellm's bundled copy (LITELLM_LOCAL_MODEL_COST_MAP)
-PROVIDER = "OpenAIException"  # how litellm names the openai provider in its messages
+PROVIDER = "OpenAIException"
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")  # how litellm names the openai provider in its messages
 
 
 @lru_cache(maxsize=1)
@@ -62,6 +64,8 @@ def route(model: str, api_base: str | None, reasoning_effort: str | None = None)
     if not model.startswith(PREFIX) or not api_base or reasoning_effort is not None:
         return None
     if settings.is_true(settings.env_value(settings.LITELLM_ONLY_VAR)):
+        return None
+    if any(settings.env_value(name) for name in PROXY_VARS):
         return None
     name = model[len(PREFIX):]
     host = (urlsplit(api_base).hostname or "").lower()
@@ -190,34 +194,91 @@ def _mapped(error_str: str, message: str, status: int, headers=None) -> Provider
 
 # -- the call ---------------------------------------------------------------------
 
-_CLIENTS: dict[tuple[int, str], object] = {}  # (event loop, endpoint) -> httpx.AsyncClient, kept for the loop's life
+class _Pool:
+    """Keep-alive HTTP/1.1 connections to one endpoint, on one event loop.
 
+    A small client of our own rather than httpx: at 64 calls in flight httpcore's pool spends most of the
+    run's CPU scanning its connections on every request (``_assign_requests_to_connections``, measured with
+    cProfile: docs/PERFORMANCE.md, "Commands and runs"), and its import is 0.2-0.8 s. A request is one write;
+    an answer is read by ``Content-Length``, chunks, or to the end of the connection.
+    """
 
-def _httpx():
-    """httpx, imported without its command-line tool: ``httpx/__init__`` imports ``httpx._main`` (click and
-    rich, half of httpx's import here) only to offer ``httpx.main``, and falls back to a stub when that import
-    fails. The block is lifted right after, so anything that wants ``httpx._main`` later still gets it."""
-    if "httpx" not in sys.modules:
-        blocked = "httpx._main" not in sys.modules
-        if blocked:
-            sys.modules["httpx._main"] = None  # type: ignore[assignment]  # an ImportError for that one import
+    def __init__(self, api_base: str):
+        parts = urlsplit(api_base)
+        self.tls = parts.scheme == "https"
+        self.host = parts.hostname or "localhost"
+        self.port = parts.port or (443 if self.tls else 80)
+        self.authority = self.host if parts.port is None else f"{self.host}:{parts.port}"
+        self.path = parts.path.rstrip("/")
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    async def _connect(self):
+        ssl_context = None
+        if self.tls:
+            import ssl
+
+            ssl_context = ssl.create_default_context()
+        return await asyncio.open_connection(self.host, self.port, ssl=ssl_context, limit=2 ** 22)
+
+    async def post(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        conn = None
+        while self.idle and conn is None:
+            reader, writer = self.idle.pop()
+            if reader.at_eof() or writer.is_closing():  # the server closed it while idle
+                writer.close()
+            else:
+                conn = (reader, writer)
+        reader, writer = conn or await self._connect()
         try:
-            import httpx  # noqa: F401
-        finally:
-            if blocked and sys.modules.get("httpx._main", 0) is None:
-                del sys.modules["httpx._main"]
-    return sys.modules["httpx"]
+            head = [f"POST {self.path}{path} HTTP/1.1", f"Host: {self.authority}", "Accept: application/json",
+                    "Content-Type: application/json", f"Content-Length: {len(body)}", "Connection: keep-alive",
+                    "User-Agent: RadJudge"] + [f"{k}: {v}" for k, v in headers.items()]
+            writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+            status, got, data, keep = await _read_response(reader)
+        except BaseException:
+            writer.close()
+            raise
+        if keep:
+            self.idle.append((reader, writer))
+        else:
+            writer.close()
+        return status, got, data
 
 
-def _client(api_base: str):
-    httpx = _httpx()
+async def _read_response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes, bool]:
+    line = await reader.readline()
+    if not line:
+        raise ConnectionError("the server closed the connection")
+    version, status = line.split(None, 2)[:2]
+    headers: dict[str, str] = {}
+    while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    keep = version.upper() == b"HTTP/1.1" and headers.get("connection", "").lower() != "close"
+    if "content-length" in headers:
+        data = await reader.readexactly(int(headers["content-length"]))
+    elif "chunked" in headers.get("transfer-encoding", "").lower():
+        parts = []
+        while (size := int((await reader.readline()).split(b";")[0].strip() or b"0", 16)) > 0:
+            parts.append(await reader.readexactly(size))
+            await reader.readline()
+        while (await reader.readline()) not in (b"\r\n", b"\n", b""):
+            pass  # trailers
+        data = b"".join(parts)
+    else:
+        data, keep = await reader.read(), False
+    return int(status), headers, data, keep
 
+
+_POOLS: dict[tuple[int, str], _Pool] = {}  # (event loop, endpoint) -> its connections, for the loop's life
+
+
+def _pool(api_base: str) -> _Pool:
     key = (id(asyncio.get_running_loop()), api_base)
-    client = _CLIENTS.get(key)
-    if client is None or client.is_closed:
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=256)
-        client = _CLIENTS[key] = httpx.AsyncClient(limits=limits)
-    return client
+    pool = _POOLS.get(key)
+    if pool is None:
+        pool = _POOLS[key] = _Pool(api_base)
+    return pool
 
 
 class _Message:
@@ -249,24 +310,23 @@ class Response:
 async def complete(*, model: str, messages: list[dict], api_base: str, timeout: float, temperature: float,
                    max_tokens: int, api_key: str | None = None, **_ignored) -> Response:
     """One POST to ``{api_base}/chat/completions``; raises :class:`ProviderError` shaped as litellm's."""
-    httpx = _httpx()
-
     body = {"model": model[len(PREFIX):] if model.startswith(PREFIX) else model, "messages": messages,
             "max_tokens": max_tokens, "temperature": temperature}
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    url = api_base.rstrip("/") + "/chat/completions"
     start = time.time()
     try:
-        resp = await _client(api_base).post(url, json=body, headers=headers, timeout=timeout)
-    except httpx.TimeoutException:
+        status, got, data = await asyncio.wait_for(
+            _pool(api_base).post("/chat/completions", json.dumps(body).encode("utf-8"), headers), timeout)
+    except TimeoutError:
         taken = round(time.time() - start, 2)
         raise _mapped(f"Request timed out. - timeout value={timeout}, time taken={taken} seconds", "", 408) from None
-    except httpx.HTTPError:  # refused, dropped, reset: the openai SDK's APIConnectionError, a 500 to litellm
+    except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        # refused, dropped, reset, garbled: the openai SDK's APIConnectionError, a 500 to litellm
         raise _mapped("Connection error.", "Connection error.", 500) from None
-    if resp.status_code >= 400:
-        raise status_error(resp.status_code, resp.text, resp.headers)
+    if status >= 400:
+        raise status_error(status, data.decode("utf-8", "replace"), got)
     try:
-        return Response(resp.json())
+        return Response(json.loads(data))
     except ValueError:
         raise _raise_as("InternalServerError", f"InternalServerError: {PROVIDER} - Empty or invalid response from "
                         "LLM endpoint.", 500) from None

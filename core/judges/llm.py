@@ -36,7 +36,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from urllib.parse import urlsplit, urlunsplit
 
 from core import settings
@@ -93,6 +93,7 @@ class RunSummary:
     cached: int = 0
     skipped: int = 0  # already answered in this run before
     sent: int = 0
+    shared: int = 0  # pairs answered by the call of another pair of the run with the identical prompt (not sent)
     ok: int = 0
     failed: int = 0
     cost_usd: float | None = 0.0
@@ -597,7 +598,7 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
 
     in_flight = [0]
 
-    async def one(pair_id, messages, key):
+    async def one(pair_ids, messages, key):
         async with sem:
             if halted():
                 return
@@ -615,18 +616,22 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
         if rec.error == NOT_SENT:
             summary.sent -= 1
             return
-        rec.pair_id, rec.cache_key = pair_id, key
+        rec.pair_id, rec.cache_key = pair_ids[0], key
+        # the pairs with the identical prompt get the same answer, unpaid (as a cache hit is)
+        records = [rec] + [replace(rec, pair_id=p, cost_usd=0.0) for p in pair_ids[1:]]
         if rec.error is None:
             try:  # durable before anything else happens to it
-                await asyncio.to_thread(journal.append, rec)
-                summary.journaled += 1
+                await asyncio.to_thread(journal.append_many, records)
+                summary.journaled += len(records)
             except OSError as exc:
-                summary.lost += 1
+                summary.lost += len(records)
                 fail(f"could not write the journal {journal.path}", exc)
         async with lock:
-            pending.append(rec)
+            pending.extend(records)
             clock.received()
-            summary.count(rec, ext_of[pair_id])
+            summary.shared += len(records) - 1
+            for r in records:
+                summary.count(r, ext_of[r.pair_id])
         if progress:
             progress(summary.ok + summary.failed, total, _stats(summary))
 
@@ -665,7 +670,10 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
 
     outcome = {"status": "done"}
     writer = asyncio.create_task(flusher())
-    tasks = [asyncio.create_task(one(w[0], w[2], w[3])) for w in to_send]
+    prompts: dict[str, tuple[list, list]] = {}  # cache key -> (its pairs, the messages): one call per prompt
+    for w in to_send:
+        prompts.setdefault(w[3], ([], w[2]))[0].append(w[0])
+    tasks = [asyncio.create_task(one(pair_ids, messages, key)) for key, (pair_ids, messages) in prompts.items()]
 
     async def watch():
         while not halted():

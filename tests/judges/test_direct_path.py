@@ -95,6 +95,9 @@ def test_route_only_where_litellm_adds_nothing(monkeypatch):
     assert direct.route("openai/gpt-4o-mini", "http://127.0.0.1:8000/v1") is None  # priced: litellm prices it
     assert direct.route("anthropic/claude-3-5-haiku-20241022", "http://127.0.0.1:8000/v1") is None
     assert direct.route("openai/my-local", "http://127.0.0.1:8000/v1", reasoning_effort="low") is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://10.0.0.1:3128")  # litellm's client honours proxies; ours does not
+    assert direct.route("openai/my-local", "http://127.0.0.1:8000/v1") is None
+    monkeypatch.delenv("HTTPS_PROXY")
     monkeypatch.setenv(settings.LITELLM_ONLY_VAR, "1")
     assert direct.route("openai/my-local", "http://127.0.0.1:8000/v1") is None
 
@@ -170,7 +173,7 @@ def test_score_against_a_local_server_does_not_import_litellm(judge):
         assert json.loads(proc.stdout.splitlines()[-1])["scored"] is True
         assert server.requests == (1 if judge.startswith("openai/") else 0)
     assert "litellm" not in modules and "openai" not in modules
-    assert "rich" not in modules  # httpx without its command-line tool
+    assert "httpx" not in modules
 
 
 def test_judge_sends_and_reruns_without_litellm(tmp_path):
@@ -186,3 +189,13 @@ def test_judge_sends_and_reruns_without_litellm(tmp_path):
     assert json.loads(first.stdout)["sent"] == 6 and json.loads(again.stdout)["sent"] == 0
     for modules in (first_modules, again_modules, help_modules):
         assert "litellm" not in modules
+
+
+def test_cost_planning_of_an_unpriced_local_model_does_not_import_litellm():
+    code = ("import sys; from core.models import estimate_cost; "
+            "print(estimate_cost('openai/my-local', 10, 100, 50), sorted({m.split('.')[0] for m in sys.modules} "
+            "& {'litellm', 'openai'})); "
+            "print(estimate_cost('openai/gpt-4o-mini', 10, 100, 50) > 0, 'litellm' in sys.modules)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), LITELLM_LOCAL_MODEL_COST_MAP="True")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.stdout.split("\n")[:2] == ["None []", "True True"], proc.stderr[-2000:]
