@@ -28,20 +28,27 @@ Every call goes through :func:`run_llm_judge`:
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import random
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
-from urllib.parse import urlsplit, urlunsplit
 
 from core import settings
 from core.judges import batchstore, direct, leases
 from core.judges import journal as journal_mod
+from core.judges.endpoints import (  # noqa: F401  (the gateway's names, kept importable from here)
+    NO_KEY,
+    PROVIDER_HOSTS,
+    EndpointRefused,
+    check_endpoint,
+    environment_key_allowed,
+    is_private_endpoint,
+    redact,
+    safe_api_base,
+)
 from core.judges.gcpause import import_frozen
 from core.judges.messages import DEFAULT_MAX_TOKENS, default_params, pair_messages
 from core.judges.patience import WriteClock, impatient, kept_message, one_line, overdue_message
@@ -141,66 +148,6 @@ def cache_key(model: str, messages: list[dict], params: GenParams) -> str:
     return stable_hash("llm-cache", payload, length=32)
 
 
-# -- secrets and endpoints ----------------------------------------------------
-
-_KEY_SHAPES = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|AKIA[0-9A-Z]{16}|Bearer\s+[A-Za-z0-9._\-]{8,})")
-
-
-def redact(text: str | None, extra: list[str] | None = None) -> str | None:
-    """Remove anything that looks like a credential from a message."""
-    if text is None:
-        return None
-    secrets = settings.secret_values()
-    secrets += [s for s in (extra or []) if s and len(s) >= 4]
-    for s in sorted(set(secrets), key=len, reverse=True):
-        text = text.replace(s, "[redacted]")
-    return _KEY_SHAPES.sub("[redacted]", text)
-
-
-def safe_api_base(api_base: str | None) -> str | None:
-    """The endpoint without any user:password part (safe to record)."""
-    if not api_base:
-        return None
-    parts = urlsplit(api_base)
-    host = parts.hostname or ""
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
-def is_private_endpoint(api_base: str | None) -> bool:
-    """True when the endpoint resolves only to loopback or private addresses."""
-    if not api_base:
-        return False
-    host = urlsplit(api_base).hostname
-    if not host:
-        return False
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
-    except OSError:
-        return False
-    for addr in addresses:
-        ip = ipaddress.ip_address(addr.split("%")[0])
-        if not (ip.is_loopback or ip.is_private or ip.is_link_local):
-            return False
-    return bool(addresses)
-
-
-class EndpointRefused(ValueError):
-    """``local_only`` is on and the endpoint is not on this machine or a private network."""
-
-
-def check_endpoint(model: str, api_base: str | None, local_only: bool) -> None:
-    if not local_only:
-        return
-    if not api_base:
-        raise EndpointRefused(
-            f"local_only is on: model '{model}' has no api_base, so report text would go to a public "
-            "provider; give --api-base of a local/private server or turn local_only off")
-    if not is_private_endpoint(api_base):
-        raise EndpointRefused(
-            f"local_only is on: {safe_api_base(api_base)} is not a loopback or private address")
-
-
 # -- the calls ------------------------------------------------------------------
 
 def _status_of(exc: Exception) -> int | None:
@@ -296,30 +243,6 @@ def check_model(model: str, api_base: str | None = None) -> str:
                              f"was sent; {hint}") from None
 
 
-# A provider's own API hosts: a key from the environment goes to these only.
-PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
-    "openai": ("api.openai.com",), "anthropic": ("api.anthropic.com",),
-    "gemini": ("generativelanguage.googleapis.com",), "mistral": ("api.mistral.ai",),
-    "groq": ("api.groq.com",), "together_ai": ("api.together.xyz",), "openrouter": ("openrouter.ai",),
-    "deepseek": ("api.deepseek.com",), "cohere": ("api.cohere.ai", "api.cohere.com"),
-    "fireworks_ai": ("api.fireworks.ai",), "xai": ("api.x.ai",),
-}
-NO_KEY = "no-key-needed"  # what a custom endpoint receives when the user named no key for it
-
-
-def environment_key_allowed(provider: str, api_base: str | None) -> bool:
-    """May litellm take ``provider``'s key from the environment for a call to ``api_base``?
-
-    Only for the provider's own endpoint (no ``api_base``, or one on its own API host). Any other
-    endpoint is someone else's server: it gets a key only when the user names one for it
-    (``--api-key-env NAME`` on the CLI, ``[endpoint_keys]`` in Streamlit secrets).
-    """
-    if not api_base:
-        return True
-    host = (urlsplit(api_base).hostname or "").lower()
-    return host in PROVIDER_HOSTS.get(provider, ())
-
-
 class Caller:
     """One model's calls through litellm: timeout, retries with backoff on transient errors, price and usage.
 
@@ -340,6 +263,7 @@ class Caller:
         self.max_retries = max_retries
         self.backoff = backoff
         self._price_unknown = False
+        self._secret_list: list[str] | None = None
         self.halted: Callable[[], bool] = lambda: False  # set by the runner: no new attempt once True
         # one attempt: straight over HTTP where litellm would add only its import (core.judges.direct), else
         # litellm's (core.judges.replicas routes it over replicas)
@@ -350,6 +274,14 @@ class Caller:
     def litellm(self):
         """litellm, imported on first use (never on the direct path)."""
         return litellm_module()
+
+    def _secrets(self) -> list[str]:
+        """The values cut out of answers, longest first: read from the environment once per caller (scanning
+        it for every answer was the largest CPU cost per call after the HTTP client's)."""
+        if self._secret_list is None:
+            own = [self.api_key] if self.api_key and self.api_key != NO_KEY and len(self.api_key) >= 6 else []
+            self._secret_list = sorted({*settings.secret_values(), *own}, key=len, reverse=True)
+        return self._secret_list
 
     def _cost(self, resp) -> float | None:
         """litellm's price for the call; None (unknown) when the model is not in its price table."""
@@ -398,8 +330,7 @@ class Caller:
             # An endpoint may repeat a key inside its answer (issue 31, item 7): the key this caller sends and
             # every credential-named environment value are cut out before the text is stored or shown. Exact
             # values only: redact()'s key shapes would also eat words such as "risk-stratified".
-            own = [self.api_key] if self.api_key and self.api_key != NO_KEY and len(self.api_key) >= 6 else []
-            for secret in sorted({*settings.secret_values(), *own}, key=len, reverse=True):
+            for secret in self._secrets():
                 text = text.replace(secret, "[redacted]")
             usage = getattr(resp, "usage", None)
             cost = self._cost(resp)
@@ -643,11 +574,13 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
         return result
 
     async def flusher():
+        wait = flush_interval
         while True:
             try:
-                await asyncio.wait_for(finished.wait(), timeout=flush_interval)
+                await asyncio.wait_for(finished.wait(), timeout=wait)
             except TimeoutError:
                 pass
+            began = time.monotonic()
             async with lock:
                 batch = pending[:]
                 pending.clear()
@@ -657,6 +590,9 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
                     await write(batch)
                 clock.written()
                 await asyncio.to_thread(leases.renew_quietly, store, renewed)
+                # a commit opens and closes the store (0.1-0.2 s of CPU here): at most a fifth of the time goes
+                # to them; every answer is in the fsynced journal meanwhile, so nothing waits less safely
+                wait = max(flush_interval, 4 * (time.monotonic() - began))
                 if finished.is_set():
                     async with lock:
                         rest = pending[:]
