@@ -35,6 +35,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
+from typing import NamedTuple
 
 from core import settings
 from core.judges import batchstore, direct, leases
@@ -74,6 +75,15 @@ RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 MAX_BACKOFF = 60.0
 CANCEL_GRACE = 15.0  # seconds calls in flight get to answer after a cancel or a stop (they are paid for)
 NOT_SENT = "not sent: the run stopped before this attempt"  # a call the caller gave up before sending
+
+
+class WorkItem(NamedTuple):
+    """One pair of a run, rendered: what is sent for it and the cache key its answer is stored under."""
+
+    pair_id: str
+    ext_id: str
+    messages: list[dict]
+    key: str
 
 
 @dataclass(frozen=True)
@@ -385,11 +395,11 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     work = []
     for row in pairs.itertuples(index=False):
         messages = pair_messages(prompt_id, row, shot_list)
-        work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
+        work.append(WorkItem(row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
     rendered = time.monotonic() - started  # the summary's seconds: rendering; execute_work adds the rest
     # a name litellm cannot route fails here, before the run exists; unless the store answers every prompt
     # already: then nothing is sent, and litellm (over a second to import) is not needed
-    if {w[3] for w in work} - answered_keys(store, [w[3] for w in work]):
+    if {w.key for w in work} - answered_keys(store, [w.key for w in work]):
         check_model(model, api_base)
     spec = RunSpec("llm", model, dataset, model=model, prompt_id=prompt_id, prompt_hash=p_hash,
                    params=run_params)
@@ -402,12 +412,12 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
                         progress=progress, cancel=cancel, flush_interval=flush_interval, send=send)
 
 
-def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], summary: RunSummary,
+def execute_work(store: Store, run_id: str, prompt_id: str, work: list[WorkItem], summary: RunSummary,
                  make_caller: Callable[[], Caller], *, concurrency: int, progress: Progress | None = None,
                  cancel: threading.Event | None = None, flush_interval: float = 0.5, send=None) -> RunSummary:
     """The part every LLM-backed run shares, once its run exists and its work is rendered.
 
-    ``work`` holds ``(pair_id, ext_id, messages, cache_key)`` per pair. Answers
+    ``work`` holds a :class:`WorkItem` ``(pair_id, ext_id, messages, key)`` per pair. Answers
     an earlier process journaled are stored first (no call); pairs already
     answered in this run are skipped; the rest are leased (:mod:`.leases`:
     :class:`~core.judges.leases.RunBusy` if another live run sends them now);
@@ -419,12 +429,13 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     says what was kept.
     """
     started = time.monotonic()
+    work = [WorkItem(*w) for w in work]  # callers may pass plain 4-tuples
     summary.replayed = journal_mod.replay(store, run_id, prompt_id)
     # what the run held when we looked; every write re-checks inside its transaction (core.judges.runs)
     done_here = answered_pair_ids(store, run_id)
-    todo = [w for w in work if w[0] not in done_here]
+    todo = [w for w in work if w.pair_id not in done_here]
     summary.skipped = len(work) - len(todo)
-    keys = list(dict.fromkeys(w[3] for w in todo))
+    keys = list(dict.fromkeys(w.key for w in todo))
     leases.claim(store, keys, leases.current_job())  # before the cache is read: see leases.claim
     try:
         batchstore.refuse_if_open(store, keys, run_id if send else None)  # a stopped --batch job's open batches
@@ -445,15 +456,15 @@ def _execute_leased(store, run_id, prompt_id, work, todo, summary: RunSummary, m
         cached = store.query_df(
             "SELECT cache_key, any_value(raw_text) AS raw_text FROM judge_outputs "
             "WHERE error IS NULL AND cache_key IN (SELECT unnest(?::VARCHAR[])) GROUP BY cache_key",
-            [[w[3] for w in todo]])
+            [[w.key for w in todo]])
         hits = dict(zip(cached["cache_key"], cached["raw_text"], strict=True))
     if hits:  # answered by the same prompt elsewhere: copied with what was parsed from them
-        copied = copy_cached_outputs(store, run_id, prompt_id, [(w[0], w[3]) for w in todo if w[3] in hits])
+        copied = copy_cached_outputs(store, run_id, prompt_id, [(w.pair_id, w.key) for w in todo if w.key in hits])
         summary.cached += len(copied)
-        todo = [w for w in todo if w[0] not in copied]  # the other hits are parsed again as this prompt's
-    from_cache = [OutputRecord(pair_id=w[0], cache_key=w[3], raw_text=hits[w[3]], latency_ms=0.0, cost_usd=0.0)
-                  for w in todo if w[3] in hits]
-    to_send = [w for w in todo if w[3] not in hits]
+        todo = [w for w in todo if w.pair_id not in copied]  # the other hits are parsed again as this prompt's
+    from_cache = [OutputRecord(pair_id=w.pair_id, cache_key=w.key, raw_text=hits[w.key], latency_ms=0.0, cost_usd=0.0)
+                  for w in todo if w.key in hits]
+    to_send = [w for w in todo if w.key not in hits]
     write_outputs(store, run_id, from_cache, prompt_id)
     summary.cached += len(from_cache)
     summary.ok += summary.skipped + summary.cached
@@ -462,7 +473,7 @@ def _execute_leased(store, run_id, prompt_id, work, todo, summary: RunSummary, m
         progress(summary.ok, total, _stats(summary))
 
     if to_send:
-        ext_of = {w[0]: w[1] for w in to_send}
+        ext_of = {w.pair_id: w.ext_id for w in to_send}
         journal = journal_mod.Journal(store, run_id)
         status, final = run_on_gateway_loop((send or _send_all)(
             store, run_id, prompt_id, make_caller(), to_send, concurrency, summary, total, progress, cancel,
@@ -591,8 +602,10 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
                 clock.written()
                 await asyncio.to_thread(leases.renew_quietly, store, renewed)
                 # a commit opens and closes the store (0.1-0.2 s of CPU here): at most a fifth of the time goes
-                # to them; every answer is in the fsynced journal meanwhile, so nothing waits less safely
-                wait = max(flush_interval, 4 * (time.monotonic() - began))
+                # to them, every answer being in the fsynced journal meanwhile; never more than a sixth of the
+                # store's patience, which counts how long the oldest answer waits (core.judges.patience)
+                wait = min(max(flush_interval, 4 * (time.monotonic() - began)),
+                           max(flush_interval, clock.patience / 6))
                 if finished.is_set():
                     async with lock:
                         rest = pending[:]
@@ -608,7 +621,7 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
     writer = asyncio.create_task(flusher())
     prompts: dict[str, tuple[list, list]] = {}  # cache key -> (its pairs, the messages): one call per prompt
     for w in to_send:
-        prompts.setdefault(w[3], ([], w[2]))[0].append(w[0])
+        prompts.setdefault(w.key, ([], w.messages))[0].append(w.pair_id)
     tasks = [asyncio.create_task(one(pair_ids, messages, key)) for key, (pair_ids, messages) in prompts.items()]
 
     async def watch():
