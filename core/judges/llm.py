@@ -544,8 +544,8 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
         async with sem:
             if halted():
                 return
-            try:  # the answer's place in the journal is reserved before the call is paid for
-                journal.make_room(in_flight[0])
+            try:  # the answer's place in the journal (one record per pair of the prompt) is reserved before
+                journal.make_room(in_flight[0] + len(pair_ids) - 1)  # the call is paid for
             except OSError as exc:
                 fail("stopped before sending", exc)
                 return
