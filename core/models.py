@@ -195,6 +195,8 @@ def estimate_cost(model: str, n_calls: int, prompt_tokens: int, completion_token
     """
     if model in OFFLINE_JUDGES or n_calls <= 0:
         return 0.0
+    if _unpriced_openai_compatible(model):
+        return None  # what litellm answers for it, without its import (seconds)
     apply_offline_defaults()
     import litellm  # late: slow to import, and only after the offline defaults
 
@@ -206,6 +208,15 @@ def estimate_cost(model: str, n_calls: int, prompt_tokens: int, completion_token
     if p_cost is None or c_cost is None:
         return None
     return float(n_calls) * (float(p_cost) + float(c_cost))
+
+
+def _unpriced_openai_compatible(model: str) -> bool:
+    """``openai/NAME`` missing from litellm's bundled price map (read as JSON, core.judges.direct): litellm's
+    ``cost_per_token`` raises for it, so its price is unknown."""
+    from core.judges.direct import PREFIX, price_map
+
+    prices = price_map()
+    return bool(prices) and model.startswith(PREFIX) and model not in prices and model[len(PREFIX):] not in prices
 
 
 def estimate_prompt_tokens(messages: list[dict]) -> int:

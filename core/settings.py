@@ -6,6 +6,7 @@
 | RADJUDGE_LOCAL_ONLY | "true": refuse model endpoints outside loopback/private networks | false |
 | RADJUDGE_API_BASE | default api_base for an OpenAI-compatible server | unset |
 | RADJUDGE_MODELS | comma-separated litellm model names offered in the dashboard (`name=URL` gives one its own endpoint) | unset |
+| RADJUDGE_LITELLM_ONLY | "true": every model call goes through litellm, also those core.judges.direct would send itself | false |
 | LITELLM_LOCAL_MODEL_COST_MAP | set to "True" here before litellm is imported, so it never downloads its price map | True |
 | RADJUDGE_PUBLIC_URL | the address colleagues reach the dashboard at (share links) | unset |
 | provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) | read by litellm from the environment; never stored or logged | unset |
@@ -26,6 +27,7 @@ MODELS_VAR = "RADJUDGE_MODELS"
 API_BASE_VAR = "RADJUDGE_API_BASE"
 LOCAL_ONLY_VAR = "RADJUDGE_LOCAL_ONLY"
 PUBLIC_URL_VAR = "RADJUDGE_PUBLIC_URL"
+LITELLM_ONLY_VAR = "RADJUDGE_LITELLM_ONLY"
 _TRUE = {"1", "true", "yes", "on"}
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.I)
 

@@ -155,7 +155,7 @@ def cmd_judge(args) -> int:
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
-        for k in ("job_id", "run_id", "requested", "cached", "skipped", "sent", "ok", "failed", "unparsed_total",
+        for k in ("job_id", "run_id", "requested", "cached", "skipped", "sent", "shared", "ok", "failed", "unparsed_total",
                   "cost_usd", "cost_total", "seconds", "status"):
             print(f"{k}: {out[k]}")
         for f in out["failures"][:10]:

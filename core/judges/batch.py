@@ -99,7 +99,7 @@ def batch_sender(options: dict | None, model: str, api_base: str | None, *, dire
                        job)
         status, leftovers = await asyncio.to_thread(run.rounds, to_send)
         if leftovers:  # retry="direct": what the batches did not answer goes as direct calls
-            work = [w for w in to_send if w[3] in leftovers]
+            work = [w for w in to_send if w.key in leftovers]
             return await direct(store, run_id, prompt_id, caller, work, concurrency, summary, total, progress,
                                 cancel, flush_interval, ext_of, journal)
         return status, await asyncio.to_thread(run.finish, status)

@@ -71,6 +71,11 @@ class Journal:
     def make_room(self, in_flight: int) -> None:
         """Before a call: reserved space for its answer and the ``in_flight`` others, or :class:`JournalFull`."""
         need = (in_flight + 1) * PER_ANSWER
+        if self.reserved - self.offset >= need + PER_ANSWER:
+            # enough room by a snapshot (with one answer's margin for an append in progress, which reserves
+            # what it writes itself): no wait for the lock an fsync in another thread may hold for milliseconds,
+            # on the event loop that every call shares
+            return
         with self._lock:
             if self.reserved - self.offset < need:
                 self._reserve(need - (self.reserved - self.offset))

@@ -28,20 +28,28 @@ Every call goes through :func:`run_llm_judge`:
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import random
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
-from urllib.parse import urlsplit, urlunsplit
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import NamedTuple
 
 from core import settings
-from core.judges import batchstore, leases
+from core.judges import batchstore, direct, leases
 from core.judges import journal as journal_mod
+from core.judges.endpoints import (  # noqa: F401  (the gateway's names, kept importable from here)
+    NO_KEY,
+    PROVIDER_HOSTS,
+    EndpointRefused,
+    check_endpoint,
+    environment_key_allowed,
+    is_private_endpoint,
+    redact,
+    safe_api_base,
+)
 from core.judges.gcpause import import_frozen
 from core.judges.messages import DEFAULT_MAX_TOKENS, default_params, pair_messages
 from core.judges.patience import WriteClock, impatient, kept_message, one_line, overdue_message
@@ -69,6 +77,15 @@ CANCEL_GRACE = 15.0  # seconds calls in flight get to answer after a cancel or a
 NOT_SENT = "not sent: the run stopped before this attempt"  # a call the caller gave up before sending
 
 
+class WorkItem(NamedTuple):
+    """One pair of a run, rendered: what is sent for it and the cache key its answer is stored under."""
+
+    pair_id: str
+    ext_id: str
+    messages: list[dict]
+    key: str
+
+
 @dataclass(frozen=True)
 class GenParams:
     """Generation parameters: they change the answer, so they are in the cache key."""
@@ -93,6 +110,7 @@ class RunSummary:
     cached: int = 0
     skipped: int = 0  # already answered in this run before
     sent: int = 0
+    shared: int = 0  # pairs answered by the call of another pair of the run with the identical prompt (not sent)
     ok: int = 0
     failed: int = 0
     cost_usd: float | None = 0.0
@@ -138,66 +156,6 @@ def cache_key(model: str, messages: list[dict], params: GenParams) -> str:
     payload = json.dumps({"model": model, "messages": messages, "params": params.as_dict()},
                          sort_keys=True, ensure_ascii=False)
     return stable_hash("llm-cache", payload, length=32)
-
-
-# -- secrets and endpoints ----------------------------------------------------
-
-_KEY_SHAPES = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|AKIA[0-9A-Z]{16}|Bearer\s+[A-Za-z0-9._\-]{8,})")
-
-
-def redact(text: str | None, extra: list[str] | None = None) -> str | None:
-    """Remove anything that looks like a credential from a message."""
-    if text is None:
-        return None
-    secrets = settings.secret_values()
-    secrets += [s for s in (extra or []) if s and len(s) >= 4]
-    for s in sorted(set(secrets), key=len, reverse=True):
-        text = text.replace(s, "[redacted]")
-    return _KEY_SHAPES.sub("[redacted]", text)
-
-
-def safe_api_base(api_base: str | None) -> str | None:
-    """The endpoint without any user:password part (safe to record)."""
-    if not api_base:
-        return None
-    parts = urlsplit(api_base)
-    host = parts.hostname or ""
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
-def is_private_endpoint(api_base: str | None) -> bool:
-    """True when the endpoint resolves only to loopback or private addresses."""
-    if not api_base:
-        return False
-    host = urlsplit(api_base).hostname
-    if not host:
-        return False
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
-    except OSError:
-        return False
-    for addr in addresses:
-        ip = ipaddress.ip_address(addr.split("%")[0])
-        if not (ip.is_loopback or ip.is_private or ip.is_link_local):
-            return False
-    return bool(addresses)
-
-
-class EndpointRefused(ValueError):
-    """``local_only`` is on and the endpoint is not on this machine or a private network."""
-
-
-def check_endpoint(model: str, api_base: str | None, local_only: bool) -> None:
-    if not local_only:
-        return
-    if not api_base:
-        raise EndpointRefused(
-            f"local_only is on: model '{model}' has no api_base, so report text would go to a public "
-            "provider; give --api-base of a local/private server or turn local_only off")
-    if not is_private_endpoint(api_base):
-        raise EndpointRefused(
-            f"local_only is on: {safe_api_base(api_base)} is not a loopback or private address")
 
 
 # -- the calls ------------------------------------------------------------------
@@ -282,6 +240,8 @@ def check_model(model: str, api_base: str | None = None) -> str:
     Run before anything is sent or stored, so a bare name such as ``my-local-model`` fails at
     once instead of being recorded as a failure on every pair.
     """
+    if direct.route(model, api_base) is not None:  # openai/NAME on a custom endpoint: no import needed
+        return "openai"
     try:
         return litellm_module().get_llm_provider(model=model, api_base=api_base)[1]
     except Exception:  # litellm raises BadRequestError ("LLM Provider NOT provided")
@@ -291,30 +251,6 @@ def check_model(model: str, api_base: str | None = None) -> str:
                 "(litellm's providers: https://docs.litellm.ai/docs/providers)")
         raise ModelNotUsable(f"model '{model}': litellm cannot tell which provider serves it, so nothing "
                              f"was sent; {hint}") from None
-
-
-# A provider's own API hosts: a key from the environment goes to these only.
-PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
-    "openai": ("api.openai.com",), "anthropic": ("api.anthropic.com",),
-    "gemini": ("generativelanguage.googleapis.com",), "mistral": ("api.mistral.ai",),
-    "groq": ("api.groq.com",), "together_ai": ("api.together.xyz",), "openrouter": ("openrouter.ai",),
-    "deepseek": ("api.deepseek.com",), "cohere": ("api.cohere.ai", "api.cohere.com"),
-    "fireworks_ai": ("api.fireworks.ai",), "xai": ("api.x.ai",),
-}
-NO_KEY = "no-key-needed"  # what a custom endpoint receives when the user named no key for it
-
-
-def environment_key_allowed(provider: str, api_base: str | None) -> bool:
-    """May litellm take ``provider``'s key from the environment for a call to ``api_base``?
-
-    Only for the provider's own endpoint (no ``api_base``, or one on its own API host). Any other
-    endpoint is someone else's server: it gets a key only when the user names one for it
-    (``--api-key-env NAME`` on the CLI, ``[endpoint_keys]`` in Streamlit secrets).
-    """
-    if not api_base:
-        return True
-    host = (urlsplit(api_base).hostname or "").lower()
-    return host in PROVIDER_HOSTS.get(provider, ())
 
 
 class Caller:
@@ -327,8 +263,6 @@ class Caller:
 
     def __init__(self, model: str, params: GenParams, api_base: str | None, api_key: str | None,
                  timeout: float, max_retries: int, backoff: float):
-        litellm = litellm_module()
-        self.litellm = litellm
         self.model = model
         self.params = params
         self.api_base = api_base
@@ -339,14 +273,31 @@ class Caller:
         self.max_retries = max_retries
         self.backoff = backoff
         self._price_unknown = False
+        self._secret_list: list[str] | None = None
         self.halted: Callable[[], bool] = lambda: False  # set by the runner: no new attempt once True
-        self.complete = litellm.acompletion  # one attempt (core.judges.replicas routes it over replicas)
+        # one attempt: straight over HTTP where litellm would add only its import (core.judges.direct), else
+        # litellm's (core.judges.replicas routes it over replicas)
+        self.direct = direct.route(model, api_base, params.reasoning_effort) is not None
+        self.complete = direct.complete if self.direct else self.litellm.acompletion
+
+    @property
+    def litellm(self):
+        """litellm, imported on first use (never on the direct path)."""
+        return litellm_module()
+
+    def _secrets(self) -> list[str]:
+        """The values cut out of answers, longest first: read from the environment once per caller (scanning
+        it for every answer was the largest CPU cost per call after the HTTP client's)."""
+        if self._secret_list is None:
+            own = [self.api_key] if self.api_key and self.api_key != NO_KEY and len(self.api_key) >= 6 else []
+            self._secret_list = sorted({*settings.secret_values(), *own}, key=len, reverse=True)
+        return self._secret_list
 
     def _cost(self, resp) -> float | None:
         """litellm's price for the call; None (unknown) when the model is not in its price table."""
         hidden = getattr(resp, "_hidden_params", None) or {}
         cost = hidden.get("response_cost")
-        if cost is None and not self._price_unknown:
+        if cost is None and not self._price_unknown and not self.direct:
             try:
                 cost = self.litellm.completion_cost(completion_response=resp)
             except Exception:  # litellm raises for models missing from its price map
@@ -389,8 +340,7 @@ class Caller:
             # An endpoint may repeat a key inside its answer (issue 31, item 7): the key this caller sends and
             # every credential-named environment value are cut out before the text is stored or shown. Exact
             # values only: redact()'s key shapes would also eat words such as "risk-stratified".
-            own = [self.api_key] if self.api_key and self.api_key != NO_KEY and len(self.api_key) >= 6 else []
-            for secret in sorted({*settings.secret_values(), *own}, key=len, reverse=True):
+            for secret in self._secrets():
                 text = text.replace(secret, "[redacted]")
             usage = getattr(resp, "usage", None)
             cost = self._cost(resp)
@@ -445,11 +395,11 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
     work = []
     for row in pairs.itertuples(index=False):
         messages = pair_messages(prompt_id, row, shot_list)
-        work.append((row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
+        work.append(WorkItem(row.pair_id, row.ext_id, messages, cache_key(model, messages, params)))
     rendered = time.monotonic() - started  # the summary's seconds: rendering; execute_work adds the rest
     # a name litellm cannot route fails here, before the run exists; unless the store answers every prompt
     # already: then nothing is sent, and litellm (over a second to import) is not needed
-    if {w[3] for w in work} - answered_keys(store, [w[3] for w in work]):
+    if {w.key for w in work} - answered_keys(store, [w.key for w in work]):
         check_model(model, api_base)
     spec = RunSpec("llm", model, dataset, model=model, prompt_id=prompt_id, prompt_hash=p_hash,
                    params=run_params)
@@ -462,12 +412,12 @@ def run_llm_judge(store: Store, *, dataset: str, model: str, prompt_id: str = "g
                         progress=progress, cancel=cancel, flush_interval=flush_interval, send=send)
 
 
-def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], summary: RunSummary,
+def execute_work(store: Store, run_id: str, prompt_id: str, work: list[WorkItem], summary: RunSummary,
                  make_caller: Callable[[], Caller], *, concurrency: int, progress: Progress | None = None,
                  cancel: threading.Event | None = None, flush_interval: float = 0.5, send=None) -> RunSummary:
     """The part every LLM-backed run shares, once its run exists and its work is rendered.
 
-    ``work`` holds ``(pair_id, ext_id, messages, cache_key)`` per pair. Answers
+    ``work`` holds a :class:`WorkItem` ``(pair_id, ext_id, messages, key)`` per pair. Answers
     an earlier process journaled are stored first (no call); pairs already
     answered in this run are skipped; the rest are leased (:mod:`.leases`:
     :class:`~core.judges.leases.RunBusy` if another live run sends them now);
@@ -479,12 +429,13 @@ def execute_work(store: Store, run_id: str, prompt_id: str, work: list[tuple], s
     says what was kept.
     """
     started = time.monotonic()
+    work = [WorkItem(*w) for w in work]  # callers may pass plain 4-tuples
     summary.replayed = journal_mod.replay(store, run_id, prompt_id)
     # what the run held when we looked; every write re-checks inside its transaction (core.judges.runs)
     done_here = answered_pair_ids(store, run_id)
-    todo = [w for w in work if w[0] not in done_here]
+    todo = [w for w in work if w.pair_id not in done_here]
     summary.skipped = len(work) - len(todo)
-    keys = list(dict.fromkeys(w[3] for w in todo))
+    keys = list(dict.fromkeys(w.key for w in todo))
     leases.claim(store, keys, leases.current_job())  # before the cache is read: see leases.claim
     try:
         batchstore.refuse_if_open(store, keys, run_id if send else None)  # a stopped --batch job's open batches
@@ -505,15 +456,15 @@ def _execute_leased(store, run_id, prompt_id, work, todo, summary: RunSummary, m
         cached = store.query_df(
             "SELECT cache_key, any_value(raw_text) AS raw_text FROM judge_outputs "
             "WHERE error IS NULL AND cache_key IN (SELECT unnest(?::VARCHAR[])) GROUP BY cache_key",
-            [[w[3] for w in todo]])
+            [[w.key for w in todo]])
         hits = dict(zip(cached["cache_key"], cached["raw_text"], strict=True))
     if hits:  # answered by the same prompt elsewhere: copied with what was parsed from them
-        copied = copy_cached_outputs(store, run_id, prompt_id, [(w[0], w[3]) for w in todo if w[3] in hits])
+        copied = copy_cached_outputs(store, run_id, prompt_id, [(w.pair_id, w.key) for w in todo if w.key in hits])
         summary.cached += len(copied)
-        todo = [w for w in todo if w[0] not in copied]  # the other hits are parsed again as this prompt's
-    from_cache = [OutputRecord(pair_id=w[0], cache_key=w[3], raw_text=hits[w[3]], latency_ms=0.0, cost_usd=0.0)
-                  for w in todo if w[3] in hits]
-    to_send = [w for w in todo if w[3] not in hits]
+        todo = [w for w in todo if w.pair_id not in copied]  # the other hits are parsed again as this prompt's
+    from_cache = [OutputRecord(pair_id=w.pair_id, cache_key=w.key, raw_text=hits[w.key], latency_ms=0.0, cost_usd=0.0)
+                  for w in todo if w.key in hits]
+    to_send = [w for w in todo if w.key not in hits]
     write_outputs(store, run_id, from_cache, prompt_id)
     summary.cached += len(from_cache)
     summary.ok += summary.skipped + summary.cached
@@ -522,7 +473,7 @@ def _execute_leased(store, run_id, prompt_id, work, todo, summary: RunSummary, m
         progress(summary.ok, total, _stats(summary))
 
     if to_send:
-        ext_of = {w[0]: w[1] for w in to_send}
+        ext_of = {w.pair_id: w.ext_id for w in to_send}
         journal = journal_mod.Journal(store, run_id)
         status, final = run_on_gateway_loop((send or _send_all)(
             store, run_id, prompt_id, make_caller(), to_send, concurrency, summary, total, progress, cancel,
@@ -589,12 +540,12 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
 
     in_flight = [0]
 
-    async def one(pair_id, messages, key):
+    async def one(pair_ids, messages, key):
         async with sem:
             if halted():
                 return
-            try:  # the answer's place in the journal is reserved before the call is paid for
-                journal.make_room(in_flight[0])
+            try:  # the answer's place in the journal (one record per pair of the prompt) is reserved before
+                journal.make_room(in_flight[0] + len(pair_ids) - 1)  # the call is paid for
             except OSError as exc:
                 fail("stopped before sending", exc)
                 return
@@ -607,18 +558,22 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
         if rec.error == NOT_SENT:
             summary.sent -= 1
             return
-        rec.pair_id, rec.cache_key = pair_id, key
+        rec.pair_id, rec.cache_key = pair_ids[0], key
+        # the pairs with the identical prompt get the same answer, unpaid (as a cache hit is)
+        records = [rec] + [replace(rec, pair_id=p, cost_usd=0.0) for p in pair_ids[1:]]
         if rec.error is None:
             try:  # durable before anything else happens to it
-                await asyncio.to_thread(journal.append, rec)
-                summary.journaled += 1
+                await asyncio.to_thread(journal.append_many, records)
+                summary.journaled += len(records)
             except OSError as exc:
-                summary.lost += 1
+                summary.lost += len(records)
                 fail(f"could not write the journal {journal.path}", exc)
         async with lock:
-            pending.append(rec)
+            pending.extend(records)
             clock.received()
-            summary.count(rec, ext_of[pair_id])
+            summary.shared += len(records) - 1
+            for r in records:
+                summary.count(r, ext_of[r.pair_id])
         if progress:
             progress(summary.ok + summary.failed, total, _stats(summary))
 
@@ -630,11 +585,13 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
         return result
 
     async def flusher():
+        wait = flush_interval
         while True:
             try:
-                await asyncio.wait_for(finished.wait(), timeout=flush_interval)
+                await asyncio.wait_for(finished.wait(), timeout=wait)
             except TimeoutError:
                 pass
+            began = time.monotonic()
             async with lock:
                 batch = pending[:]
                 pending.clear()
@@ -644,6 +601,11 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
                     await write(batch)
                 clock.written()
                 await asyncio.to_thread(leases.renew_quietly, store, renewed)
+                # a commit opens and closes the store (0.1-0.2 s of CPU here): at most a fifth of the time goes
+                # to them, every answer being in the fsynced journal meanwhile; never more than a sixth of the
+                # store's patience, which counts how long the oldest answer waits (core.judges.patience)
+                wait = min(max(flush_interval, 4 * (time.monotonic() - began)),
+                           max(flush_interval, clock.patience / 6))
                 if finished.is_set():
                     async with lock:
                         rest = pending[:]
@@ -657,7 +619,10 @@ async def _send_all(store, run_id, prompt_id, caller: Caller, to_send, concurren
 
     outcome = {"status": "done"}
     writer = asyncio.create_task(flusher())
-    tasks = [asyncio.create_task(one(w[0], w[2], w[3])) for w in to_send]
+    prompts: dict[str, tuple[list, list]] = {}  # cache key -> (its pairs, the messages): one call per prompt
+    for w in to_send:
+        prompts.setdefault(w.key, ([], w.messages))[0].append(w.pair_id)
+    tasks = [asyncio.create_task(one(pair_ids, messages, key)) for key, (pair_ids, messages) in prompts.items()]
 
     async def watch():
         while not halted():

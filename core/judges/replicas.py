@@ -111,6 +111,7 @@ class ReplicaCaller(Caller):
                  max_retries: int, backoff: float, report: list | None = None, *,
                  routing_strategy: str = ROUTING_STRATEGY, cooldown_seconds: float = COOLDOWN_SECONDS):
         super().__init__(model, params, replicas[0], api_key, timeout, max_retries, backoff)
+        self.direct = False  # the Router sends every call (and prices it)
         self.replicas = {f"replica-{i}": _Replica(url) for i, url in enumerate(replicas)}
         if report is not None:
             report[:] = [r.row for r in self.replicas.values()]
