@@ -27,6 +27,7 @@ from core.judges import journal
 from core.judges.llm import run_llm_judge
 from core.store.db import Store, latest_schema_version
 from core.store.integrity import check_store
+from tests.cli_inprocess import run_cli
 from tests.conftest import marked_store
 from tests.fake_openai import FakeOpenAI
 from tests.old_schema import older_copy
@@ -79,8 +80,7 @@ def test_check_store_finds_orphans_bad_counters_and_unreadable_files(tmp_path):
     assert "counters say 7 ok / 0 failed, its outputs say 6 / 0" in text
     assert "schema_version rows are not 1..n" in text
     assert "1 pair(s) whose stored identical flag disagrees with their texts" in text
-    cli = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "check-store"],
-                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
+    cli = run_cli("--store", str(store.path), "check-store", env=ENV)
     assert cli.returncode == 1 and "PROBLEM: 1 metric values without their output" in cli.stdout
 
     junk = tmp_path / "junk.duckdb"
