@@ -43,8 +43,9 @@ ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _cli(store_path: Path, *args: str, timeout: float = 120) -> str:
-    """``python -m core --store PATH ARGS``; its stdout (fails the test on a non-zero exit)."""
+def _cli(store_path: Path, *args: str) -> str:
+    """``python -m core --store PATH ARGS``, in this process (tests/cli_inprocess.py); its stdout (fails the test
+    on a non-zero exit)."""
     done = run_cli("--store", str(store_path), *args, env={**os.environ, **ENV})
     assert done.returncode == 0, f"python -m core {' '.join(args)}: {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done.stdout
