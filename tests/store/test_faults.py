@@ -158,7 +158,7 @@ def test_resume_after_a_kill_at_any_point_from_start_up_to_the_last_batch(tmp_pa
         # so a loaded machine, where later runs start slower than the timed one, still kills with answers in hand
         for i, fraction in enumerate((0.03, 0.15, 0.3, 0.45, 0.6, 0.75, 0.88, 0.97, None)):
             store = Store(shutil.copy(base.path, tmp_path / f"k{i}.duckdb"))
-            sent_before = server.requests
+            sent_before, answered_before = server.requests, len(server.answer_times)
             proc = subprocess.Popen(judge_cmd(store, server.url, concurrency=4), cwd=ROOT, env=ENV,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if fraction is not None:
@@ -168,7 +168,9 @@ def test_resume_after_a_kill_at_any_point_from_start_up_to_the_last_batch(tmp_pa
                 while server.requests - sent_before < n // 2:
                     assert time.monotonic() < deadline and proc.poll() is None, "the run did not get going"
                     time.sleep(0.02)
-                time.sleep(0.3)  # the answers of those requests arrive (80 ms each)
+                while len(server.answer_times) - answered_before < n // 2:  # their answers arrive (80 ms each)
+                    assert time.monotonic() < deadline and proc.poll() is None, "no answers came back"
+                    time.sleep(0.02)
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
             stored_at_kill.append(store.query_one("SELECT count(*) FROM judge_outputs")
