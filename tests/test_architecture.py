@@ -32,7 +32,6 @@ ALLOWED_LONG: dict[str, str] = {
     "core/analysis/scores.py": "branch pages (core/analysis/)",
     "pages/correlations.py": "branch pages (issue 40 item 7)",
     "pages/run.py": "branch pages (issue 40 item 7)",
-    "core/store/db.py": "branch arch, issue 40 item 6 (not done in this change)",
     "core/prompts/fewshot.py": "branch arch, issue 40 (not done in this change)",
     "core/parse/text.py": "branch arch, issue 40 (not done in this change)",
 }
@@ -42,8 +41,6 @@ ALLOWED_LONG: dict[str, str] = {
 ALLOWED_CIRCLES: dict[frozenset[str], str] = {
     frozenset({"core.judges.llm", "core.judges.messages", "core.judges.replicas", "core.judges.batch",
                "core.judges.batchfiles"}): "branch runner (issue 40 item 2)",
-    frozenset({"core.store.db", "core.store.backup", "core.store.integrity"}):
-        "branch arch, issue 40 item 6 (not done in this change)",
     frozenset({"core.ingest.importers", "core.ingest.presets", "core.ingest.radeval_expert"}):
         "not assigned: importers serves PRESETS lazily from presets, which imports importers",
     frozenset({"core.checks.locale", "core.checks.pack_en_us", "core.checks.pack_pt_br"}):
