@@ -213,12 +213,7 @@ def test_the_store_patience_is_one_wait_for_the_whole_run_not_one_per_writer(tmp
         # heartbeat meets the held file first; the answers come again 1-2 s into the hold
         holder = _Holder(store.path, 4 * patience)
         server.latency = 2.5
-        # the last fast answers are flushed (every 0.5 s): wait until the last answer is 0.8 s old, counted
-        # from that answer, not from the latency switch (a loaded machine may deliver it late)
-        deadline = time.monotonic() + 60
-        while time.monotonic() - server.answer_times[-1] < 0.8:
-            assert time.monotonic() < deadline and proc.poll() is None
-            time.sleep(0.05)
+        time.sleep(0.8)  # the last fast answers are flushed (every 0.5 s)
         held_at = holder.hold()
         server.latency = 0.05
         try:

@@ -21,7 +21,6 @@ import pytest
 from core.jobs import table
 from core.jobs.spec import JobSpec, Task
 from core.store.db import Store
-from tests.cli_inprocess import run_cli
 from tests.conftest import marked_store
 from tests.fake_openai import FakeOpenAI
 
@@ -37,7 +36,9 @@ def _cli(store: Store, *args: str, **popen) -> subprocess.Popen:
 
 
 def _run(store: Store, *args: str) -> subprocess.CompletedProcess:
-    return run_cli("--store", str(store.path), *args)
+    proc = _cli(store, *args)
+    out, err = proc.communicate(timeout=300)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def _wait(condition, timeout: float = 60.0, what: str = "") -> bool:
