@@ -32,7 +32,6 @@ ALLOWED_LONG: dict[str, str] = {
     "core/analysis/scores.py": "branch pages (core/analysis/)",
     "pages/correlations.py": "branch pages (issue 40 item 7)",
     "pages/run.py": "branch pages (issue 40 item 7)",
-    "core/prompts/fewshot.py": "branch arch, issue 40 (not done in this change)",
 }
 
 # Import circles (strongly connected groups of core modules, imports inside functions included) that are
