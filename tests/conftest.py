@@ -6,6 +6,8 @@
 - ``demo_store_copy``: a private copy of the demo store, safe to import into.
 - ``app_test``: ``app_test(store)`` -> an ``AppTest`` of app.py reading ``store``.
 - ``marked_store(path, n, markers)``: a store of ``n`` pairs, some marked for tests/fake_openai.py.
+- ``run_cli``: ``run_cli(*argv, env=None, cwd=None, input=None)`` -> ``python -m core``'s main run in this
+  process (tests/cli_inprocess.py): exit code, stdout and stderr as ``subprocess.run`` gives them.
 """
 
 from __future__ import annotations
@@ -70,6 +72,15 @@ def marked_store(path: Path, n: int, markers: dict[int, str] | None = None, data
 @pytest.fixture
 def demo_store_copy(demo_store: Store, tmp_path: Path) -> Store:
     return copy_store(demo_store, tmp_path / "demo-copy.duckdb")
+
+
+@pytest.fixture
+def run_cli():
+    """``python -m core ARGV`` in the test process (tests/cli_inprocess.py); real processes stay for the tests
+    about process behaviour (kills, signals, locks between processes, import time)."""
+    from tests.cli_inprocess import run_cli
+
+    return run_cli
 
 
 @pytest.fixture

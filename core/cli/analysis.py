@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 
-from core.cli.common import Progress, dataset_caveat_of, frame_text, open_store
+from core.cli.common import ProgressBar, dataset_caveat_of, frame_text, open_store
 from core.reads.raters import RATERS_HELP, resolve_raters
 from core.taxonomy import MIN_N
 
@@ -292,7 +292,7 @@ def cmd_import_preferences(args) -> int:
                                     b_col=args.b_col, preferred_col=args.preferred_col,
                                     confidence_col=args.confidence_col, id_col=args.id_col,
                                     annotator=args.annotator, annotator_col=args.annotator_col,
-                                    progress=Progress(True))
+                                    progress=ProgressBar(True))
     print(json.dumps(report.to_json()) if args.json else
           f"{report.added:,} comparison(s) added, {report.skipped:,} already stored ({report.rows:,} in all)")
     return 0

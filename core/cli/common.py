@@ -13,7 +13,7 @@ from core.reads import names  # at import: the CLI loads its modules before it m
 from core.store.db import Store, default_store_path
 
 
-class Progress:
+class ProgressBar:
     """A one-line progress indicator on stderr (silent when stderr is not a terminal)."""
 
     def __init__(self, enabled: bool):
@@ -32,15 +32,16 @@ class Progress:
         sys.stderr.flush()
 
 
-# The commands that may make a store of a missing path or an empty DuckDB file (core.cli.main's
-# CREATES_STORE, repeated here so that module can import this one).
-_MAKES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review", "merge"})
+# Only these commands may make a new store (of a missing path or an empty DuckDB file, and say so); any other
+# command on a store path that does not exist is a typo until proven otherwise, and gets an error instead of an
+# empty store (core.cli.main). The one list of them.
+CREATES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-review", "merge"})
 
 
 def open_store(args):
     """The store of ``--store`` (or $RADJUDGE_STORE): only the commands that create stores may make one
     (of a missing path or an empty DuckDB file); any other DuckDB file is refused unchanged."""
-    return Store(args.store or default_store_path(), create=getattr(args, "command", None) in _MAKES_STORE)
+    return Store(args.store or default_store_path(), create=getattr(args, "command", None) in CREATES_STORE)
 
 
 def print_result(obj, as_json: bool) -> None:

@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.cli.common import Progress, add_flag_pair, open_store, print_result
+from core.cli.common import ProgressBar, add_flag_pair, open_store, print_result
 
 REQUIRED, OPTIONAL, ONE_OF = "required", "optional", "exactly one"
 ORIENTATION = "--lower-is-better/--higher-is-better"
@@ -100,25 +100,25 @@ def cmd_import_outputs(args) -> int:
         from core.ingest.importers.radeval import import_radeval
 
         report = import_radeval(open_store(args), Path(args.file), Path(args.ids), dataset=args.dataset,
-                                judge=args.judge or "radeval", id_col=args.id_col, progress=Progress(True))
+                                judge=args.judge or "radeval", id_col=args.id_col, progress=ProgressBar(True))
     elif args.format == "crimson":
         from core.ingest.importers import import_crimson_outputs
 
         report = import_crimson_outputs(open_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
                                         id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
-                                        crimson_map=args.crimson_map, progress=Progress(True))
+                                        crimson_map=args.crimson_map, progress=ProgressBar(True))
     else:
         from core.ingest.importers import import_outputs
 
         report = import_outputs(open_store(args), Path(args.file), dataset=args.dataset, judge=args.judge,
                                 id_col=args.id_col, text_col=args.text_col, score_col=args.score_col,
-                                metric=args.metric, progress=Progress(True), higher_is_better=args.higher_is_better)
+                                metric=args.metric, progress=ProgressBar(True), higher_is_better=args.higher_is_better)
     print_result(report.to_json(), args.json)
     return 0
 
 
 def add_commands(add) -> None:
-    from core.cli.main import CRIMSON_MAP_HELP
+    from core.cli.judge import CRIMSON_MAP_HELP
 
     p = add("import-outputs", cmd_import_outputs, "import judge outputs produced elsewhere as an `imported` run",
             epilog=flags_epilog())

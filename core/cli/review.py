@@ -14,7 +14,7 @@ import json
 import math
 from pathlib import Path
 
-from core.cli.common import Progress, add_api_base_flag, add_call_flags, open_store, print_result
+from core.cli.common import ProgressBar, add_api_base_flag, add_call_flags, open_store, print_result
 from core.review.importer import ReviewColumns
 from core.review.labels import LABELS
 
@@ -25,7 +25,7 @@ def cmd_import_review(args) -> int:
     names = {f: getattr(args, f"{f}_col") for f in ReviewColumns.__dataclass_fields__}
     columns = ReviewColumns(**{k: v for k, v in names.items() if v is not None})
     report = import_review(open_store(args), Path(args.file), dataset=args.dataset, columns=columns,
-                           annotator=args.annotator, synthetic=args.synthetic, progress=Progress(True))
+                           annotator=args.annotator, synthetic=args.synthetic, progress=ProgressBar(True))
     print_result(report.to_json(), args.json)
     return 0
 

@@ -25,9 +25,9 @@ import pandas as pd
 
 from core.ingest.importers import (
     MAX_ERROR_COUNT,
+    ImportProgress,
     ImportReport,
     ImportValidationError,
-    Progress,
     cell_number,
     check_dataset_name,
     check_scalar_cells,
@@ -59,7 +59,7 @@ def whole_total(mean: float, n_raters: int) -> int | None:
 
 def import_aggregates(store: Store, data, *, dataset: str, id_col: str, n_raters: int,
                       total_col: str | None = None, sig_col: str | None = None, annotator: str | None = None,
-                      name: str | None = None, progress: Progress | None = None) -> ImportReport:
+                      name: str | None = None, progress: ImportProgress | None = None) -> ImportReport:
     """Import per-pair means over ``n_raters`` raters: total errors and/or clinically significant errors."""
     dataset = check_dataset_name(dataset)
     if not isinstance(n_raters, int) or n_raters < 1:

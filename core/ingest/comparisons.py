@@ -31,9 +31,9 @@ import math
 import pandas as pd
 
 from core.ingest.importers import (
+    ImportProgress,
     ImportReport,
     ImportValidationError,
-    Progress,
     check_scalar_cells,
     limit_problems,
     read_table,
@@ -72,7 +72,7 @@ def _write(store: Store, frame: pd.DataFrame) -> int:
 def import_preferences(store: Store, data, *, dataset: str, a_col: str, b_col: str, preferred_col: str,
                        confidence_col: str | None = None, id_col: str | None = None, annotator: str = "expert",
                        annotator_col: str | None = None, name: str | None = None,
-                       progress: Progress | None = None) -> ImportReport:
+                       progress: ImportProgress | None = None) -> ImportReport:
     """Import a file of pairwise comparisons into ``dataset`` (see the module docstring)."""
     dataset = validation.check_dataset_name(dataset)
     tick_progress(progress, 0, 3, "reading")

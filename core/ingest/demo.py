@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 from core.ingest.importers import (
+    ImportProgress,
     ImportReport,
     PairColumns,
-    Progress,
     prepare_annotations,
     prepare_pairs,
     tick_progress,
@@ -28,7 +28,7 @@ DEFAULT_SEED = 7
 
 
 def build_demo(store: Store, n_pairs: int = DEFAULT_PAIRS, seed: int = DEFAULT_SEED,
-               progress: Progress | None = None, dataset: str = DEMO_DATASET) -> ImportReport:
+               progress: ImportProgress | None = None, dataset: str = DEMO_DATASET) -> ImportReport:
     """Generate the seeded demo corpus and store it as a synthetic dataset.
 
     Pairs carry a synthetic patient context (age, sex, indication, comparison; ``core.ingest.synth.context``,

@@ -43,10 +43,10 @@ import pandas as pd
 
 from core.ingest import radeval_expert
 from core.ingest.importers import (
+    ImportProgress,
     ImportReport,
     ImportValidationError,
     PairColumns,
-    Progress,
     cell_text,
     check_dataset_name,
     import_counted_pairs,
@@ -83,7 +83,7 @@ def _col(df: pd.DataFrame, *names: str, required: bool = True) -> str | None:
     return None
 
 
-def _write_pairs(store: Store, progress: Progress | None, frame, *, dataset: str, kind: str, source: str | None,
+def _write_pairs(store: Store, progress: ImportProgress | None, frame, *, dataset: str, kind: str, source: str | None,
                  annotations=None) -> ImportReport:
     """Write a preset's pairs, with their annotations when given, in one transaction."""
     tick_progress(progress, 2, 3, "writing")
@@ -97,7 +97,7 @@ def _write_pairs(store: Store, progress: Progress | None, frame, *, dataset: str
 REXVAL_GENERATORS = ("radgraph", "bertscore", "s_emb", "bleu")
 
 
-def _rexval_pairs(store: Store, data, *, dataset: str, name: str | None, progress: Progress | None):
+def _rexval_pairs(store: Store, data, *, dataset: str, name: str | None, progress: ImportProgress | None):
     df = read_table(data, name)
     tick_progress(progress, 1, 3, "validating")
     number = _col(df, "study_number", required=False)
@@ -125,7 +125,7 @@ def _rexval_pairs(store: Store, data, *, dataset: str, name: str | None, progres
                         source=name or source_label(data) or "ReXVal")
 
 
-def _rexval_errors(store: Store, data, *, dataset: str, name: str | None, progress: Progress | None):
+def _rexval_errors(store: Store, data, *, dataset: str, name: str | None, progress: ImportProgress | None):
     require_dataset(store, dataset)
     df = read_table(data, name)
     tick_progress(progress, 1, 3, "validating")
@@ -152,7 +152,7 @@ def _rexval_errors(store: Store, data, *, dataset: str, name: str | None, progre
 RATE_EVAL_MAX = 4.5
 
 
-def _rate_eval(store: Store, data, *, dataset: str, name: str | None, progress: Progress | None):
+def _rate_eval(store: Store, data, *, dataset: str, name: str | None, progress: ImportProgress | None):
     df = read_table(data, name)
     tick_progress(progress, 1, 3, "validating")
     ref = _col(df, "gt_report", "reference", "ref", "ground_truth")
@@ -170,7 +170,7 @@ def _rate_eval(store: Store, data, *, dataset: str, name: str | None, progress: 
                         source=name or source_label(data) or "RaTE-Eval", annotations=ann)
 
 
-def _radeval_counts(store: Store, data, *, dataset: str, name: str | None, progress: Progress | None):
+def _radeval_counts(store: Store, data, *, dataset: str, name: str | None, progress: ImportProgress | None):
     df = read_table(data, name)
     if radeval_expert.is_expert_layout(df.columns):  # the published expert set: core/ingest/radeval_expert.py
         tick_progress(progress, 1, 3, "validating")
@@ -206,7 +206,7 @@ PRESETS: dict[str, Preset] = {
 
 
 def import_preset(store: Store, preset: str, data, *, dataset: str, name: str | None = None,
-                  progress: Progress | None = None) -> ImportReport:
+                  progress: ImportProgress | None = None) -> ImportReport:
     """Import ``data`` laid out as the named published preset."""
     if preset not in PRESETS:
         raise ImportValidationError([f"unknown preset '{preset}'; presets are: {', '.join(PRESETS)}"])

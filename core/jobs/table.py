@@ -74,7 +74,7 @@ def claim(store: Store, job_id: str) -> JobSpec:
 
 
 @dataclass
-class Progress:
+class JobProgress:
     """A job's counters as its worker sees them (all tasks together)."""
 
     done: int = 0
@@ -87,7 +87,7 @@ class Progress:
     eta: float | None = None  # seconds left (core.jobs.eta), None while too early to say
 
 
-def beat(store: Store, job_id: str, p: Progress) -> bool:
+def beat(store: Store, job_id: str, p: JobProgress) -> bool:
     """Write progress and the heartbeat; True when a cancel was asked for."""
     with store.write("job_version") as conn:
         conn.execute("UPDATE jobs SET heartbeat_at = current_timestamp, n_done = ?, n_total = ?, n_ok = ?, "
@@ -96,7 +96,7 @@ def beat(store: Store, job_id: str, p: Progress) -> bool:
         return bool(conn.execute("SELECT cancel_requested FROM jobs WHERE job_id = ?", [job_id]).fetchone()[0])
 
 
-def finish(store: Store, job_id: str, state: str, p: Progress, results: list[dict], message: str = "") -> None:
+def finish(store: Store, job_id: str, state: str, p: JobProgress, results: list[dict], message: str = "") -> None:
     with store.write("job_version") as conn:
         conn.execute("UPDATE jobs SET state = ?, finished_at = current_timestamp, heartbeat_at = current_timestamp, "
                      "n_done = ?, n_total = ?, n_ok = ?, n_failed = ?, n_sent = ?, cost_usd = ?, task = NULL, "

@@ -82,7 +82,7 @@ def _row(task: Task, summary=None, error: str | None = None, status: str | None 
 class _Beat(threading.Thread):
     """Writes progress every HEARTBEAT_SECONDS; sets ``cancel`` when the store says so."""
 
-    def __init__(self, store: Store, job_id: str, progress: table.Progress, cancel: threading.Event,
+    def __init__(self, store: Store, job_id: str, progress: table.JobProgress, cancel: threading.Event,
                  after=None):
         super().__init__(name=f"heartbeat-{job_id}", daemon=True)
         # a beat waits for a held store at most one beat: it holds the process's write lock while it waits,
@@ -120,7 +120,7 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
     outcome = JobOutcome(job_id, "done")
     # counters from the store: what the job's runs hold already (a resume), never zeros (core.jobs.counts)
     runs = counts.noted_runs(table.get_job(store, job_id).get("results"), spec.tasks)
-    p = table.Progress(total=(spec.n_pairs() or 0) * len(spec.tasks))  # the pairs chosen, when known
+    p = table.JobProgress(total=(spec.n_pairs() or 0) * len(spec.tasks))  # the pairs chosen, when known
     rate = RateWindow()
     try:
         have = [counts.stored(store, spec, run_id) for run_id in runs]
@@ -223,7 +223,7 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
     return outcome
 
 
-def _add_up(p: table.Progress, have: list[counts.Counts]) -> None:
+def _add_up(p: table.JobProgress, have: list[counts.Counts]) -> None:
     every = counts.total(have)
     p.done, p.ok, p.failed, p.cost_usd = every.done, every.ok, every.failed, every.cost_usd
 

@@ -1,7 +1,7 @@
 """Judge answers as text: clean-up, sections and the lines of each section.
 
-Input clean-up (:func:`to_text`: bytes, line ends, special tokens, control characters;
-:func:`strip_reasoning`: ``<think>`` blocks), markdown decoration, section headers (``[Clinically
+Input clean-up is core.parse.cleaning (:func:`to_text`, :func:`strip_reasoning`, re-exported here); then
+markdown decoration, section headers (``[Clinically
 Significant Errors]:`` and variants), category lines (``(a) <Error Type>: <count>. <Error 1>; ...``) and the
 matched findings, read into a :class:`core.parse.values.Draft` by :func:`parse_text_answer`. The answer
 format and the rules for unknown values are described in :mod:`core.parse.result`.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.parse.cleaning import MAX_INPUT_CHARS, strip_reasoning, to_text  # noqa: F401 (re-exported)
 from core.parse.values import (
     CATEGORIES,
     MAX_COUNT,
@@ -25,73 +26,8 @@ from core.parse.values import (
     split_texts,
 )
 
-#: Longer inputs are cut to their last ``MAX_INPUT_CHARS`` characters (the
-#: answer follows any reasoning) before parsing.
-MAX_INPUT_CHARS = 400_000
-
 _SECTION_ORDER = ("explanation", "sig", "insig", "matched", "overall")
 
-
-# --------------------------------------------------------------------------
-# text normalisation
-# --------------------------------------------------------------------------
-
-_SPECIAL_TOKENS = re.compile(
-    r"</s>|<s>|<unk>|<\|(?:im_end|im_start|eot_id|end|endoftext|end_of_text|assistant|user)\|>"
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_THINK_OPEN = re.compile(r"<(think|thinking|reasoning|thought)>", re.I)
-_THINK_CLOSE = re.compile(r"</(think|thinking|reasoning|thought)>", re.I)
-
-
-def to_text(raw: object) -> tuple[str | None, list[str]]:
-    """The input as clean text (``None`` when it is no text at all) and notes on what was changed."""
-    notes: list[str] = []
-    if raw is None:
-        return None, ["no input (None)"]
-    if isinstance(raw, (bytes, bytearray, memoryview)):
-        raw = bytes(raw).decode("utf-8", errors="replace")
-        notes.append("decoded bytes as UTF-8")
-    if not isinstance(raw, str):
-        return None, [f"unsupported input type {type(raw).__name__}"]
-    text = raw
-    if len(text) > MAX_INPUT_CHARS:
-        notes.append(f"input of {len(text)} chars cut to its last {MAX_INPUT_CHARS}")
-        text = text[-MAX_INPUT_CHARS:]
-    # GREEN's own post-processing keeps what follows the last assistant tag.
-    if "<|assistant|>" in text:
-        text = text.rsplit("<|assistant|>", 1)[-1]
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = text.replace("\ufeff", "").replace("\u00a0", " ").replace("\uff1a", ":")
-    text = text.replace("\u2028", "\n").replace("\u2029", "\n")
-    text = _SPECIAL_TOKENS.sub("", text)
-    text = _CONTROL.sub("", text)
-    return text, notes
-
-
-def strip_reasoning(text: str) -> tuple[str, list[str], bool]:
-    """Remove ``<think>`` blocks.  Returns (text, notes, unclosed_block)."""
-    notes: list[str] = []
-    closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        # Everything up to the last closing tag is reasoning (the opening tag
-        # is sometimes part of the prompt template and absent from the output).
-        text = text[closes[-1].end():]
-        notes.append("reasoning block removed")
-    opened = _THINK_OPEN.search(text)
-    if opened:
-        before = text[: opened.start()]
-        inside = text[opened.end():]
-        notes.append("reasoning block never closed (output cut off while thinking?)")
-        if before.strip():
-            return before, notes, True
-        return inside, notes, True
-    return text, notes, False
-
-
-# --------------------------------------------------------------------------
-# line cleaning and section headers
-# --------------------------------------------------------------------------
 
 _EMPHASIS = re.compile(r"(?<![\w*])[*_](?=\S)([^*_\n]+?)(?<=\S)[*_](?![\w*])")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")

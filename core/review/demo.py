@@ -24,7 +24,7 @@ import random
 
 import pandas as pd
 
-from core.ingest.importers import ImportReport, Progress, tick_progress, write_annotations, write_pairs
+from core.ingest.importers import ImportProgress, ImportReport, tick_progress, write_annotations, write_pairs
 from core.review.importer import ReviewColumns, prepare_review
 from core.store.db import Store
 
@@ -174,7 +174,7 @@ def generate_review_demo(n_cases: int = DEFAULT_CASES, seed: int = DEFAULT_SEED)
 
 
 def build_review_demo(store: Store, n_cases: int = DEFAULT_CASES, seed: int = DEFAULT_SEED,
-                      progress: Progress | None = None, dataset: str = DEMO_REVIEW_DATASET) -> ImportReport:
+                      progress: ImportProgress | None = None, dataset: str = DEMO_REVIEW_DATASET) -> ImportReport:
     """Generate the demo edits and store them as a synthetic ``edit_review`` dataset, atomically.
 
     Re-running with the same size and seed adds nothing.

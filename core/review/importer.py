@@ -42,10 +42,10 @@ from pathlib import Path
 import pandas as pd
 
 from core.ingest.importers import (
+    ImportProgress,
     ImportReport,
     ImportValidationError,
     PairColumns,
-    Progress,
     cell_text,
     check_dataset_name,
     check_duplicates,
@@ -187,7 +187,7 @@ def prepare_review(df: pd.DataFrame, dataset: str, columns: ReviewColumns, *, an
 def import_review(store: Store, data, *, dataset: str, columns: ReviewColumns | None = None,
                   annotator: str = "expert", synthetic: bool = False, license: str | None = None,
                   base_dir: str | Path | None = None, name: str | None = None,
-                  progress: Progress | None = None) -> ImportReport:
+                  progress: ImportProgress | None = None) -> ImportReport:
     """Import edits (and their gold labels) as an ``edit_review`` dataset; see the module docstring."""
     dataset = check_dataset_name(dataset)
     annotator = (annotator or "").strip()

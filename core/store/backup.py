@@ -16,86 +16,37 @@ before it writes anything, refuses to replace an existing store without ``force`
 under a temporary name beside the target, renaming it over the target only when complete: a store is
 never half written.
 
-Before a migration changes an existing store (``Store._migrate``), a backup of it in this format is kept
-in ``PATH.backups/<UTC time>-schema-v<old version>/`` (not checked: the check reads every block, and the
-copy is a byte copy of a file DuckDB has just opened); the :data:`AUTO_BACKUPS_KEPT` newest are kept,
-older ones (only folders of that name pattern) are deleted.
+The copy under the read lock, and the copy kept before a migration changes an existing store
+(``PATH.backups/``), are core.store.copies (which imports no module above it, so db can call it).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
-from core.store.db import Store, StoreError, damaged, is_damage, latest_schema_version, read_chunks
-from core.store.integrity import sha256_file
+from core.store.copies import (  # noqa: F401 (re-exported)
+    AUTO_BACKUPS_KEPT,
+    BACKUP_FORMAT,
+    STORE_FILE,
+    auto_backup_folder,
+    auto_backups,
+    backup_before_migration,
+    copy_under_read_lock,
+    fsync_file,
+    manifest_of,
+    sha256_file,
+)
+from core.store.db import Store, StoreError, latest_schema_version
 
 __all__ = ["AUTO_BACKUPS_KEPT", "BACKUP_FORMAT", "auto_backups", "backup_before_migration", "backup_store",
            "restore_store"]
-
-BACKUP_FORMAT = "radjudge-backup/1"
-STORE_FILE = "store.duckdb"
-#: how many automatic pre-migration backups are kept beside a store (the newest)
-AUTO_BACKUPS_KEPT = 3
-_AUTO_NAME = re.compile(r"^\d{8}T\d{6}\d{6}Z-schema-v\d+$")
-
-
-def _fsync(path: Path) -> None:
-    with path.open("rb+") as f:
-        os.fsync(f.fileno())
-
-
-def _copy_under_read_lock(store: Store, dest: Path) -> dict:
-    """Copy the store file (and its WAL) to ``dest`` while holding it read-only; fold the WAL in."""
-    conn = store._connect(read_only=True)  # the shared lock: no writer commits until it is closed
-    try:
-        try:
-            schema = store._recognise(conn)  # a foreign or truncated file: its one-line error
-            if schema == 0:
-                raise StoreError(f"{store.path} is an empty DuckDB database; nothing was backed up")
-            data_version = int(conn.execute("SELECT value FROM store_meta WHERE key = 'data_version'").fetchone()[0])
-        except duckdb.Error as exc:
-            if is_damage(exc):
-                raise damaged(store.path, exc) from exc
-            raise
-        # Through descriptors never closed (core.store.db.read_chunks): closing one would drop the lock
-        _copy_bytes(store.path, dest)  # this connection holds (POSIX locks) and let a writer in mid-copy.
-        wal = Path(f"{store.path}.wal")
-        had_wal = wal.exists()
-        if had_wal:
-            _copy_bytes(wal, Path(f"{dest}.wal"))
-    finally:
-        conn.close()
-    if had_wal:  # the copy's own WAL: replayed and checkpointed into the copy, then gone
-        c = duckdb.connect(str(dest))
-        try:
-            c.execute("CHECKPOINT")
-        finally:
-            c.close()
-        Path(f"{dest}.wal").unlink(missing_ok=True)
-    _fsync(dest)
-    return {"schema_version": schema, "data_version": data_version}
-
-
-def _copy_bytes(src: Path, dest: Path) -> None:
-    with dest.open("xb") as out:
-        for chunk in read_chunks(src, 8 << 20):
-            out.write(chunk)
-
-
-def _manifest(store: Store, file: Path, versions: dict, seconds: float) -> dict:
-    return {"format": BACKUP_FORMAT, "source": str(store.path.resolve()), "file": file.name,
-            "bytes": file.stat().st_size, "sha256": sha256_file(file), **versions,
-            "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "copy_seconds": round(seconds, 3)}
-
 
 def _older_schema_only(problems: list[str], schema: int | None) -> bool:
     """Whether the only problem check-store found is an older schema (a pre-migration backup's)."""
@@ -120,8 +71,8 @@ def backup_store(store: Store, out: str | os.PathLike) -> dict:
     try:
         t0 = time.monotonic()
         file = partial / STORE_FILE
-        versions = _copy_under_read_lock(store, file)
-        manifest = _manifest(store, file, versions, time.monotonic() - t0)
+        versions = copy_under_read_lock(store, file)
+        manifest = manifest_of(store, file, versions, time.monotonic() - t0)
         report = check_store(file)
         if not report.ok and not _older_schema_only(report.problems, report.schema_version):
             raise StoreError(f"the copy of {store.path} failed check-store ({'; '.join(report.problems[:3])}); "
@@ -192,7 +143,7 @@ def restore_store(folder: str | os.PathLike, to: str | os.PathLike, *, force: bo
     tmp = Path(tmp_name)
     try:
         shutil.copyfile(file, tmp)
-        _fsync(tmp)
+        fsync_file(tmp)
         if sha256_file(tmp) != manifest["sha256"]:
             raise StoreError(f"the copy written to {tmp} differs from the backup; nothing was restored")
         wal.unlink(missing_ok=True)  # the old store's (checkpointed above, or of a damaged file)
@@ -206,41 +157,3 @@ def restore_store(folder: str | os.PathLike, to: str | os.PathLike, *, force: bo
 # -- the copy kept before a migration -------------------------------------------------------------
 
 
-def auto_backup_folder(store_path: Path) -> Path:
-    return Path(f"{store_path}.backups")
-
-
-def auto_backups(store_path: Path) -> list[Path]:
-    """The automatic pre-migration backups beside ``store_path``, oldest first."""
-    folder = auto_backup_folder(store_path)
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if p.is_dir() and _AUTO_NAME.match(p.name))
-
-
-def backup_before_migration(store: Store, schema: int) -> Path:
-    """Keep a copy of ``store`` (schema ``schema``) in ``PATH.backups/`` before it is migrated; prune to
-    the :data:`AUTO_BACKUPS_KEPT` newest. A copy that cannot be written stops the migration."""
-    folder = auto_backup_folder(store.path)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    target = folder / f"{stamp}-schema-v{schema}"
-    try:
-        folder.mkdir(exist_ok=True)
-        partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=folder))
-        try:
-            t0 = time.monotonic()
-            file = partial / STORE_FILE
-            versions = _copy_under_read_lock(store, file)
-            manifest = _manifest(store, file, versions, time.monotonic() - t0)
-            manifest["reason"] = f"before migrating from schema v{schema} to v{latest_schema_version()}"
-            (partial / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-            partial.rename(target)
-        except BaseException:
-            shutil.rmtree(partial, ignore_errors=True)
-            raise
-    except OSError as exc:
-        raise StoreError(f"could not keep a copy of {store.path} in {folder} before migrating it "
-                         f"({exc.strerror or exc}); the store was not migrated") from exc
-    for old in auto_backups(store.path)[:-AUTO_BACKUPS_KEPT]:
-        shutil.rmtree(old, ignore_errors=True)
-    return target

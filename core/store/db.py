@@ -14,17 +14,14 @@ user input (the only dynamic identifiers are the fixed column names below).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import random
-import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import NamedTuple
 
 import duckdb
 import pandas as pd
@@ -56,9 +53,17 @@ from core.store.forensics import (  # noqa: F401 (re-exported)
     verdict,
 )
 from core.store.handles import read_chunks, release_fd  # noqa: F401 (re-exported)
+from core.store.schema import (  # noqa: F401 (re-exported)
+    MIGRATIONS_DIR,
+    Migration,
+    all_migrations,
+    latest_schema_version,
+    schema_version,
+    split_sql,
+    store_kind,
+)
 
 DEFAULT_STORE = Path("data/radjudge.duckdb")
-MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
 # One lock per store file and process: writes from threads of one process
 # (Streamlit sessions, runner workers) queue here instead of racing DuckDB.
@@ -91,36 +96,6 @@ def content_hash_for(reference: str, candidate: str) -> str:
     return stable_hash("content", reference, candidate, length=16)
 
 
-class Migration(NamedTuple):
-    number: int
-    name: str
-    sql: str
-
-
-@functools.lru_cache(maxsize=1)
-def all_migrations() -> tuple[Migration, ...]:
-    """The numbered migrations shipped with this RadJudge, read once per process.
-
-    Read once and kept, so a process that has started (and, say, dropped its privileges, or whose
-    checkout has become unreachable) no longer needs the install's files to open a store. An
-    unreadable install is a one-line :class:`StoreError`, not a traceback.
-    """
-    try:
-        names = sorted(os.listdir(MIGRATIONS_DIR))
-        found = []
-        for name in names:
-            m = re.match(r"(\d+)_.*\.sql$", name)
-            if m:
-                found.append(Migration(int(m.group(1)), name, (MIGRATIONS_DIR / name).read_text(encoding="utf-8")))
-    except OSError as exc:
-        raise StoreError(f"cannot read RadJudge's schema migrations in {MIGRATIONS_DIR}: "
-                         f"{exc.strerror or exc}; check that this user can read the installation") from exc
-    numbers = [m.number for m in found]
-    if not numbers or numbers != list(range(1, len(numbers) + 1)):
-        raise StoreError(f"migrations in {MIGRATIONS_DIR} must be numbered 1..n without gaps, found {numbers}")
-    return tuple(found)
-
-
 def sql_string(text: str | os.PathLike) -> str:
     """A SQL string literal (for ATTACH and read_parquet, which take no ``?`` parameters)."""
     return "'" + str(text).replace("'", "''") + "'"
@@ -141,16 +116,6 @@ def insert_metric_values(conn, source: str, params: Sequence | None = None) -> N
     conn.execute("INSERT INTO metric_values (run_id, pair_id, metric, value, pair_no) "
                  f"SELECT s.run_id, s.pair_id, s.metric, s.value, p.pair_no FROM ({source}) s "
                  "LEFT JOIN pairs p ON p.pair_id = s.pair_id", list(params or []))
-
-
-def latest_schema_version() -> int:
-    return len(all_migrations())
-
-
-def split_sql(text: str) -> list[str]:
-    # Migration files hold plain DDL/DML: no "--" or ";" inside string literals.
-    text = re.sub(r"--[^\n]*", "", text)
-    return [s.strip() for s in text.split(";") if s.strip()]
 
 
 class Connection:
@@ -432,7 +397,7 @@ class Store:
 
     def schema_version(self) -> int:
         with self.read() as conn:
-            return _schema_version(conn)
+            return schema_version(conn)
 
     # -- migrations --------------------------------------------------------
 
@@ -486,7 +451,7 @@ class Store:
                 self._schema_ok = True
                 return
             if current >= 1:
-                from core.store.backup import backup_before_migration
+                from core.store.copies import backup_before_migration
 
                 backup_before_migration(self, current)
         else:
@@ -496,7 +461,7 @@ class Store:
         with self._lock:
             conn = self._connect(read_only=False)
             try:
-                current = _schema_version(conn)  # re-check: another process may have won
+                current = schema_version(conn)  # re-check: another process may have won
                 for number, name, sql in migrations:
                     if number <= current:
                         continue
@@ -529,35 +494,3 @@ class Store:
 def damaged_line(path: Path, why: str) -> StoreDamaged:
     """The one-line error for a store a check found damaged (``why``: what the check found)."""
     return StoreDamaged(f"the store at {path} is damaged: {why}; run check-store; restore from a backup or export")
-
-
-def store_kind(conn) -> tuple[str, int, list[str]]:
-    """What the DuckDB database behind ``conn`` is: ``("store", schema version, [])`` for a RadJudge
-    store (its marker: the ``schema_version`` and ``store_meta`` tables every store has had since
-    migration 001, with ``store_meta``'s ``data_version`` row), ``("empty", 0, [])`` for a database
-    with no tables or views, else ``("foreign", 0, its table and view names)``."""
-    names = sorted(r[0] for r in conn.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal "
-        "UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = current_database() "
-        "AND NOT internal").fetchall())
-    if not names:
-        return "empty", 0, []
-    if {"schema_version", "store_meta"} <= set(names):
-        cols = {r[0] for r in conn.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
-            "AND schema_name = 'main' AND table_name = 'store_meta'").fetchall()}
-        if {"key", "value"} <= cols and conn.execute(
-                "SELECT count(*) FROM main.store_meta WHERE key = 'data_version'").fetchone()[0]:
-            return "store", _schema_version(conn), []
-    return "foreign", 0, names
-
-
-def _schema_version(conn: duckdb.DuckDBPyConnection) -> int:
-    exists = conn.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version' "
-        "AND table_schema = 'main'"
-    ).fetchone()[0]
-    if not exists:
-        return 0
-    value = conn.execute("SELECT max(version) FROM main.schema_version").fetchone()[0]
-    return int(value or 0)

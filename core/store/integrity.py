@@ -30,7 +30,6 @@ snapshot, into a fresh folder that appears only when complete.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -43,6 +42,7 @@ from pathlib import Path
 import duckdb
 
 from core.store import handles
+from core.store.copies import sha256_file  # noqa: F401 (re-exported)
 from core.store.db import Store, StoreError, is_damage, latest_schema_version
 from core.store.forensics import FIRST_BLOCK, block_owners, check_blocks, truncation, unreadable_tables
 from core.store.texts import same_text_sql
@@ -328,15 +328,6 @@ def _check_pair_numbers(conn, report: IntegrityReport) -> None:
 
 
 # -- export ----------------------------------------------------------------------------------
-
-
-def sha256_file(path: Path) -> str:
-    """The SHA-256 of a file (an export's or a backup's), read in 1 MiB chunks."""
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _sql_string(text: str) -> str:

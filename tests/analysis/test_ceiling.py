@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +12,7 @@ import pytest
 from scipy.stats import kendalltau
 
 from core.analysis.ceiling import leave_one_out, mean_tau
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,15 +58,14 @@ def test_two_raters_leave_one_out_is_their_pairwise_tau_and_one_rater_gives_noth
 
 
 def test_agreement_prints_the_leave_one_out_ceiling_and_the_alpha_level(demo_store):
-    done = subprocess.run([sys.executable, "-m", "core", "--store", str(demo_store.path), "agreement", "--dataset",
-                           "demo", "--target", "sig_errors", "--json"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    done = run_cli("--store", str(demo_store.path), "agreement", "--dataset",
+                           "demo", "--target", "sig_errors", "--json")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["alpha_level"] == "ratio" and len(out["leave_one_out"]) == 2
     assert out["loo_tau"] == pytest.approx(out["mean_tau"], abs=1e-12)  # two experts: the same figure
-    text = subprocess.run([sys.executable, "-m", "core", "--store", str(demo_store.path), "agreement", "--dataset",
-                           "demo"], cwd=ROOT, capture_output=True, text=True, timeout=300).stdout
+    text = run_cli("--store", str(demo_store.path), "agreement", "--dataset",
+                           "demo").stdout
     assert "Krippendorff's alpha (score, interval level)" in text and "leave-one-out" in text
 
 

@@ -17,8 +17,6 @@ import contextlib
 import json
 import os
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -27,6 +25,7 @@ import pytest
 from core.store.db import Store
 from tests.app.test_browser import serve_dashboard
 from tests.chromium import chromium_browser
+from tests.cli_inprocess import run_cli
 from tests.conftest import copy_store
 from tests.fake_openai import FakeOpenAI
 
@@ -44,10 +43,10 @@ ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _cli(store_path: Path, *args: str, timeout: float = 120) -> str:
-    """``python -m core --store PATH ARGS``; its stdout (fails the test on a non-zero exit)."""
-    done = subprocess.run([sys.executable, "-m", "core", "--store", str(store_path), *args], cwd=ROOT,
-                          env={**os.environ, **ENV}, capture_output=True, text=True, timeout=timeout)
+def _cli(store_path: Path, *args: str) -> str:
+    """``python -m core --store PATH ARGS``, in this process (tests/cli_inprocess.py); its stdout (fails the test
+    on a non-zero exit)."""
+    done = run_cli("--store", str(store_path), *args, env={**os.environ, **ENV})
     assert done.returncode == 0, f"python -m core {' '.join(args)}: {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done.stdout
 

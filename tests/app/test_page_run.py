@@ -8,6 +8,7 @@ import time
 from core.reads import frames as analysis
 from core.store.db import Store
 from tests.apptest_helpers import assert_ok, open_page, table, use_fake_model
+from tests.cli_inprocess import run_cli
 from tests.fake_openai import FakeOpenAI
 
 MODEL = "openai/fake-judge"
@@ -263,8 +264,6 @@ def test_retry_of_a_cli_job_sends_to_its_endpoint_for_its_pairs_only(app_test, d
     The page's retry used to rebuild the spec field by field and dropped ``limit`` and ``api_base``: it sent
     every pair of the dataset to the configured endpoint instead."""
     import os
-    import subprocess
-    import sys
 
     from core.jobs.spec import JobSpec
     from core.jobs.table import list_jobs
@@ -274,9 +273,8 @@ def test_retry_of_a_cli_job_sends_to_its_endpoint_for_its_pairs_only(app_test, d
     with FakeOpenAI() as configured, FakeOpenAI(plan={"": ["400"]}) as cli_server:
         use_fake_model(monkeypatch, configured.url, MODEL)
         env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-        done = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "demo",
-                               "--judge", MODEL, "--api-base", cli_server.url, "--limit", "5"],
-                              capture_output=True, text=True, env=env, timeout=300)
+        done = run_cli("--store", str(store.path), "judge", "--dataset", "demo",
+                               "--judge", MODEL, "--api-base", cli_server.url, "--limit", "5", env=env)
         assert "failed: 1" in done.stdout, done.stdout + done.stderr
         cli_job = list_jobs(store, limit=1).iloc[0]
         assert cli_job["origin"] == "cli"

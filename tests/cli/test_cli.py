@@ -1,14 +1,15 @@
-"""`python -m core` as outside scripts use it: real processes, JSON out, exit codes."""
+"""`python -m core` as outside scripts use it: its main() in this process (tests/cli_inprocess.py), JSON out,
+exit codes."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = ["demo", "datasets", "import-pairs", "import-annotations", "import-outputs", "import-preset",
@@ -17,8 +18,7 @@ COMMANDS = ["demo", "datasets", "import-pairs", "import-annotations", "import-ou
 
 
 def cli(*args, stdin=None, store=None):
-    cmd = [sys.executable, "-m", "core"] + (["--store", str(store)] if store else []) + list(args)
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, input=stdin, timeout=300)
+    return run_cli(*(["--store", str(store)] if store else []), *args, input=stdin)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from core.ingest.demo import build_demo
 from core.ingest.importers.radeval import RADEVAL_METRICS
 from core.store.db import Store
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "radeval_per_sample.json"
@@ -19,8 +19,7 @@ IDS = ROOT / "docs" / "examples" / "radeval_ids.txt"
 
 
 def cli(store: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", "--store", str(store), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return run_cli("--store", str(store), *args)
 
 
 def values(store: Path) -> int:

@@ -7,15 +7,13 @@ end in a traceback (a "95% CIs" in a help string once did: argparse formats help
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from core.cli.groups import GROUPS
 from core.cli.main import build_parser, main
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,8 +26,7 @@ def _commands() -> list[str]:
 
 @pytest.mark.parametrize("argv", [["--help"], []], ids=["--help", "bare"])
 def test_top_level_help_lists_every_command_grouped(argv):
-    done = subprocess.run([sys.executable, "-m", "core", *argv], cwd=ROOT, capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    done = run_cli(*argv)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     out = done.stdout
     for name in _commands():

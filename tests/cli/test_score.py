@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,7 @@ import pytest
 from core.cli.main import main
 from core.judges.live import answer_json, score_rules_live
 from core.store.db import Store
+from tests.cli_inprocess import run_cli
 from tests.fake_openai import FakeOpenAI
 from tests.judges.test_language import FOREIGN_PAIRS, NAMES, REFUSALS
 
@@ -105,11 +104,9 @@ def test_model_call_that_fails_is_not_scored(capsys, store_path):
     assert code == 1 and got["failure"].startswith("model call failed")
 
 
-def test_score_help_and_a_real_process(store_path):
-    done = subprocess.run([sys.executable, "-m", "core", "--store", str(store_path), "score", "--reference",
-                           FOREIGN_PAIRS["zh"][0], "--candidate", FOREIGN_PAIRS["zh"][1], "--judge", "length"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+def test_score_help_and_a_run_through_the_cli(store_path):
+    done = run_cli("--store", str(store_path), "score", "--reference",
+                           FOREIGN_PAIRS["zh"][0], "--candidate", FOREIGN_PAIRS["zh"][1], "--judge", "length")
     assert done.returncode == 1 and "the reference report is Chinese" in done.stdout, done.stderr
-    done = subprocess.run([sys.executable, "-m", "core", "score", "--help"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+    done = run_cli("score", "--help")
     assert done.returncode == 0 and "rules: English only" in done.stdout

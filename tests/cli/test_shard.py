@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -15,14 +13,14 @@ import pytest
 from core.ingest.importers import PairColumns, import_pairs
 from core.jobs.shard import parse_shard, shard_of, shard_pair_ids
 from core.store.db import Store, pair_id_for
+from tests.cli_inprocess import run_cli
 from tests.conftest import copy_store
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "core", *map(str, args)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return run_cli(*map(str, args))
 
 
 def test_parse_shard_takes_k_of_n_and_refuses_the_rest():

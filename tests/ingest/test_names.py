@@ -4,9 +4,6 @@ line separators. The refusal is one line naming the character; nothing is writte
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +14,7 @@ from core.ingest.inject import inject_dataset
 from core.ingest.presets import import_preset
 from core.review.importer import import_review
 from core.store.db import Store
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = pd.DataFrame({"id": ["p1", "p2"], "ref": ["Left effusion.", "No pneumothorax."],
@@ -77,11 +75,9 @@ def test_every_way_of_creating_a_dataset_refuses_it(tmp_path):
 def test_the_cli_answers_one_line_and_creates_nothing(tmp_path):
     (tmp_path / "pairs.csv").write_text(PAIRS.to_csv(index=False))
     store = tmp_path / "s.duckdb"
-    proc = subprocess.run([sys.executable, "-m", "core", "--store", str(store), "import-pairs",
+    proc = run_cli("--store", str(store), "import-pairs",
                            str(tmp_path / "pairs.csv"), "--dataset", "rtl\u202esd", "--id-col", "id",
-                           "--reference-col", "ref", "--candidate-col", "cand"],
-                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True,
-                          timeout=120)
+                           "--reference-col", "ref", "--candidate-col", "cand")
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert lines[0].startswith("error: dataset name holds U+202E RIGHT-TO-LEFT OVERRIDE"), proc.stderr

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +13,7 @@ from core.ingest.importers import ImportValidationError, PairColumns, import_pai
 from core.judges import run_judge
 from core.reads.preferences import load_preferences
 from core.store.db import Store
+from tests.cli_inprocess import run_cli
 from tests.conftest import copy_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,18 +49,15 @@ def test_accuracy_by_hand_through_the_cli(small, tmp_path):
         {"a": "c2-x", "b": "c2-z", "pref": "tie", "conf": 5},  # no preference: left out
     ]
     path = _file(tmp_path, rows)
-    base = [sys.executable, "-m", "core", "--store", str(small.path)]
-    done = subprocess.run(base + ["import-preferences", str(path), "--dataset", "d", "--a-col", "a", "--b-col", "b",
-                                  "--preferred-col", "pref", "--confidence-col", "conf", "--json"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    base = ["--store", str(small.path)]
+    done = run_cli(*base, *["import-preferences", str(path), "--dataset", "d", "--a-col", "a", "--b-col", "b",
+                                  "--preferred-col", "pref", "--confidence-col", "conf", "--json"])
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["added"] == 5
-    again = subprocess.run(base + ["import-preferences", str(path), "--dataset", "d", "--a-col", "a", "--b-col", "b",
-                                   "--preferred-col", "pref", "--confidence-col", "conf", "--json"],
-                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+    again = run_cli(*base, *["import-preferences", str(path), "--dataset", "d", "--a-col", "a", "--b-col", "b",
+                                   "--preferred-col", "pref", "--confidence-col", "conf", "--json"])
     assert json.loads(again.stdout)["added"] == 0  # idempotent
-    out = subprocess.run(base + ["preference", "--dataset", "d", "--json"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
+    out = run_cli(*base, *["preference", "--dataset", "d", "--json"])
     assert out.returncode == 0, out.stderr
     rows_out = pd.DataFrame(json.loads(out.stdout)["rows"])
     overall = rows_out[rows_out["scope"] == "overall"].iloc[0]
@@ -69,8 +65,7 @@ def test_accuracy_by_hand_through_the_cli(small, tmp_path):
     assert overall["n_no_preference"] == 1
     level9 = rows_out[(rows_out["scope"] == "level") & (rows_out["confidence"] == 9)].iloc[0]
     assert level9["n"] == 2 and level9["accuracy"] == pytest.approx(0.5)
-    text = subprocess.run(base + ["preference", "--dataset", "d"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300).stdout
+    text = run_cli(*base, *["preference", "--dataset", "d"]).stdout
     assert "conf 9 (n=2)" in text and "accuracy by expert confidence" in text
 
 

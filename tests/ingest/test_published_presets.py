@@ -9,8 +9,6 @@ similar_report, Score`` with scores 0-4.5 in 0.25 steps. The report text is synt
 from __future__ import annotations
 
 import csv
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from core.ingest.importers import ImportValidationError
 from core.ingest.presets import import_preset
 from core.reads.targets import dataset_targets
 from core.store.db import Store
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("False report of a finding", "Missing a finding", "Misidentification of location",
@@ -113,8 +112,7 @@ def test_rate_eval_paragraph_file_is_read_on_its_own_0_to_4_5_scale(store, tmp_p
 
 
 def test_preset_help_says_the_layouts_were_not_checked_against_the_real_files(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "core", "import-preset", "--help"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120).stdout
+    out = run_cli("import-preset", "--help").stdout
     flat = " ".join(out.split())
     assert "Score 0-4.5" in flat and "annotation1..3" in flat and "seventh" in flat
     assert "Neither layout was checked against the real file" in flat

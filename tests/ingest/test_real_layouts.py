@@ -12,10 +12,11 @@ import csv
 import json
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATORS = ("radgraph", "bertscore", "s_emb", "bleu")
@@ -24,8 +25,7 @@ FINDINGS = ("small left pleural effusion", "mild cardiomegaly", "right lower lob
 
 
 def _cli(store: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", "--store", str(store), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return run_cli("--store", str(store), *args)
 
 
 def write_rexval(folder: Path, n_studies: int = 12, seed: int = 0) -> tuple[Path, Path]:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +12,7 @@ import pytest
 from core.analysis.scores import METRICS
 from core.judges.length import length_scores
 from core.judges.lexical import bleu2, rexval_tokens
+from tests.cli_inprocess import run_cli
 from tests.conftest import copy_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,12 +47,11 @@ def test_length_metrics_by_hand():
 def test_length_judge_and_bleu2_reach_correlate_and_the_correlations_page(demo_store, tmp_path, app_test):
     store = copy_store(demo_store, tmp_path / "s.duckdb")
     for judge in ("length", "lexical"):
-        done = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "demo",
-                               "--judge", judge, "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        done = run_cli("--store", str(store.path), "judge", "--dataset", "demo",
+                               "--judge", judge, "--json")
         assert done.returncode == 0, done.stderr
-    corr = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "correlate", "--dataset", "demo",
-                           "--target", "total_errors", "--n-boot", "0", "--json"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    corr = run_cli("--store", str(store.path), "correlate", "--dataset", "demo",
+                           "--target", "total_errors", "--n-boot", "0", "--json")
     rows = {(r["judge"], r["metric"]): r for r in json.loads(corr.stdout)}
     assert {("length", "words_diff"), ("length", "words_candidate"), ("lexical", "bleu2")} <= set(rows)
     n_pairs = store.query_one("SELECT count(*) FROM pairs WHERE dataset = 'demo'")
@@ -75,18 +73,17 @@ def test_an_imported_metric_with_any_name_shows_by_default(demo_store, tmp_path,
     pairs = store.query_df("SELECT ext_id, length(candidate) AS n FROM pairs WHERE dataset = 'demo' ORDER BY ext_id")
     scores = tmp_path / "mine.csv"
     pairs.rename(columns={"ext_id": "id", "n": "chars"}).to_csv(scores, index=False)
-    done = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "import-outputs", str(scores),
+    done = run_cli("--store", str(store.path), "import-outputs", str(scores),
                            "--dataset", "demo", "--judge", "my-chars", "--id-col", "id", "--score-col", "chars",
-                           "--metric", "char_count"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                           "--metric", "char_count")
     assert done.returncode == 0, done.stderr
-    corr = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "correlate", "--dataset", "demo",
-                           "--n-boot", "0", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    corr = run_cli("--store", str(store.path), "correlate", "--dataset", "demo",
+                           "--n-boot", "0", "--json")
     rows = {(r["judge"], r["metric"]) for r in json.loads(corr.stdout)}
     assert ("my-chars", "char_count") in rows
     assert not any(m in {"sig_a", "matched"} for _, m in rows)  # counts stay behind --all-metrics
-    full = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "correlate", "--dataset", "demo",
-                           "--n-boot", "0", "--json", "--all-metrics"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    full = run_cli("--store", str(store.path), "correlate", "--dataset", "demo",
+                           "--n-boot", "0", "--json", "--all-metrics")
     assert {"sig_a", "matched"} <= {r["metric"] for r in json.loads(full.stdout)}
 
     from core.report import build_report
@@ -110,14 +107,11 @@ def test_a_declared_lower_is_better_orientation_drives_the_sign_check(demo_store
         "WHERE p.dataset = 'demo' AND a.significant GROUP BY p.ext_id ORDER BY 1")
     scores = tmp_path / "errs.csv"
     targets.to_csv(scores, index=False)
-    base = [sys.executable, "-m", "core", "--store", str(store.path)]
+    base = ["--store", str(store.path)]
     args = ["import-outputs", str(scores), "--dataset", "demo", "--id-col", "id", "--score-col", "errors"]
-    assert subprocess.run(base + args + ["--judge", "undeclared", "--metric", "err_a"], cwd=ROOT,
-                          capture_output=True, timeout=300).returncode == 0
-    assert subprocess.run(base + args + ["--judge", "declared", "--metric", "err_b", "--lower-is-better"], cwd=ROOT,
-                          capture_output=True, timeout=300).returncode == 0
-    corr = subprocess.run(base + ["correlate", "--dataset", "demo", "--target", "score", "--n-boot", "0", "--json"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run_cli(*base, *args, *["--judge", "undeclared", "--metric", "err_a"]).returncode == 0
+    assert run_cli(*base, *args, *["--judge", "declared", "--metric", "err_b", "--lower-is-better"]).returncode == 0
+    corr = run_cli(*base, *["correlate", "--dataset", "demo", "--target", "score", "--n-boot", "0", "--json"])
     rows = {r["judge"]: r for r in json.loads(corr.stdout)}
     assumed, declared = rows["undeclared"], rows["declared"]
     assert assumed["tau"] == declared["tau"] < 0  # more errors, lower expert score

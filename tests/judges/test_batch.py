@@ -24,6 +24,7 @@ from core.judges.batchfiles import read_result, request_line, split_files
 from core.judges.llm import GenParams, run_llm_judge
 from core.store.db import Store
 from core.store.integrity import check_store
+from tests.cli_inprocess import run_cli
 from tests.conftest import marked_store
 from tests.fake_openai_batch import FakeBatchServer
 
@@ -99,8 +100,8 @@ def test_the_cli_refuses_batch_with_an_offline_judge_or_several_endpoints(tmp_pa
                         (["--judge", PRICED, "--batch", "--api-base", "http://127.0.0.1:9/v1", "--api-base",
                           "http://127.0.0.1:10/v1"], "one --api-base"),
                         (["--judge", "anthropic/claude-3-5-haiku-20241022", "--batch"], "served by anthropic")):
-        proc = _cli(store, "judge", "--dataset", "d", *args)
-        out, err = proc.communicate(timeout=120)
+        proc = run_cli("--store", str(store.path), "judge", "--dataset", "d", *args)
+        err = proc.stderr
         assert proc.returncode == 1 and err.count("\n") == 1 and words in err, err
     assert table.list_jobs(store).empty  # refused before any job exists
 
@@ -209,8 +210,8 @@ def test_a_process_killed_between_upload_and_batch_creation_is_resumed_without_a
         while made and server.batches_created < 1:
             assert time.monotonic() < deadline
             time.sleep(0.05)
-        resume = _cli(store, "resume", job, "--json")
-        out, err = resume.communicate(timeout=300)
+        resume = run_cli("--store", str(store.path), "resume", job, "--json")
+        err = resume.stderr
         assert resume.returncode == 0, err[-2000:]
         assert (server.uploads, server.batches_created, server.requests) == (1, 1, 0)
     assert set(_outputs_per_pair(store).values()) == {1}
@@ -243,12 +244,12 @@ def test_2000_pairs_in_batches_survive_a_restart_an_expired_batch_and_failed_lin
         proc.wait(timeout=30)
         assert (server.uploads, server.batches_created) == (4, 4)
         [job] = table.list_jobs(store).to_dict("records")
-        listed = _cli(store, "jobs")
-        out, _ = listed.communicate(timeout=60)
+        listed = run_cli("--store", str(store.path), "jobs")
+        out = listed.stdout
         assert job["state"] == "interrupted" and "interrupted" in out and "batches: " in out, out
 
-        resume = _cli(store, "resume", job["job_id"], "--json")
-        out, err = resume.communicate(timeout=300)
+        resume = run_cli("--store", str(store.path), "resume", job["job_id"], "--json")
+        err = resume.stderr
         assert resume.returncode == 0, err[-2000:]
         # the recorded batches were polled, not sent again: one more file, of the lines to send again
         assert (server.uploads, server.batches_created, server.requests) == (5, 5, 0)
@@ -272,16 +273,16 @@ def test_2000_pairs_in_batches_survive_a_restart_an_expired_batch_and_failed_lin
         run = store.query_df("SELECT status, n_ok, n_failed, cost_usd FROM judge_runs").iloc[0]
         assert (run["status"], run["n_ok"], run["n_failed"]) == ("done", n - 4, 4)
         assert run["cost_usd"] == pytest.approx(float(expected.sum()))
-        listed = _cli(store, "jobs")
-        out, _ = listed.communicate(timeout=60)
+        listed = run_cli("--store", str(store.path), "jobs")
+        out = listed.stdout
         assert "done" in out and "batches: 4 completed, 1 expired; lines" in out, out
 
         # a direct re-run sends only the recorded failures (as any re-run does), none of the batch answers
-        direct = _cli(store, "judge", "--dataset", "d", "--judge", PRICED, "--api-base", server.url, "--json")
-        out, err = direct.communicate(timeout=300)
+        direct = run_cli("--store", str(store.path), "judge", "--dataset", "d", "--judge", PRICED, "--api-base", server.url, "--json")
+        out, err = direct.stdout, direct.stderr
         assert direct.returncode == 0 and server.requests == 4, err[-2000:]
-        direct = _cli(store, "judge", "--dataset", "d", "--judge", PRICED, "--api-base", server.url, "--json")
-        out, err = direct.communicate(timeout=300)
+        direct = run_cli("--store", str(store.path), "judge", "--dataset", "d", "--judge", PRICED, "--api-base", server.url, "--json")
+        out, err = direct.stdout, direct.stderr
         assert direct.returncode == 0 and server.requests == 4 and json.loads(out)["sent"] == 0
     assert not list(journal.journal_dir(store).glob("*.jsonl"))
     report = check_store(store.path)

@@ -25,6 +25,7 @@ from core.jobs import table
 from core.judges import journal
 from core.store.db import Store
 from core.store.integrity import check_store
+from tests.cli_inprocess import run_cli
 from tests.conftest import marked_store
 from tests.fake_openai import FakeOpenAI
 
@@ -249,11 +250,9 @@ def test_cancel_from_another_terminal_stops_the_calls_and_keeps_the_answers(tmp_
         jobs = table.list_jobs(store)
         assert jobs["state"].tolist() == ["running"] and jobs["origin"].tolist() == ["cli"]
         job_id = jobs["job_id"].iloc[0]
-        listed = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "jobs"], cwd=ROOT,
-                                env=_env(), capture_output=True, text=True, timeout=60)
+        listed = run_cli("--store", str(store.path), "jobs", env=_env())
         assert job_id in listed.stdout and "running" in listed.stdout
-        cancel = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "cancel", job_id],
-                                cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
+        cancel = run_cli("--store", str(store.path), "cancel", job_id, env=_env())
         assert cancel.returncode == 0 and "cancel requested" in cancel.stdout, cancel.stderr
         cancelled_at = time.monotonic()
         out, err = proc.communicate(timeout=120)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -19,6 +18,7 @@ from core.ingest.importers import PairColumns, import_pairs
 from core.judges.errors import explain_error
 from core.judges.llm import ModelNotUsable, check_model, environment_key_allowed, run_llm_judge
 from core.store.db import Store
+from tests.cli_inprocess import run_cli
 from tests.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,9 +36,8 @@ def make_store(path: Path, n: int, markers: dict[int, str] | None = None) -> Sto
 
 
 def judge(store: Store, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "d",
-                           "--max-retries", "0", "--json", *args], cwd=ROOT, env=env or ENV, capture_output=True,
-                          text=True, timeout=120)
+    return run_cli("--store", str(store.path), "judge", "--dataset", "d",
+                           "--max-retries", "0", "--json", *args, env=env or ENV)
 
 
 def test_a_model_name_without_a_provider_fails_at_once_with_a_hint(tmp_path):
@@ -190,9 +189,8 @@ def test_unreadable_answers_are_counted_and_a_run_without_one_usable_answer_exit
         assert proc.returncode == 4 and "4 answers could not be read" in proc.stderr
         assert "no usable answer" in proc.stderr  # even with --allow-failures
         half = make_store(tmp_path / "h.duckdb", n, {0: "MPROSE"})
-        mixed = subprocess.run([sys.executable, "-m", "core", "--store", str(half.path), "judge", "--dataset", "d",
-                                "--judge", "openai/fake", "--api-base", server.url, "--json"], cwd=ROOT, env=ENV,
-                               capture_output=True, text=True, timeout=120)
+        mixed = run_cli("--store", str(half.path), "judge", "--dataset", "d",
+                                "--judge", "openai/fake", "--api-base", server.url, "--json", env=ENV)
         assert mixed.returncode == 4 and "1 answers could not be read" in mixed.stderr
         assert json.loads(mixed.stdout)["unparsed_total"] == 1
     from core.reads.frames import judge_runs

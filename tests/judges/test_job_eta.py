@@ -9,7 +9,7 @@ import threading
 import time
 
 from core.cli.jobs import progress_cell
-from core.cli.main import progress_line
+from core.cli.judge import progress_line
 from core.jobs import table
 from core.jobs.eta import STARTING_MODEL, RateWindow
 from core.jobs.spec import JobSpec, Task

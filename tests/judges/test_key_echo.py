@@ -11,8 +11,6 @@ something.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from core.judges.live import score_live
@@ -20,6 +18,7 @@ from core.judges.llm import run_llm_judge
 from core.store.db import Store
 from core.store.export import to_safe_csv
 from tests.apptest_helpers import FAKE_MODEL, assert_ok, use_fake_model
+from tests.cli_inprocess import run_cli
 from tests.fake_openai import FakeOpenAI
 from tests.judges.test_privacy import fake_key, files_under, make_store
 
@@ -50,9 +49,8 @@ def test_an_echoed_key_is_redacted_before_the_store_and_the_exports(tmp_path):
     assert all("request received with Bearer [redacted]" in t for t in raw["raw_text"])  # the echo, cut out
     assert (raw["parse_status"] == "ok").all()  # the rest of the answer is intact and parsed
     (tmp_path / "outputs.csv").write_bytes(to_safe_csv(store.query_df("SELECT * FROM judge_outputs")))
-    export = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "export-store",
-                             "--out", str(tmp_path / "snapshot")], cwd=ROOT, capture_output=True, text=True,
-                            timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    export = run_cli("--store", str(store.path), "export-store",
+                             "--out", str(tmp_path / "snapshot"))
     assert export.returncode == 0, export.stderr
     exported = files_under(tmp_path / "snapshot")
     assert any(p.suffix == ".parquet" for p in exported)
@@ -69,10 +67,9 @@ def test_a_key_named_by_api_key_env_is_redacted_too(tmp_path):
     del store
     env = dict(os.environ, PYTHONPATH=str(ROOT), RJ_ENDPOINT_CRED=key, LITELLM_LOCAL_MODEL_COST_MAP="True")
     with FakeOpenAI(fault_rates=ECHO) as server:
-        proc = subprocess.run([sys.executable, "-m", "core", "--store", str(store_path), "judge", "--dataset", "d",
+        proc = run_cli("--store", str(store_path), "judge", "--dataset", "d",
                                "--judge", FAKE_MODEL, "--api-base", server.url, "--api-key-env", "RJ_ENDPOINT_CRED",
-                               "--max-retries", "0", "--json"],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+                               "--max-retries", "0", "--json", env=env)
         assert key in _sent(server)
     assert proc.returncode == 0, proc.stderr
     store = Store(store_path)

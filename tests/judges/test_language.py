@@ -6,8 +6,6 @@ Real parts: the lingua detector itself (no stub), the offline runner through the
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -17,6 +15,7 @@ import pytest
 from core.judges import length, lexical
 from core.judges.language import SUPPORTED, detect, languages_of, unsupported
 from core.judges.rules import not_a_report, score_pair, screen_pair
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,8 +111,7 @@ def test_each_judge_says_which_languages_it_reads():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return run_cli(*args)
 
 
 def test_judge_run_records_the_refused_pairs_as_failures(tmp_path):

@@ -6,11 +6,8 @@ exceptions; local_only refuses public endpoints; telemetry is off; the test netw
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 import socket
-import subprocess
-import sys
 import tomllib
 import traceback
 from pathlib import Path
@@ -25,6 +22,7 @@ from core.report import write_report
 from core.store.db import Store
 from core.store.export import to_parquet_bytes, to_safe_csv
 from core.store.integrity import export_store
+from tests.cli_inprocess import run_cli
 from tests.conftest import OutboundConnectionBlocked
 from tests.fake_openai import FakeOpenAI
 
@@ -116,10 +114,8 @@ def test_local_only_refuses_public_endpoints_from_the_environment(tmp_path, monk
         with pytest.raises(EndpointRefused, match="local_only"):
             score_live("a", "b", "openai/x" if api_base else "gpt-4o-mini", api_base=api_base)
     assert store.query_one("SELECT count(*) FROM judge_runs") == 0  # refused before any bookkeeping
-    cli = subprocess.run(
-        [sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "d", "--judge", "openai/x",
-         "--api-base", "http://1.1.1.1:8000/v1", "--local-only"],
-        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=120)
+    cli = run_cli("--store", str(store.path), "judge", "--dataset", "d", "--judge", "openai/x",
+         "--api-base", "http://1.1.1.1:8000/v1", "--local-only")
     assert cli.returncode == 1 and "local_only is on" in cli.stderr
     with FakeOpenAI() as server:  # loopback stays allowed
         assert run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url).ok == 2

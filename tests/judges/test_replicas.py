@@ -18,6 +18,7 @@ import pytest
 from core.judges.llm import GenParams, run_llm_judge
 from core.judges.replicas import endpoints
 from core.models import configured_models
+from tests.cli_inprocess import run_cli
 from tests.conftest import marked_store
 from tests.fake_openai import FakeOpenAI
 from tests.fake_replica import Replica, free_port, read_log
@@ -138,8 +139,7 @@ def test_three_replicas_one_killed_mid_run_and_restarted(tmp_path):
     answers = store.query_df("SELECT count(*) AS n, count(DISTINCT pair_id) AS pairs FROM judge_outputs "
                              "WHERE error IS NULL").iloc[0]
     assert (answers["n"], answers["pairs"]) == (n, n)
-    listed = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "jobs", "--json"], cwd=ROOT,
-                            capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    listed = run_cli("--store", str(store.path), "jobs", "--json")
     results = json.loads(json.loads(listed.stdout)[0]["results"])
     assert all(r.url in results[0]["replicas"] for r in replicas)  # the share per replica, in the job's results
 

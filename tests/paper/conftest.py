@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from core.store.db import Store
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 THREE = "study3"  # the imported dataset's name
@@ -23,9 +23,9 @@ RATERS = ("r1", "r2", "r3")
 
 
 def cli(store: Path | str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """``python -m core --store STORE ARGS`` in a fresh interpreter; its stdout as text (UTF-8)."""
-    run = subprocess.run([sys.executable, "-m", "core", "--store", str(store), *args], cwd=ROOT,
-                         capture_output=True, text=True, encoding="utf-8", timeout=600)
+    """``python -m core --store STORE ARGS``, its main run in this process (tests/cli_inprocess.py); its
+    stdout as text (UTF-8)."""
+    run = run_cli("--store", str(store), *args)
     if check and run.returncode != 0:
         raise AssertionError(f"{' '.join(args)} exited {run.returncode}: {run.stderr}")
     return run

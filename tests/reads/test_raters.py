@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,14 +12,14 @@ import pytest
 from core.judges import run_judge
 from core.reads.raters import resolve_raters
 from core.reads.ratings import save_rating
+from tests.cli_inprocess import run_cli
 from tests.conftest import copy_store
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cli(store, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return run_cli("--store", str(store.path), *args)
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,7 @@ from core.reads.frames import correlation_frame
 from core.store.datasets import delete_dataset, restore_dataset
 from core.store.db import Store
 from core.store.integrity import check_store
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -230,8 +231,7 @@ def test_cli_ratings_and_rating_queue(demo_store_copy: Store):
     store = demo_store_copy
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), *args],
-                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+        return run_cli("--store", str(store.path), *args)
 
     made = cli("rating-queue", "--dataset", "demo", "--name", "pilot", "--method", "sample", "--n", "4",
                "--seed", "2", "--json")
@@ -311,9 +311,8 @@ def test_the_html_report_can_take_the_clinician_ratings_as_target(queue, tmp_pat
     assert set(next(t for t in everyone.targets if t.target == "score").corr["n"]) == {120}
 
     out = tmp_path / "r.html"
-    done = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "ratings-report", "--dataset",
-                           "demo", "--out", str(out), "--n-boot", "0", "--json"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    done = run_cli("--store", str(store.path), "ratings-report", "--dataset",
+                           "demo", "--out", str(out), "--n-boot", "0", "--json")
     assert done.returncode == 0, done.stderr
     html = out.read_text(encoding="utf-8")
     assert "Expert target</th><td>clinician ratings (this study)</td>" in html

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from core.reads.targets import annotator_values, load_annotations
 from core.report import build_report, collect, json_for_script
 from core.store.db import Store
 from tests.chromium import chromium_browser
+from tests.cli_inprocess import run_cli
 from tests.conftest import copy_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,9 +142,8 @@ def test_a_dataset_without_runs_says_what_to_do(demo_store: Store):
 
 def test_cli_report_writes_the_file_and_records_the_command(judged: Store, tmp_path):
     out = tmp_path / "sub" / "r.html"
-    done = subprocess.run([sys.executable, "-m", "core", "--store", str(judged.path), "report", "--dataset", "demo",
-                           "--out", str(out), "--n-boot", "50", "--seed", "4", "--no-excerpts", "--json"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = run_cli("--store", str(judged.path), "report", "--dataset", "demo",
+                           "--out", str(out), "--n-boot", "50", "--seed", "4", "--no-excerpts", "--json")
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)
     assert info["path"] == str(out) and info["bytes"] == out.stat().st_size > 1_000_000
@@ -153,9 +151,8 @@ def test_cli_report_writes_the_file_and_records_the_command(judged: Store, tmp_p
     assert "report --dataset demo --out" in html and "--n-boot 50 --seed 4 --min-n 10 --raters experts --stat tau --no-excerpts" in html
     assert "50 resamples, seed 4" in html
     assert "This report contains no report text." in html and "<b>Candidate</b>" not in html
-    failed = subprocess.run([sys.executable, "-m", "core", "--store", str(judged.path), "report", "--dataset",
-                             "nope", "--out", str(tmp_path / "x.html")], cwd=ROOT, capture_output=True, text=True,
-                            timeout=300)
+    failed = run_cli("--store", str(judged.path), "report", "--dataset",
+                             "nope", "--out", str(tmp_path / "x.html"))
     assert failed.returncode == 1 and "dataset 'nope' not found" in failed.stderr
     assert not (tmp_path / "x.html").exists()
 

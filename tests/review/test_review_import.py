@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +12,7 @@ from core.ingest.importers import ImportValidationError
 from core.review.demo import build_review_demo, generate_review_demo
 from core.review.importer import ReviewColumns, import_review
 from core.store.db import Store
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -122,8 +121,7 @@ def test_cli_import_review_then_judge_rules_then_review_eval(tmp_path: Path, cas
     store = tmp_path / "cli.duckdb"
 
     def cli(*args):
-        done = subprocess.run([sys.executable, "-m", "core", "--store", str(store), *args], cwd=ROOT,
-                              capture_output=True, text=True, timeout=300)
+        done = run_cli("--store", str(store), *args)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
@@ -162,8 +160,8 @@ def test_review_demo_is_deterministic_idempotent_and_has_both_subsets(tmp_store:
 
 def test_cli_demo_builds_demo_review_too_and_keeps_demo_unchanged(tmp_path: Path, demo_store: Store):
     store = tmp_path / "d.duckdb"
-    done = subprocess.run([sys.executable, "-m", "core", "--store", str(store), "demo", "--pairs", "120",
-                           "--seed", "3", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = run_cli("--store", str(store), "demo", "--pairs", "120",
+                           "--seed", "3", "--json")
     assert done.returncode == 0, done.stderr
     built = Store(store)
     kinds = dict(built.query_df("SELECT name, kind FROM datasets ORDER BY name").itertuples(index=False))

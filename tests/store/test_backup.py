@@ -23,6 +23,7 @@ from core.ingest.demo import build_demo
 from core.store.backup import AUTO_BACKUPS_KEPT, auto_backups
 from core.store.db import Store, latest_schema_version
 from core.store.integrity import TABLES, check_store
+from tests.cli_inprocess import run_cli
 from tests.old_schema import older_copy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,8 +79,8 @@ def test_backup_while_a_judge_job_writes_then_restore_round_trips(demo2000, tmp_
                 break
         assert job.poll() is None, "the judge job ended before the backup started: nothing was tested"
         t0 = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "core", "--store", str(store), "backup", "--out",
-                               str(tmp_path / "bk")], cwd=ROOT, env=ENV, capture_output=True, text=True)
+        proc = run_cli("--store", str(store), "backup", "--out",
+                               str(tmp_path / "bk"), env=ENV)
         seconds = time.monotonic() - t0
         assert proc.returncode == 0, proc.stderr
         assert job.poll() is None or job.returncode == 0  # the job was still writing, or finished well

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -18,6 +16,7 @@ from core.reads import ratings
 from core.reads.queries import list_datasets
 from core.store.datasets import TABLES, delete_dataset, list_trash, purge_trash, restore_dataset
 from core.store.db import Store
+from tests.cli_inprocess import run_cli
 from tests.conftest import copy_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,8 +178,7 @@ def test_purge_one_batch_then_all(store: Store):
 
 
 def cli(store: Store, *args, stdin: str | None = ""):
-    cmd = [sys.executable, "-m", "core", "--store", str(store.path), *args]
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, input=stdin, timeout=300)
+    return run_cli("--store", str(store.path), *args, input=stdin)
 
 
 def test_cli_round_trip(store: Store):

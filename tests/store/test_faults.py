@@ -27,6 +27,7 @@ from core.judges import journal
 from core.judges.llm import run_llm_judge
 from core.store.db import Store, latest_schema_version
 from core.store.integrity import check_store
+from tests.cli_inprocess import run_cli
 from tests.conftest import marked_store
 from tests.fake_openai import FakeOpenAI
 from tests.old_schema import older_copy
@@ -79,8 +80,7 @@ def test_check_store_finds_orphans_bad_counters_and_unreadable_files(tmp_path):
     assert "counters say 7 ok / 0 failed, its outputs say 6 / 0" in text
     assert "schema_version rows are not 1..n" in text
     assert "1 pair(s) whose stored identical flag disagrees with their texts" in text
-    cli = subprocess.run([sys.executable, "-m", "core", "--store", str(store.path), "check-store"],
-                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
+    cli = run_cli("--store", str(store.path), "check-store", env=ENV)
     assert cli.returncode == 1 and "PROBLEM: 1 metric values without their output" in cli.stdout
 
     junk = tmp_path / "junk.duckdb"
@@ -158,7 +158,7 @@ def test_resume_after_a_kill_at_any_point_from_start_up_to_the_last_batch(tmp_pa
         # so a loaded machine, where later runs start slower than the timed one, still kills with answers in hand
         for i, fraction in enumerate((0.03, 0.15, 0.3, 0.45, 0.6, 0.75, 0.88, 0.97, None)):
             store = Store(shutil.copy(base.path, tmp_path / f"k{i}.duckdb"))
-            sent_before = server.requests
+            sent_before, answered_before = server.requests, len(server.answer_times)
             proc = subprocess.Popen(judge_cmd(store, server.url, concurrency=4), cwd=ROOT, env=ENV,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if fraction is not None:
@@ -168,7 +168,9 @@ def test_resume_after_a_kill_at_any_point_from_start_up_to_the_last_batch(tmp_pa
                 while server.requests - sent_before < n // 2:
                     assert time.monotonic() < deadline and proc.poll() is None, "the run did not get going"
                     time.sleep(0.02)
-                time.sleep(0.3)  # the answers of those requests arrive (80 ms each)
+                while len(server.answer_times) - answered_before < n // 2:  # their answers arrive (80 ms each)
+                    assert time.monotonic() < deadline and proc.poll() is None, "no answers came back"
+                    time.sleep(0.02)
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
             stored_at_kill.append(store.query_one("SELECT count(*) FROM judge_outputs")

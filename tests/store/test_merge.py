@@ -8,8 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -20,6 +18,7 @@ from core.cli.main import main
 from core.jobs.shard import shard_of
 from core.store.db import Store, latest_schema_version
 from core.store.merge import TABLES, MergeConflict, MergeRefused, merge_store
+from tests.cli_inprocess import run_cli
 from tests.conftest import copy_store
 from tests.fake_openai import FakeOpenAI
 from tests.old_schema import older_copy
@@ -56,8 +55,7 @@ def rows(path: Path, sql: str) -> list[tuple]:
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "core", *map(str, args)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return run_cli(*map(str, args))
 
 
 def judge_args(path: Path, judge: str, url: str, shard: str | None = None) -> list[str]:

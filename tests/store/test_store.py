@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from core.store.db import Store, StoreBusy, StoreError, latest_schema_version, pair_id_for
+from tests.cli_inprocess import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,8 +118,7 @@ def test_a_store_timeout_that_is_not_a_finite_number_is_refused_in_one_line(tmp_
                                              rf"\(e.g. 30\), not '{bad}'$"):
             Store(path)
         assert not path.exists()  # nothing made
-        done = subprocess.run([sys.executable, "-m", "core", "--store", str(kept), "datasets"],
-                              capture_output=True, text=True, timeout=120, env={**os.environ})
+        done = run_cli("--store", str(kept), "datasets", env={**os.environ})
         assert done.returncode != 0 and done.stderr.strip().splitlines() == [
             f"error: RADJUDGE_STORE_TIMEOUT must be a finite number of seconds (e.g. 30), not '{bad}'"]
     for good, seconds in (("2.5", 2.5), ("0", 0.1)):
@@ -157,10 +157,8 @@ def test_dashboard_reader_and_cli_importer_share_one_store(tmp_path):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.0)
     for k, f in enumerate(files):
-        done = subprocess.run(
-            [sys.executable, "-m", "core", "--store", str(path), "import-pairs", str(f), "--dataset",
-             f"batch{k}", "--id-col", "id", "--reference-col", "ref", "--candidate-col", "cand", "--json"],
-            cwd=ROOT, capture_output=True, text=True, timeout=120)
+        done = run_cli("--store", str(path), "import-pairs", str(f), "--dataset",
+             f"batch{k}", "--id-col", "id", "--reference-col", "ref", "--candidate-col", "cand", "--json")
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["added"] == 250
     out, err = reader.communicate(timeout=120)

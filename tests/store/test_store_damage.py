@@ -12,8 +12,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -22,6 +20,7 @@ import pytest
 from core.cli.main import main
 from core.store.db import FIRST_BLOCK, Store, StoreDamaged, StoreForeign
 from core.store.integrity import check_store
+from tests.cli_inprocess import run_cli
 from tests.store.judged import judged_demo, sha
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,8 +159,7 @@ def test_a_truncated_store_in_a_real_process_prints_no_traceback(big_store, tmp_
     path = _copy(big_store, tmp_path / "half.duckdb")
     os.truncate(path, path.stat().st_size // 2)
     before = sha(path)
-    proc = subprocess.run([sys.executable, "-m", "core", "--store", str(path), *argv], cwd=ROOT,
-                          capture_output=True, text=True, env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    proc = run_cli("--store", str(path), *argv, env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr and "IOException" not in proc.stderr
     line = proc.stderr.strip()

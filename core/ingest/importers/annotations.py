@@ -10,9 +10,9 @@ import pandas as pd
 from core.ingest.importers import validation, wide
 from core.ingest.importers.common import (
     MAX_ERROR_COUNT,
+    ImportProgress,
     ImportReport,
     ImportValidationError,
-    Progress,
     limit_problems,
     tick_progress,
 )
@@ -25,7 +25,7 @@ def import_annotations(store: Store, data, *, dataset: str, id_col: str, score_c
                        scale_max: float = 5.0, category_col: str | None = None,
                        significant_col: str | None = None, count_col: str | None = None,
                        annotator_col: str | None = None, annotator: str = "expert",
-                       name: str | None = None, progress: Progress | None = None, scale_min: float = 0.0,
+                       name: str | None = None, progress: ImportProgress | None = None, scale_min: float = 0.0,
                        error_list: bool = False, significance: validation.SignificanceRule | None = None,
                        wide_cols: Mapping[str, str] | None = None) -> ImportReport:
     """Import expert annotations in long form: overall scores, error counts, or a list of errors.

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-Progress = Callable[[int, int, str], None]
+ImportProgress = Callable[[int, int, str], None]
 # No report has a thousand errors of one kind and significance: a larger count is a typo or a
 # column mix-up (an id, a timestamp), and would dominate every mean and plot it entered.
 MAX_ERROR_COUNT = 1000
@@ -62,7 +62,7 @@ class PairColumns:
     context: dict[str, str] = field(default_factory=dict)
 
 
-def tick_progress(progress: Progress | None, done: int, total: int, stage: str) -> None:
+def tick_progress(progress: ImportProgress | None, done: int, total: int, stage: str) -> None:
     """Report ``done`` of ``total`` steps of ``stage`` to ``progress`` (if given)."""
     if progress is not None:
         progress(done, total, stage)

@@ -11,9 +11,9 @@ import pandas as pd
 
 from core.ingest.importers import validation
 from core.ingest.importers.common import (
+    ImportProgress,
     ImportReport,
     ImportValidationError,
-    Progress,
     limit_problems,
     tick_progress,
 )
@@ -33,7 +33,7 @@ def imported_run_id(dataset: str, judge: str) -> str:
 
 def import_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str,
                    text_col: str | None = None, score_col: str | None = None, metric: str | None = None,
-                   name: str | None = None, progress: Progress | None = None,
+                   name: str | None = None, progress: ImportProgress | None = None,
                    higher_is_better: bool | None = None) -> ImportReport:
     """Store judge outputs produced elsewhere as an ``imported`` run.
 
@@ -112,7 +112,7 @@ def import_kind(mode: str | None) -> str | None:
 
 
 def _store_imported(store: Store, run_id: str, judge: str, dataset: str, params: dict, outputs: list,
-                    metrics: list, errors: list, progress: Progress | None, warnings: list[str] | None = None,
+                    metrics: list, errors: list, progress: ImportProgress | None, warnings: list[str] | None = None,
                     ) -> ImportReport:
     """Write an imported run's rows in one transaction; pairs the run already holds are kept (skipped)."""
     higher_is_better = params.get("higher_is_better")
@@ -205,7 +205,7 @@ def _answer_text(value: object) -> str:
 
 def import_crimson_outputs(store: Store, data, *, dataset: str, judge: str, id_col: str, text_col: str,
                            score_col: str | None = None, crimson_map: str | None = None, name: str | None = None,
-                           progress: Progress | None = None) -> ImportReport:
+                           progress: ImportProgress | None = None) -> ImportReport:
     """Store CRIMSON answers produced elsewhere (e.g. by the CRIMSON package) as an ``imported`` run.
 
     Each answer (a JSON string, or an object in a JSON file) is parsed and scored exactly as a CRIMSON run's

@@ -13,10 +13,10 @@ from core.ingest.importers import common, validation, wide
 from core.ingest.importers.annotations import prepare_annotations, write_annotations
 from core.ingest.importers.common import (
     DATASET_KINDS,
+    ImportProgress,
     ImportReport,
     ImportValidationError,
     PairColumns,
-    Progress,
 )
 from core.ingest.importers.reading import check_scalar_cells, read_table, require_columns
 from core.store.db import Store, content_hash_for, new_pair_numbers, pair_id_for
@@ -26,7 +26,7 @@ from core.taxonomy import CONTEXT_FIELDS
 
 def import_pairs(store: Store, data, *, dataset: str, columns: PairColumns, kind: str = "score",
                  source: str | None = None, synthetic: bool = False, license: str | None = None,
-                 name: str | None = None, progress: Progress | None = None) -> ImportReport:
+                 name: str | None = None, progress: ImportProgress | None = None) -> ImportReport:
     """Import reference/candidate pairs into ``dataset`` (created if new).
 
     The pair id is a stable hash of (dataset, external id), so the same file
@@ -51,7 +51,7 @@ def import_pairs(store: Store, data, *, dataset: str, columns: PairColumns, kind
 def import_scored_pairs(store: Store, data, *, dataset: str, columns: PairColumns, score_col: str,
                         scale_max: float = 5.0, annotator: str = "expert", kind: str = "score",
                         source: str | None = None, name: str | None = None,
-                        progress: Progress | None = None, scale_min: float = 0.0) -> ImportReport:
+                        progress: ImportProgress | None = None, scale_min: float = 0.0) -> ImportReport:
     """Pairs and one expert score per pair from the same file, in one transaction: every problem of either
     is reported before anything is written (as the ``rate-eval`` preset does for its own layout)."""
     dataset = validation.check_dataset_name(dataset)
@@ -88,7 +88,7 @@ def long_report_notes(frame: pd.DataFrame) -> list[str]:
 
 def import_counted_pairs(store: Store, data, *, dataset: str, columns: PairColumns, wide_cols: Mapping[str, str],
                          annotator_col: str | None = None, annotator: str = "expert", source: str | None = None,
-                         name: str | None = None, progress: Progress | None = None) -> ImportReport:
+                         name: str | None = None, progress: ImportProgress | None = None) -> ImportReport:
     """Pairs and their wide error counts (:mod:`.wide`) from one file, one row per pair per rater, in one
     transaction (dataset kind ``error_counts``). A pair's rows after its first must repeat its texts and
     facets; every problem names the file's row. ``wide_cols`` ``{}``: every count column found by name."""

@@ -24,9 +24,9 @@ import pandas as pd
 
 from core.ingest.importers import validation
 from core.ingest.importers.common import (
+    ImportProgress,
     ImportReport,
     ImportValidationError,
-    Progress,
     limit_problems,
     tick_progress,
 )
@@ -246,7 +246,7 @@ def orientation_words(metric: str) -> str:
 
 def import_radeval(store: Store, results, ids, *, dataset: str, judge: str = "radeval", id_col: str | None = None,
                    results_name: str | None = None, ids_name: str | None = None,
-                   progress: Progress | None = None) -> RadEvalReport:
+                   progress: ImportProgress | None = None) -> RadEvalReport:
     """Store RadEval's per-sample results for ``dataset`` as one imported run named ``judge``.
 
     ``results``: RadEval's JSON (see :func:`read_radeval_results`); ``ids``: the pair ids in the same order
