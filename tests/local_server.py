@@ -14,6 +14,7 @@ import hashlib
 import http.client
 import importlib.util
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -78,7 +79,8 @@ class LlamaServer:
     def start(self, deadline: float = 120.0) -> LlamaServer:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", self.alias,
-               "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx)]
+               "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+               "--n_threads", str(os.cpu_count() or 1)]  # llama-cpp-python's default: half the cores
         t0 = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         while True:
