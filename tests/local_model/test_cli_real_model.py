@@ -35,6 +35,18 @@ def store(demo_store: Store, tmp_path_factory) -> Store:
     return copy_store(demo_store, tmp_path_factory.mktemp("local") / "s.duckdb")
 
 
+def finished(done: subprocess.CompletedProcess) -> dict:
+    """The run's JSON summary, after checking the exit status: 0 with a usable answer; 4 (even with
+    --allow-failures) when no answer could be read as the prompt's format, which a 135M model cut at a few
+    dozen tokens often gives, said on stderr."""
+    out = json.loads(done.stdout)
+    usable = out["ok"] - out["unparsed_total"]
+    assert done.returncode == (0 if usable > 0 else 4), done.stderr
+    if usable <= 0:
+        assert "could not be read as the prompt's answer format" in done.stderr and "no usable answer" in done.stderr
+    return out
+
+
 def judge_args(local_model, prompt: str, *extra: str) -> list[str]:
     return ["judge", "--dataset", "demo", "--judge", local_model.model, "--api-base", local_model.url,
             "--prompt", prompt, "--limit", str(PAIRS), "--max-tokens", str(MAX_TOKENS), "--allow-failures",
@@ -44,9 +56,7 @@ def judge_args(local_model, prompt: str, *extra: str) -> list[str]:
 @pytest.mark.parametrize("prompt", ["green", "vert", "crimson"])
 def test_each_prompt_family_on_20_pairs_then_a_second_run_sends_nothing(local_model, store: Store, prompt: str):
     before = local_model.proxy.requests
-    done = cli(store.path, *judge_args(local_model, prompt))
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout)
+    out = finished(cli(store.path, *judge_args(local_model, prompt)))
     sent = local_model.proxy.requests - before
     assert out["status"] == "done" and out["requested"] == PAIRS
     assert out["sent"] == sent == PAIRS  # counted on the server side
@@ -68,9 +78,7 @@ def test_each_prompt_family_on_20_pairs_then_a_second_run_sends_nothing(local_mo
     assert out["unparsed_total"] == len(unread)
     assert unread["parse_reason"].str.len().gt(0).all()
 
-    again = cli(store.path, *judge_args(local_model, prompt))
-    assert again.returncode == 0, again.stderr
-    second = json.loads(again.stdout)
+    second = finished(cli(store.path, *judge_args(local_model, prompt)))
     assert second["run_id"] == out["run_id"] and second["sent"] == 0 and second["skipped"] == PAIRS
     assert local_model.proxy.requests - before == PAIRS  # the cache: nothing reached the server
 
@@ -97,7 +105,7 @@ def test_a_wrong_model_name_is_answered_by_the_served_model_and_said_in_one_line
     before = local_model.proxy.requests
     done = cli(store.path, "judge", "--dataset", "demo", "--judge", "openai/no-such-model", "--api-base",
                local_model.url, "--limit", "1", "--max-tokens", "8", "--allow-failures", "--json")
-    assert done.returncode == 0, done.stderr
+    assert finished(done)["sent"] == 1
     notes = [line for line in done.stderr.splitlines() if line.startswith("note:")]
     assert len(notes) == 1 and "llama.cpp server serving smollm2" in notes[0]
     assert "--model_alias no-such-model" in notes[0]
@@ -128,9 +136,7 @@ def test_cancel_mid_run_then_resume_sends_each_pair_once(local_model, store: Sto
     sent_first = local_model.proxy.requests - before
     assert sent_first < pairs
 
-    done = cli(store.path, *args)
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout)
+    out = finished(cli(store.path, *args))
     assert out["status"] == "done" and out["skipped"] == kept and out["sent"] == pairs - kept
     # each pair reached the server once (an answer in flight at the cancel was journaled, not sent again)
     assert local_model.proxy.requests - before == pairs
