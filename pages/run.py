@@ -33,6 +33,7 @@ from core.judges.batchstore import job_batch_texts
 from core.judges.errors import causes_line, explain_error
 from core.judges.language import languages_of
 from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model
+from core.judges.localserver import CLOUD_CONCURRENCY, CLOUD_TIMEOUT, LOCAL_CONCURRENCY, LOCAL_TIMEOUT
 from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS, ShotSource, runs_with_assessments
 from core.models import configured_models, plan_run, secret_api_key
 from core.prompts import ALLOWED_K, list_prompts
@@ -311,7 +312,12 @@ def choose_tasks(models, datasets: list[str], dataset: str, store) -> tuple[list
     st.session_state.setdefault("run_efforts", [NOT_SET])
     efforts = c.multiselect("Reasoning effort", EFFORTS, key="run_efforts",
                             help="'not set' sends no reasoning_effort; providers that do not take it ignore it")
-    concurrency = int(d.number_input("Concurrent calls", min_value=1, max_value=64, value=8, key="run_concurrency"))
+    local = all(m.local for m in models if m.name in model_names)  # a CPU server answers one call at a time
+    concurrency = int(d.number_input("Concurrent calls", min_value=1, max_value=64,
+                                     value=LOCAL_CONCURRENCY if local else CLOUD_CONCURRENCY, key="run_concurrency",
+                                     help=f"{LOCAL_CONCURRENCY} by default for servers on this machine or a private "
+                                          f"network (llama.cpp, Ollama, vLLM on a CPU), {CLOUD_CONCURRENCY} for "
+                                          "hosted APIs"))
     tasks = [Task(j) for j in judges if j in OFFLINE_JUDGES]
     for model in model_names:
         for prompt in chosen:
@@ -541,7 +547,9 @@ else:
     if st.button("Start run", key="run_start", type="primary", icon=":material/play_arrow:",
                  help="runs in a worker process of its own: a refresh or a closed tab does not stop it"):
         spec = JobSpec(dataset, tasks, pair_ids, selection=selection, shots=shots, concurrency=concurrency,
-                       local_only=restricted, extra={"batch": batch} if batch is not None else {})
+                       local_only=restricted, extra={"batch": batch} if batch is not None else {},
+                       timeout=LOCAL_TIMEOUT if all(m.local for m in models if m.name in {t.judge for t in tasks})
+                       else CLOUD_TIMEOUT)
         start(store, spec, models, secrets)
 
 if len(live):

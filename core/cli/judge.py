@@ -30,10 +30,19 @@ def cmd_judge(args) -> int:
     from core.jobs.eta import RateWindow, starting_text
     from core.jobs.spec import JobSpec, Task, is_offline
     from core.jobs.worker import run_job
+    from core.judges import localserver
 
     offline = is_offline(args.judge)
     store = open_store(args)
     args.api_base, batch = judgescale.resolve(args, store, offline)  # one URL, replicas, and --batch's options
+    one_url = args.api_base if isinstance(args.api_base, str) else None
+    first_url = one_url or (args.api_base[0] if args.api_base else None)
+    # a server on this machine or a private network: 2 calls at once, 600 s each, unless given (core.judges.localserver)
+    args.concurrency, args.timeout = localserver.call_defaults(None if offline else first_url, args.concurrency,
+                                                               args.timeout)
+    note = None if offline else localserver.name_note(args.judge, one_url)
+    if note:
+        print(note, file=sys.stderr)
     state = {"last": 0.0}
     rate = RateWindow()
 
@@ -109,6 +118,11 @@ def cmd_judge(args) -> int:
         return 1
     if summary.status != "done":
         return 3
+    wrong_name = None if offline or summary.ok else localserver.not_served_line(
+        args.judge, one_url, [f["error"] for f in out["failures"]])
+    if wrong_name:  # vLLM's and Ollama's 404 on every pair: the name, and what the server serves instead
+        print(f"error: {wrong_name}", file=sys.stderr)
+        return 4
     return _judge_exit(summary, out, args.allow_failures)
 
 
@@ -201,13 +215,15 @@ def add_commands(add) -> None:
     p.add_argument("--allow-failures", action="store_true",
                    help="exit 0 even when pairs failed or answers could not be parsed (they are recorded "
                         "either way; by default exit 4); a run with no usable answer still exits 4")
-    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--concurrency", type=int, default=None,
+                   help="calls at once (default: 2 for a server on loopback or a private network, else 8)")
     p.add_argument("--limit", type=int, help="only the first N pairs (by id)")
     selection.add_selection_flags(p)  # --pairs FILE, --system/--modality/... VALUE, --sample N --seed S
     p.add_argument("--shard", metavar="K/N",
                    help="judge only part K of N of the pairs (split by a hash of each pair id); each part's run "
                         "has the whole run's id, so `merge` joins the parts' stores into one run")
     add_call_flags(p, per_prompt_max_tokens=True)
+    p.set_defaults(timeout=None)  # 600 s for a server on loopback or a private network, else 120 (cmd_judge)
     p.add_argument("--reasoning-effort", choices=["none", "low", "medium", "high"])
     p.add_argument("--local-only", action="store_true", help="refuse endpoints outside loopback/private networks")
     p.add_argument("--shots-dataset", help="few-shot prompts: draw examples from this dataset (never the judged pairs)")

@@ -38,7 +38,8 @@ def read_text(value: str) -> str:
 
 
 def judge_pair(judge: str, reference: str, candidate: str, *, prompt: str = "green", api_base: str | None = None,
-               key: str | None = None, timeout: float = 120.0, context: dict[str, str] | None = None) -> dict:
+               key: str | None = None, timeout: float = 120.0, context: dict[str, str] | None = None,
+               max_tokens: int | None = None) -> dict:
     """The answer of ``judge`` on one pair as :func:`core.judges.live.answer_json` gives it.
 
     ``context`` (age, sex, indication, history) reaches context-aware prompts and the rules judge (how much
@@ -53,10 +54,11 @@ def judge_pair(judge: str, reference: str, candidate: str, *, prompt: str = "gre
     if judge in live.BASELINES:
         b = live.score_baseline_live(judge, reference, candidate)
         return live.answer_json(judge, metrics=b.metrics, latency_ms=b.latency_ms, failure=b.failure)
-    from core.judges.llm import EndpointRefused, ModelNotUsable
+    from core.judges.llm import EndpointRefused, GenParams, ModelNotUsable
 
+    params = GenParams(max_tokens=max_tokens) if max_tokens else None  # None: the prompt's default budget
     try:
-        raw, parsed, latency, cost = live.score_live(reference, candidate, judge, prompt, api_base, key,
+        raw, parsed, latency, cost = live.score_live(reference, candidate, judge, prompt, api_base, key, params,
                                                      timeout=timeout, context=context)
     except (EndpointRefused, ModelNotUsable, live.LiveCallFailed) as exc:
         return live.answer_json(judge, failure=f"model call failed: {exc}", prompt=prompt, cost_usd=None)
@@ -101,6 +103,7 @@ def print_answer(out: dict) -> None:
 
 
 def cmd_score(args) -> int:
+    from core.judges import live, localserver
     from core.judges.live import LIVE_PROMPTS
     from core.taxonomy import CONTEXT_FIELDS
 
@@ -114,8 +117,14 @@ def cmd_score(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     context = {name: getattr(args, name) for name in CONTEXT_FIELDS if getattr(args, name, None)}
+    offline = args.judge in ("rules", *live.BASELINES)
+    if not offline:  # a llama.cpp server answers any model name with its own model: said before the call
+        note = localserver.name_note(args.judge, args.api_base)
+        if note:
+            print(note, file=sys.stderr)
+    _, timeout = localserver.call_defaults(None if offline else args.api_base, 1, args.timeout)
     out = judge_pair(args.judge, reference, candidate, prompt=args.prompt, api_base=args.api_base, key=key,
-                     timeout=args.timeout, context=context or None)
+                     timeout=timeout, context=context or None, max_tokens=args.max_tokens)
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
@@ -143,7 +152,10 @@ def add_commands(add) -> None:
                    "crimson_noguide, ... with the context given below; default green)")
     add_api_base_flag(p)
     p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key for --api-base")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds for the model call (default 120)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds for the model call (default: 600 for a "
+                   "server on loopback or a private network, else 120)")
+    p.add_argument("--max-tokens", type=int, default=None, help="output tokens of the answer (default: 8192 for "
+                   "the CRIMSON prompts, 2048 for the others; a small local model may need fewer)")
     for name, what in (("age", "age"), ("sex", "sex"), ("indication", "indication (why the exam was done)"),
                        ("history", "comparison / history")):
         p.add_argument(f"--{name}", metavar="TEXT", help=f"the patient's {what}, for context-aware prompts (crimson) "
