@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from core.settings import LITELLM_ONLY_VAR
 from tests.conftest import marked_store
 from tests.fake_openai import FakeOpenAI
 
@@ -19,10 +20,13 @@ MODEL = "openai/fake-judge"
 N = 6
 
 
-def judge(store, url: str) -> subprocess.CompletedProcess:
+def judge(store, url: str, litellm_only: bool = False) -> subprocess.CompletedProcess:
+    """``litellm_only``: every call through litellm (core.settings.LITELLM_ONLY_VAR), so a run that sends
+    imports it; otherwise a call to this unpriced custom endpoint takes core.judges.direct's path."""
+    env = dict(ENV, **{LITELLM_ONLY_VAR: "true"}) if litellm_only else ENV
     return subprocess.run([sys.executable, "-X", "importtime", "-m", "core", "--store", str(store.path), "judge",
                            "--dataset", "d", "--judge", MODEL, "--api-base", url, "--max-retries", "0"],
-                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
 def imported_litellm(proc: subprocess.CompletedProcess) -> bool:
@@ -37,11 +41,11 @@ def fields(proc: subprocess.CompletedProcess) -> dict[str, str]:
 def test_a_rerun_with_every_pair_answered_sends_nothing_and_never_imports_litellm(tmp_path):
     store = marked_store(tmp_path / "s.duckdb", N, {N - 1: "FAILONCE"})
     with FakeOpenAI(plan={"FAILONCE": ["400"]}) as server:  # the marked pair: one refusal, then answered
-        first = judge(store, server.url)
+        first = judge(store, server.url, litellm_only=True)
         assert first.returncode == 4, first.stderr[-2000:]  # one pair failed and is recorded
         assert server.requests == N and imported_litellm(first)  # the check sees an import when there is one
 
-        retry = judge(store, server.url)  # a recorded failure is something to send: litellm is needed
+        retry = judge(store, server.url, litellm_only=True)  # a recorded failure is something to send: litellm is needed
         assert retry.returncode == 0, retry.stderr[-2000:]
         assert server.requests == N + 1 and imported_litellm(retry)
         assert fields(retry)["sent"] == "1" and "nothing to send" not in retry.stdout
