@@ -57,7 +57,8 @@ from core.store.forensics import (  # noqa: F401 (re-exported)
 )
 from core.store.handles import read_chunks, release_fd  # noqa: F401 (re-exported)
 
-DEFAULT_STORE = Path("data/radjudge.duckdb")
+DEFAULT_STORE = Path(settings.NEW_STORE_FILE)
+OLD_DEFAULT_STORE = Path(settings.OLD_STORE_FILE)  # the file's old name (issue 45): still found and used
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
 # One lock per store file and process: writes from threads of one process
@@ -71,8 +72,15 @@ COUNTERS = ("data_version", "job_version")
 
 
 def default_store_path() -> Path:
-    """The store path: ``RADJUDGE_STORE`` if set, else ``data/radjudge.duckdb``."""
-    return Path(settings.store_path() or DEFAULT_STORE)
+    """The store path: ``RADJUDGE_STORE`` if set, else ``data/radconcord.duckdb`` (DEFAULT_STORE), or
+    ``data/radjudge.duckdb`` when only that one exists (with a one-line notice: its old name)."""
+    named = settings.store_path()
+    if named:
+        return Path(named)
+    if not DEFAULT_STORE.exists() and OLD_DEFAULT_STORE.exists():
+        settings.notice_old_name(str(OLD_DEFAULT_STORE), str(DEFAULT_STORE))
+        return OLD_DEFAULT_STORE
+    return DEFAULT_STORE
 
 
 def stable_hash(*parts: str, length: int = 20) -> str:
