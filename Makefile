@@ -10,7 +10,7 @@ PORT ?= 8501
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export STREAMLIT_BROWSER_GATHER_USAGE_STATS := false
 
-.PHONY: run serve test setup setup-dev setup-ml demo lint bench clean browser
+.PHONY: run serve test setup setup-dev setup-ml demo lint bench clean browser matrix
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +77,12 @@ lint: setup-dev
 test: setup-dev setup-ml browser
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
+
+# `pip install .` into a fresh venv on Python 3.11, 3.12 and 3.13 (pyenv), then the radconcord commands
+# from another folder and an AppTest of the installed dashboard (docs/INSTALL.md; VERSIONS="3.12" for one).
+VERSIONS ?= 3.11 3.12 3.13
+matrix:
+	$(PYTHON) tests/install/matrix.py $(VERSIONS)
 
 bench: setup-dev
 	$(PY) bench/run_all.py

@@ -39,7 +39,7 @@ def notices(stderr: str) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def fresh_notices(monkeypatch):
-    monkeypatch.setattr(settings, "_NOTICED", set())  # each test sees the once-per-process notice
+    monkeypatch.setattr(settings, "_NOTICED", set(), raising=False)  # each test sees the once-per-process notice
 
 
 def test_new_store_variable_is_read(tmp_path):

@@ -41,6 +41,28 @@ assert at.selectbox and "demo" in at.selectbox[0].options, "no demo dataset in t
 print("apptest ok:", len(at.markdown), "markdown,", len(at.dataframe), "tables,", len(at.selectbox), "selectboxes")
 """
 
+# Run by the venv's python: `radconcord serve` on a free loopback port until Streamlit's health check answers.
+SERVE = """
+import socket, subprocess, sys, time, urllib.request
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
+proc = subprocess.Popen([sys.argv[1], "serve", "--server.port", str(port)], stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, text=True)
+try:
+    for _ in range(240):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                assert r.read() == b"ok"
+                print("serve ok on port", port); break
+        except OSError:
+            assert proc.poll() is None, proc.stdout.read()
+            time.sleep(0.5)
+    else:
+        raise SystemExit("no health answer in 120 s")
+finally:
+    proc.terminate(); proc.wait(30)
+"""
+
 
 def interpreter(version: str) -> Path | None:
     """pyenv's newest X.Y.* python, or None."""
@@ -90,6 +112,7 @@ def check(version: str, work: Path, editable: bool) -> tuple[bool, list[tuple[st
          [str(bin_ / "radconcord"), "judge", "--dataset", "demo", "--judge", "rules"], away),
         ("radconcord correlate --dataset demo", [str(bin_ / "radconcord"), "correlate", "--dataset", "demo"], away),
         ("AppTest smoke (installed app.py)", [str(bin_ / "python"), "-c", SMOKE], away),
+        ("radconcord serve (health answers)", [str(bin_ / "python"), "-c", SERVE, str(bin_ / "radconcord")], away),
     ]
     times = []
     for name, cmd, cwd in steps:
