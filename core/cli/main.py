@@ -390,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--store", help="DuckDB store file (default: $RADJUDGE_STORE or data/radconcord.duckdb, "
-                        "or data/radjudge.duckdb when only that exists)")
+                        "or data/radjudge.duckdb, its old name, when only that exists)")
     # the commands are listed grouped (core.cli.groups), in the epilog, not in argparse's own flat list
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
     helps: dict[str, str] = {}
