@@ -2,7 +2,7 @@
 
 | variable | meaning | default |
 | --- | --- | --- |
-| RADJUDGE_STORE | path of the DuckDB store | data/radconcord.duckdb (data/radjudge.duckdb, its old name, when only that exists) |
+| RADJUDGE_STORE | path of the DuckDB store | data/radconcord.duckdb (data/radjudge.duckdb when only that exists) |
 | RADJUDGE_LOCAL_ONLY | "true": refuse model endpoints outside loopback/private networks | false |
 | RADJUDGE_API_BASE | default api_base for an OpenAI-compatible server | unset |
 | RADJUDGE_MODELS | comma-separated litellm model names offered in the dashboard (`name=URL` gives one its own endpoint) | unset |
