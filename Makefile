@@ -4,7 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt
-STORE ?= data/radjudge.duckdb
+# data/radconcord.duckdb; an existing data/radjudge.duckdb (the old name) while there is no new one (core.store.db)
+STORE ?= $(if $(and $(wildcard data/radjudge.duckdb),$(if $(wildcard data/radconcord.duckdb),,x)),data/radjudge.duckdb,data/radconcord.duckdb)
 PORT ?= 8501
 
 export LITELLM_LOCAL_MODEL_COST_MAP := True
