@@ -37,7 +37,8 @@ assert (place / "pages" / "correlations.py").is_file(), place
 at = AppTest.from_file(str(place / "app.py"), default_timeout=120)
 at.run()
 assert not at.exception, [e.value for e in at.exception]
-assert at.selectbox and "demo" in at.selectbox[0].options, "no demo dataset in the picker"
+assert "demo" in at.sidebar.selectbox(key="dataset").options, "no demo dataset in the picker"
+assert any(s.label == "Judge" and "rules" in s.options for s in at.selectbox), "Correlations did not open"
 print("apptest ok:", len(at.markdown), "markdown,", len(at.dataframe), "tables,", len(at.selectbox), "selectboxes")
 """
 
@@ -87,14 +88,16 @@ def step(name: str, cmd: list[str], cwd: Path, env: dict, timeout: int = 1800) -
     return ok, wall, cpu, "\n".join(out.strip().splitlines()[-15:])
 
 
-def check(version: str, work: Path, editable: bool) -> tuple[bool, list[tuple[str, float, float]]]:
+def check(version: str, work: Path, editable: bool, reuse: bool = False) -> tuple[bool, list[tuple[str, float, float]]]:
     python = interpreter(version)
     if python is None:
         print(f"{version}: no interpreter under {PYENV}")
         return False, []
     print(f"Python {version} ({python})", flush=True)
     venv, away = work / f"venv-{version}", work / f"away-{version}"
-    shutil.rmtree(venv, ignore_errors=True)
+    reuse = reuse and (venv / "bin" / "radconcord").exists()
+    if not reuse:
+        shutil.rmtree(venv, ignore_errors=True)
     shutil.rmtree(away, ignore_errors=True)
     away.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RADJUDGE_", "RADCONCORD_", "VIRTUAL_ENV"))}
@@ -115,7 +118,7 @@ def check(version: str, work: Path, editable: bool) -> tuple[bool, list[tuple[st
         ("radconcord serve (health answers)", [str(bin_ / "python"), "-c", SERVE, str(bin_ / "radconcord")], away),
     ]
     times = []
-    for name, cmd, cwd in steps:
+    for name, cmd, cwd in steps[2:] if reuse else steps:
         ok, wall, cpu, tail = step(name, cmd, cwd, env)
         times.append((name, wall, cpu))
         if not ok:
@@ -134,13 +137,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=None, help="where the venvs go (default: a temporary folder)")
     parser.add_argument("--editable", action="store_true", help="pip install -e instead of pip install")
     parser.add_argument("--keep", action="store_true", help="keep the venvs")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --work: use a venv already there as it is (no venv, no pip install)")
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="radjudge-matrix-"))
     work.mkdir(parents=True, exist_ok=True)
     failed, total = [], time.monotonic()
     try:
         for version in args.versions:
-            ok, times = check(version, work, args.editable)
+            ok, times = check(version, work, args.editable, args.reuse)
             print(f"  {version}: {'passed' if ok else 'FAILED'} in {sum(t[1] for t in times):.1f} s wall, "
                   f"{sum(t[2] for t in times):.1f} s cpu", flush=True)
             if not ok:
