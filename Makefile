@@ -4,13 +4,14 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt
-STORE ?= data/radjudge.duckdb
+# data/radconcord.duckdb; an existing data/radjudge.duckdb (the old name) while there is no new one (core.store.db)
+STORE ?= $(if $(and $(wildcard data/radjudge.duckdb),$(if $(wildcard data/radconcord.duckdb),,x)),data/radjudge.duckdb,data/radconcord.duckdb)
 PORT ?= 8501
 
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export STREAMLIT_BROWSER_GATHER_USAGE_STATS := false
 
-.PHONY: run serve test setup setup-dev setup-ml setup-llm demo lint bench clean browser docs
+.PHONY: run serve test setup setup-dev setup-ml setup-llm demo lint bench clean browser docs matrix
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -91,6 +92,12 @@ test: setup-dev setup-ml setup-llm browser
 # mkdocs 1.6.1 does not count warnings and --strict passes a broken link (exit 0, checked).
 docs: setup-dev
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# `pip install .` into a fresh venv on Python 3.11, 3.12 and 3.13 (pyenv), then the radconcord commands
+# from another folder and an AppTest of the installed dashboard (docs/INSTALL.md; VERSIONS="3.12" for one).
+VERSIONS ?= 3.11 3.12 3.13
+matrix:
+	$(PYTHON) tests/install/matrix.py $(VERSIONS)
 
 bench: setup-dev
 	$(PY) bench/run_all.py

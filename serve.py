@@ -6,7 +6,9 @@ launcher starts it in a background thread of the server process itself, before t
 comes up, when a model is configured (``RADJUDGE_MODELS`` in the environment or in
 ``.streamlit/secrets.toml``); without one nothing is loaded (no memory spent on it).
 ``make run`` uses it; ``streamlit run app.py`` still works, and app.py then starts the same
-import on its first run.
+import on its first run. Installed (``pip install .``), this file is ``radconcord_app/serve.py``: the
+``radconcord-app`` command calls :func:`main`, ``radconcord serve`` runs it (core/cli/dashboard.py), and the
+project's .streamlit/config.toml, installed beside it, applies when the folder it starts in has none.
 
 It also refuses to listen on a non-loopback address unless the secrets configure a team
 deployment (sign-in plus an allow-list, :mod:`core.access`) or ``--allow-open`` says the network
@@ -23,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # `python serve.py` from any folder finds core/
 
-from core.serve import launch_args, models_configured  # noqa: E402
-from core.settings import apply_offline_defaults  # noqa: E402
+from core.serve import launch_args, models_configured, packaged_config  # noqa: E402
+from core.settings import apply_offline_defaults, set_defaults  # noqa: E402
 
 #: What the analysis pages import on their first visit (scipy: about 1.4 s here, scikit-learn for Summaries and
 #: Ensembles: several seconds on a loaded machine), imported before the server starts, so the first visitor of
@@ -44,6 +46,7 @@ def preload_analysis() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    set_defaults(packaged_config(ROOT, Path.cwd()))  # the environment and the command line still win
     args, problem = launch_args(list(sys.argv[1:] if argv is None else argv))
     if problem:
         print(f"error: {problem}", file=sys.stderr)

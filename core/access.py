@@ -46,6 +46,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from core import settings
+
 RESEARCHER = "researcher"
 VIEWER = "viewer"
 # Pages that run judges, spend money on endpoints or write judge results: researchers only.
@@ -192,7 +194,7 @@ def roles_from_secrets(secrets: Mapping) -> Roles | None:
 
     Raises ValueError on a malformed section (a string instead of a list, a role nobody has).
     """
-    section = secrets.get("radjudge", {}) or {}
+    section = settings.secret_section(secrets) or {}
     roles = section.get("roles") if isinstance(section, Mapping) else None
     if roles is None:
         return None

@@ -29,7 +29,15 @@ from core.judges.llm import GenParams, cache_key, environment_key_allowed, is_pr
 from core.judges.messages import default_params, pair_messages
 from core.judges.runs import answered_keys
 from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
-from core.settings import API_BASE_VAR, LOCAL_ONLY_VAR, MODELS_VAR, apply_offline_defaults, environ, merged
+from core.settings import (
+    API_BASE_VAR,
+    LOCAL_ONLY_VAR,
+    MODELS_VAR,
+    apply_offline_defaults,
+    environ,
+    lookup,
+    merged,
+)
 from core.store.db import Store
 
 __all__ = ["MODELS_VAR", "API_BASE_VAR", "LOCAL_ONLY_VAR", "PROVIDER_KEYS", "ModelConfig", "RunPlan",
@@ -132,8 +140,8 @@ def configured_models(env: Mapping[str, str] | None = None, secrets: Mapping | N
     from core.judges.replicas import endpoints
 
     settings = merged(env, secrets)
-    listed = (secrets or {}).get(API_BASE_VAR)  # a TOML list in the secrets: several replicas
-    if isinstance(listed, list | tuple) and API_BASE_VAR not in (environ() if env is None else env):
+    listed = lookup(secrets or {}, API_BASE_VAR)  # a TOML list in the secrets: several replicas
+    if isinstance(listed, list | tuple) and lookup(environ() if env is None else env, API_BASE_VAR) is None:
         settings[API_BASE_VAR] = " ".join(str(u) for u in listed)
     bases = endpoints(settings.get(API_BASE_VAR, ""))  # several URLs: replicas of one model
     default_base = bases[0] if bases else None

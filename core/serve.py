@@ -17,11 +17,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def models_configured(root: Path = ROOT, env: dict | None = None) -> bool:
     """True when RADJUDGE_MODELS names a model in the environment or the secrets file."""
     env = settings.environ() if env is None else env
-    if env.get("RADJUDGE_MODELS", "").strip():
+    if str(settings.lookup(env, settings.MODELS_VAR, "")).strip():
         return True
     secrets = root / ".streamlit" / "secrets.toml"
     try:
-        value = tomllib.loads(secrets.read_text(encoding="utf-8")).get("RADJUDGE_MODELS", "")
+        value = tomllib.loads(secrets.read_text(encoding="utf-8"))
+        value = settings.lookup(value, settings.MODELS_VAR, "")
     except (OSError, ValueError):  # no secrets file, or one Streamlit itself will complain about
         return False
     return isinstance(value, str) and bool(value.strip())
@@ -88,6 +89,27 @@ def port_problem(address: str, port: int | None) -> str | None:
             return (f"port {port} is in use (another dashboard, or another program); start on another port with "
                     f"`make run PORT={port + 1}` (or `python serve.py --server.port {port + 1}`)")
     return None
+
+
+def packaged_config(root: Path, cwd: Path) -> dict[str, str]:
+    """The project's Streamlit settings (``root/.streamlit/config.toml``: loopback address, headless, no
+    telemetry, no tracebacks for visitors) as ``STREAMLIT_*`` environment variables, for a dashboard started
+    from a folder with no ``.streamlit/config.toml`` of its own (the installed ``radconcord serve`` run
+    anywhere: Streamlit reads config.toml only from the folder it starts in and the home folder).
+    Empty when that folder has its own file, or when root is that folder."""
+    own = cwd / ".streamlit" / "config.toml"
+    try:
+        if own.is_file() or cwd.resolve() == root.resolve():
+            return {}
+        config = tomllib.loads((root / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for section, values in config.items():
+        for key, value in values.items() if isinstance(values, dict) else ():
+            snake = "".join(f"_{c}" if c.isupper() else c for c in key).upper()
+            out[f"STREAMLIT_{section.upper()}_{snake}"] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out
 
 
 def launch_args(argv: list[str]) -> tuple[list[str], str | None]:

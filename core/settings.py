@@ -2,7 +2,7 @@
 
 | variable | meaning | default |
 | --- | --- | --- |
-| RADJUDGE_STORE | path of the DuckDB store | data/radjudge.duckdb |
+| RADJUDGE_STORE | path of the DuckDB store | data/radconcord.duckdb (data/radjudge.duckdb when only that exists) |
 | RADJUDGE_LOCAL_ONLY | "true": refuse model endpoints outside loopback/private networks | false |
 | RADJUDGE_API_BASE | default api_base for an OpenAI-compatible server | unset |
 | RADJUDGE_MODELS | comma-separated litellm model names offered in the dashboard (`name=URL` gives one its own endpoint) | unset |
@@ -13,6 +13,12 @@
 
 Nothing else in core/ or pages/ reads ``os.environ``: they ask here. Settings that may also come from
 Streamlit secrets (root-level values; the environment wins) are merged by :func:`merged`.
+
+Every variable answers to two names (issue 45): ``RADCONCORD_X`` and the old ``RADJUDGE_X``, the new name
+winning when both are set; reading an old name prints a one-line notice on stderr, once per process
+(:func:`lookup`, used by :func:`env_value` and :func:`merged`). The same holds for the secrets section
+(``[radconcord.roles]`` / ``[radjudge.roles]``: :func:`secret_section`) and the default store file
+(``data/radconcord.duckdb``; an existing ``data/radjudge.duckdb`` is still found: core.store.db).
 """
 
 from __future__ import annotations
@@ -20,7 +26,54 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
 from collections.abc import Mapping
+
+# >>> old names (issue 45): the rename sweep leaves this block as it is (the aliases' own spelling)
+NEW_PREFIX, OLD_PREFIX = "RADCONCORD_", "RADJUDGE_"
+NEW_SECTION, OLD_SECTION = "radconcord", "radjudge"  # the Streamlit secrets section ([radconcord.roles])
+NEW_STORE_FILE, OLD_STORE_FILE = "data/radconcord.duckdb", "data/radjudge.duckdb"
+# <<< old names
+_NOTICED: set[str] = set()
+
+
+def notice_old_name(old: str, new: str) -> None:
+    """The one-line deprecation notice (stderr, once per process and name)."""
+    if old not in _NOTICED:
+        _NOTICED.add(old)
+        print(f"note: {old} is an old name, still read; use {new} instead", file=sys.stderr, flush=True)
+
+
+def both_names(name: str) -> tuple[str, str]:
+    """(new, old) spelling of a variable given by either."""
+    for prefix in (NEW_PREFIX, OLD_PREFIX):
+        if name.startswith(prefix):
+            rest = name[len(prefix):]
+            return NEW_PREFIX + rest, OLD_PREFIX + rest
+    return name, name
+
+
+def lookup(source: Mapping, name: str, default=None, *, notice: bool = True):
+    """``source[name]`` under the variable's new name, else under its old one (with the notice), else default."""
+    new, old = both_names(name)
+    if new in source:
+        return source[new]
+    if old in source:
+        if notice and old != new:
+            notice_old_name(old, new)
+        return source[old]
+    return default
+
+
+def secret_section(secrets: Mapping, name: str = NEW_SECTION):
+    """A section of the Streamlit secrets (``[radconcord]``), or the same under the old name (with the notice)."""
+    if NEW_SECTION in secrets:
+        return secrets[NEW_SECTION]
+    if OLD_SECTION in secrets:
+        notice_old_name(f"[{OLD_SECTION}] in the secrets", f"[{NEW_SECTION}]")
+        return secrets[OLD_SECTION]
+    return None
+
 
 STORE_VAR = "RADJUDGE_STORE"
 MODELS_VAR = "RADJUDGE_MODELS"
@@ -36,6 +89,12 @@ def apply_offline_defaults() -> None:
     """Make library start-up offline: no price-map download, no telemetry."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
+
+
+def set_defaults(values: Mapping[str, str]) -> None:
+    """Set each variable that is not set already (the launcher's packaged Streamlit settings)."""
+    for name, value in values.items():
+        os.environ.setdefault(name, value)
 
 
 def use_local_price_map() -> None:
@@ -54,18 +113,22 @@ def environ() -> Mapping[str, str]:
     return os.environ
 
 
-def env_value(name: str) -> str:
-    """One environment variable, stripped ('' when unset)."""
-    return os.environ.get(name, "").strip()
+def env_value(name: str, *, notice: bool = True) -> str:
+    """One environment variable under its new or old name (:func:`lookup`), stripped ('' when unset)."""
+    return str(lookup(os.environ, name, "", notice=notice)).strip()
 
 
 def merged(env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> dict[str, str]:
-    """Secrets overlaid by the environment; only plain (root-level, scalar) values."""
+    """Secrets overlaid by the environment; only plain (root-level, scalar) values. A variable with two
+    names (:func:`both_names`) is there under both, with the value :func:`lookup` reads (the new name
+    wins within a source; the environment wins over the secrets)."""
     out: dict[str, str] = {}
     for source in (secrets or {}, environ() if env is None else env):
-        for k, v in source.items():
+        for k in source:
+            new, old = both_names(str(k))
+            v = lookup(source, str(k))
             if isinstance(v, str | int | float | bool) and not isinstance(v, Mapping):
-                out[str(k)] = str(v)
+                out[new] = out[old] = str(v)
     return out
 
 

@@ -86,7 +86,7 @@ def public_url() -> str | None:
     """The address colleagues reach the dashboard at (environment, else Streamlit secrets), if configured."""
     from pages._shared import streamlit_secrets
 
-    value = settings.env_value(PUBLIC_URL_VAR) or streamlit_secrets().get(PUBLIC_URL_VAR)
+    value = settings.env_value(PUBLIC_URL_VAR) or settings.lookup(streamlit_secrets(), PUBLIC_URL_VAR)
     return str(value).strip().rstrip("/") or None if value else None
 
 

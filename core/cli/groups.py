@@ -10,6 +10,7 @@ from __future__ import annotations
 import textwrap
 
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("The dashboard (docs/INSTALL.md)", ("serve",)),
     ("The demo and your data (docs/getting-started.md, docs/importing.md)",
      ("demo", "datasets", "import-pairs", "import-annotations", "import-outputs", "import-preset",
       "import-preferences", "delete-dataset", "restore-dataset", "trash")),

@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "core.cli.trash",
     "core.cli.analysis",
     "core.cli.checks",
+    "core.cli.dashboard",
     "core.cli.distill",
     "core.cli.import_outputs",
     "core.cli.jobs",
@@ -57,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
         usage="python -m core [--store STORE] COMMAND [options]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--store", help="DuckDB store file (default: $RADJUDGE_STORE or data/radjudge.duckdb)")
+    parser.add_argument("--store", help="DuckDB store file (default: $RADJUDGE_STORE or data/radconcord.duckdb, "
+                        "or data/radjudge.duckdb, its old name, when only that exists)")
     # the commands are listed grouped (core.cli.groups), in the epilog, not in argparse's own flat list
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
     helps: dict[str, str] = {}

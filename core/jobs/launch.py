@@ -32,7 +32,8 @@ def launch(store: Store, job_id: str, keys: dict[str, str] | None = None) -> int
     log = log_path(store, job_id)
     log.parent.mkdir(mode=0o700, exist_ok=True)
     env = dict(settings.environ())
-    env.pop(settings.JOB_KEYS_VAR, None)
+    for name in settings.both_names(settings.JOB_KEYS_VAR):
+        env.pop(name, None)
     if keys:
         env[settings.JOB_KEYS_VAR] = json.dumps({k: v for k, v in keys.items() if v})
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

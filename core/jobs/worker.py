@@ -38,7 +38,7 @@ def _job_keys() -> dict[str, str]:
     from core import settings
 
     try:
-        keys = json.loads(settings.env_value(settings.JOB_KEYS_VAR) or "{}")
+        keys = json.loads(settings.env_value(settings.JOB_KEYS_VAR, notice=False) or "{}")
     except ValueError:
         return {}
     return {str(k): str(v) for k, v in keys.items() if v} if isinstance(keys, dict) else {}

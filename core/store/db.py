@@ -53,6 +53,7 @@ from core.store.forensics import (  # noqa: F401 (re-exported)
     verdict,
 )
 from core.store.handles import read_chunks, release_fd  # noqa: F401 (re-exported)
+from core.store.paths import DEFAULT_STORE, OLD_DEFAULT_STORE, default_store_path  # noqa: F401 (re-exported)
 from core.store.schema import (  # noqa: F401 (re-exported)
     MIGRATIONS_DIR,
     Migration,
@@ -63,8 +64,6 @@ from core.store.schema import (  # noqa: F401 (re-exported)
     store_kind,
 )
 
-DEFAULT_STORE = Path("data/radjudge.duckdb")
-
 # One lock per store file and process: writes from threads of one process
 # (Streamlit sessions, runner workers) queue here instead of racing DuckDB.
 _PROCESS_LOCKS: dict[str, threading.RLock] = {}
@@ -73,11 +72,6 @@ _PROCESS_LOCKS_GUARD = threading.Lock()
 
 # The counters in store_meta that Store.write bumps (see Store.write).
 COUNTERS = ("data_version", "job_version", "cache_version")
-
-
-def default_store_path() -> Path:
-    """The store path: ``RADJUDGE_STORE`` if set, else ``data/radjudge.duckdb``."""
-    return Path(settings.store_path() or DEFAULT_STORE)
 
 
 def stable_hash(*parts: str, length: int = 20) -> str:

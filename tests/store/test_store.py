@@ -119,7 +119,8 @@ def test_a_store_timeout_that_is_not_a_finite_number_is_refused_in_one_line(tmp_
             Store(path)
         assert not path.exists()  # nothing made
         done = run_cli("--store", str(kept), "datasets", env={**os.environ})
-        assert done.returncode != 0 and done.stderr.strip().splitlines() == [
+        lines = [ln for ln in done.stderr.strip().splitlines() if "is an old name, still read" not in ln]
+        assert done.returncode != 0 and lines == [  # besides the old-name notice (docs/INSTALL.md)
             f"error: RADJUDGE_STORE_TIMEOUT must be a finite number of seconds (e.g. 30), not '{bad}'"]
     for good, seconds in (("2.5", 2.5), ("0", 0.1)):
         monkeypatch.setenv("RADJUDGE_STORE_TIMEOUT", good)
