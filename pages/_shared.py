@@ -189,7 +189,8 @@ def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = 
         if found is not None:
             return found
         started = time.perf_counter()
-        out = fn(_store, *args, **kwargs)
+        with _store.outside_session():  # a long computation: the file is not held (for reading) while it runs
+            out = fn(_store, *args, **kwargs)
         if isinstance(out, pd.DataFrame) and time.perf_counter() - started >= results.KEEP_ABOVE_S:
             results.keep(_store, key, fn.__qualname__, version, out)  # worth a write: it took long to compute
         return out

@@ -336,6 +336,22 @@ class Store:
             self._local.active = False
             self._release_session()
 
+    @contextmanager
+    def outside_session(self) -> Iterator[None]:
+        """Inside a :meth:`session`, a block whose reads open their own connections again (the session's one
+        closed first, so the file is not held while the block runs): around a long computation in a session
+        that spans a whole dashboard run. The session resumes after the block; a no-op outside one."""
+        if not getattr(self._local, "active", False):
+            yield
+            return
+        self._release_session()
+        self._local.active = False
+        try:
+            yield
+        finally:
+            self._release_session()
+            self._local.active, self._local.conn = True, None
+
     def _release_session(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
