@@ -182,6 +182,7 @@ with run_reads:
     draw_glossary()
     if datasets.empty:
         draw_empty_state()
+    store.let_go()  # the page's module imports and controls come first; its first read opens the file again
     try:
         page.run()
     except StoreError as exc:  # met by a page's own reads (a damaged block of the table it reads): one line

@@ -352,6 +352,11 @@ class Store:
             self._release_session()
             self._local.active, self._local.conn = True, None
 
+    def let_go(self) -> None:
+        """Inside a :meth:`session`: close its connection now (the next read in it opens the file again), before
+        work that reads nothing for a while; a no-op outside one or before its first read."""
+        self._release_session()
+
     def _release_session(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:

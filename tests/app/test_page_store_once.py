@@ -1,4 +1,4 @@
-"""A dashboard run opens the store once (app.py's run-long Store.session), and lets it go when the run ends.
+"""A dashboard run opens the store once or twice (app.py's run-long Store.session), and lets it go when the run ends.
 
 Before, every uncached read of a run opened and closed the file on its own (12 openings on a first
 Correlations run, 8 on Error types, 4 on Data; each tens of ms, under load about a tenth of a second).
@@ -28,8 +28,14 @@ def _writable_from_another_process(store: Store) -> bool:
     return probe.returncode == 0
 
 
-@pytest.mark.parametrize("page", ["pages/errortypes.py", "pages/data.py", "pages/ensembles.py"])
-def test_a_first_page_run_opens_the_store_once_and_lets_it_go(app_test, judged: Store, monkeypatch, page):
+@pytest.mark.parametrize(("page", "most", "before"), [("pages/data.py", 2, 4), ("pages/errortypes.py", 3, 8),
+                                                     ("pages/ensembles.py", 3, 6)])
+def test_a_first_page_run_opens_the_store_at_most_twice_and_lets_it_go(app_test, judged: Store, monkeypatch,
+                                                                       page, most, before):
+    """The sidebar's reads share one read-only opening and the page's reads another (the file is let go while
+    the page's modules load); a computation (``cached(compute=True)``: Error types' tables, the ensembles)
+    reads through its own, so the file is not held while it computes. ``before``: the openings on the code
+    before this change."""
     st.cache_data.clear()  # a first run: nothing cached in the process
     st.cache_resource.clear()
     opened = []
@@ -37,7 +43,8 @@ def test_a_first_page_run_opens_the_store_once_and_lets_it_go(app_test, judged: 
     monkeypatch.setattr(handles, "connect", lambda path, **kw: opened.append(kw) or real(path, **kw))
     at = open_page(app_test, judged, page, {"dataset": "demo"})
     assert len(at.title) and at.title[0].value  # the page drew itself
-    assert opened == [{"read_only": True}]  # every read of the run shared one read-only opening
+    assert opened and all(kw == {"read_only": True} for kw in opened)
+    assert len(opened) <= most < before
     assert _writable_from_another_process(judged)  # and the run let the file go at its end
 
 
