@@ -5,6 +5,8 @@ shares (store path, dataset picker, synthetic badge). Pages live in pages/
 and read the picked dataset from ``st.session_state["dataset"]``.
 """
 
+from contextlib import ExitStack
+
 from core import settings
 
 # Before anything can import litellm: use its bundled price map instead of
@@ -120,40 +122,10 @@ def draw_empty_state() -> None:
     )
 
 
-store_error = None
-try:
-    store = get_store()
-    with store.session():  # one opening of the file for both reads
-        refresh_version(store)
-        datasets = load_datasets(store)
-except StoreError as exc:
-    store_error, datasets = exc, None
-home = home_page(datasets)
-# In sections, all shown: every page is one click away, nothing behind "View more".
-SECTIONS = {
-    "Explore results": ["pages/correlations.py", "pages/calibration.py", "pages/errortypes.py",
-                        "pages/summaries.py", "pages/ensembles.py"],
-    "Data and judges": ["pages/data.py", "pages/run.py", "pages/live.py", "pages/checks.py", "pages/review.py",
-                        "pages/distill.py"],
-    "Experts and sharing": ["pages/annotate.py", "pages/share.py"],
-}
-titles = dict(PAGES)
-if not may_open(role, home):
-    home = "pages/data.py"
-sections = {section: [path for path in paths if may_open(role, path)] for section, paths in SECTIONS.items()}
-pages = {path: st.Page(path, title=titles[path]) for paths in sections.values() for path in paths}
-
-
 def landing() -> None:
     """The root URL: open the home page under its own address. A default st.Page answers only
     at "/", so "/correlations" would be "page not found" while Correlations was the default."""
     st.switch_page(pages[home], query_params=st.query_params.to_dict())
-
-
-nav = {section: [pages[path] for path in paths] for section, paths in sections.items() if paths}
-next(iter(nav.values())).append(st.Page(landing, title="RadJudge", url_path="home", default=True,
-                                        visibility="hidden"))
-page = st.navigation(nav, expanded=True)
 
 
 def store_error_line(exc: StoreError) -> str:
@@ -166,19 +138,52 @@ def store_error_line(exc: StoreError) -> str:
     return escape_md(text)
 
 
-if store_error is not None:
-    st.error(store_error_line(store_error))
-    if isinstance(store_error, StoreMissing) and allowed(role, CHANGE_DATA):  # a new deployment's first run: one click
-        if st.button("Make a new, empty store at this path"):
-            make_missing_store()
-            st.rerun()
-    st.stop()
-draw_sidebar(store, datasets)
-jobs_indicator(store)
-draw_glossary()
-if datasets.empty:
-    draw_empty_state()
+store_error = None
+# One read-only opening of the store for the whole run (Store.session): the sidebar's and the page's reads
+# share it, and it is closed when the run ends, however it ends (st.stop, st.rerun, an error). Long
+# computations step outside it (pages._shared.cached), so the file is held for reading, not for computing.
+run_reads = ExitStack()
 try:
-    page.run()
-except StoreError as exc:  # met by a page's own reads (a damaged block of the table it reads): one line
-    st.error(store_error_line(exc))
+    store = get_store()
+    run_reads.enter_context(store.session())
+    refresh_version(store)
+    datasets = load_datasets(store)
+except StoreError as exc:
+    run_reads.close()
+    store_error, datasets = exc, None
+with run_reads:
+    home = home_page(datasets)
+    # In sections, all shown: every page is one click away, nothing behind "View more".
+    SECTIONS = {
+        "Explore results": ["pages/correlations.py", "pages/calibration.py", "pages/errortypes.py",
+                            "pages/summaries.py", "pages/ensembles.py"],
+        "Data and judges": ["pages/data.py", "pages/run.py", "pages/live.py", "pages/checks.py", "pages/review.py",
+                            "pages/distill.py"],
+        "Experts and sharing": ["pages/annotate.py", "pages/share.py"],
+    }
+    titles = dict(PAGES)
+    if not may_open(role, home):
+        home = "pages/data.py"
+    sections = {section: [path for path in paths if may_open(role, path)] for section, paths in SECTIONS.items()}
+    pages = {path: st.Page(path, title=titles[path]) for paths in sections.values() for path in paths}
+    nav = {section: [pages[path] for path in paths] for section, paths in sections.items() if paths}
+    next(iter(nav.values())).append(st.Page(landing, title="RadJudge", url_path="home", default=True,
+                                            visibility="hidden"))
+    page = st.navigation(nav, expanded=True)
+    if store_error is not None:
+        st.error(store_error_line(store_error))
+        if isinstance(store_error, StoreMissing) and allowed(role, CHANGE_DATA):  # a new deployment's first run: one click
+            if st.button("Make a new, empty store at this path"):
+                make_missing_store()
+                st.rerun()
+        st.stop()
+    draw_sidebar(store, datasets)
+    jobs_indicator(store)
+    draw_glossary()
+    if datasets.empty:
+        draw_empty_state()
+    store.let_go()  # the page's module imports and controls come first; its first read opens the file again
+    try:
+        page.run()
+    except StoreError as exc:  # met by a page's own reads (a damaged block of the table it reads): one line
+        st.error(store_error_line(exc))

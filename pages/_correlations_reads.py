@@ -132,7 +132,7 @@ def load_ratings(store: Store, dataset: str, target: str,
                         None if experts is None else list(experts))
 
 
-@cached(max_entries=64)
+@cached(max_entries=64, compute=True)  # statistics: the store is not held meanwhile
 def load_agreement(store: Store, dataset: str, target: str, experts: tuple | None, drop_identical: bool,
                    filters: tuple) -> dict | None:
     """Inter-annotator agreement on the pairs in view (the pairs the judges are scored on)."""

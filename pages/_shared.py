@@ -160,7 +160,7 @@ def switch_dataset_next_run(name: str) -> None:
 
 
 def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = False,
-           kept: bool = False) -> Callable:
+           kept: bool = False, compute: bool = False) -> Callable:
     """Cache a store read ``fn(store, *args)`` per (store path, data version, args).
 
     ``@cached`` or ``@cached(max_entries=64)`` above ``def load_x(store, dataset): ...``; call it
@@ -175,13 +175,19 @@ def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = 
     version and the code version) before computing, and a result that took at least
     ``results.KEEP_ABOVE_S`` to compute is kept there, so another process (a restarted server, a second
     one) does not compute it again (a quicker one costs more to write than to compute again).
+    ``compute=True`` (implied by ``kept``): fn is a computation more than a read; on a miss it runs outside the
+    run's store session (app.py: one read-only opening per run), its reads opening their own connections, so
+    the file is not held, and other processes' writes wait, while it computes (docs/PERFORMANCE.md, Pages).
     """
     if fn is None:
-        return functools.partial(cached, max_entries=max_entries, shared=shared, kept=kept)
+        return functools.partial(cached, max_entries=max_entries, shared=shared, kept=kept, compute=compute)
 
     def read(_store, path, version, *args, **kwargs):
         if not kept or version < 0:
-            return fn(_store, *args, **kwargs)
+            if not compute:
+                return fn(_store, *args, **kwargs)
+            with _store.outside_session():
+                return fn(_store, *args, **kwargs)
         from core.reads import results
 
         key = results.result_key(f"{fn.__qualname__}:{digest}", (*args, *sorted(kwargs.items())), version)
@@ -189,7 +195,8 @@ def cached(fn: Callable | None = None, *, max_entries: int = 16, shared: bool = 
         if found is not None:
             return found
         started = time.perf_counter()
-        out = fn(_store, *args, **kwargs)
+        with _store.outside_session():  # a long computation: the file is not held (for reading) while it runs
+            out = fn(_store, *args, **kwargs)
         if isinstance(out, pd.DataFrame) and time.perf_counter() - started >= results.KEEP_ABOVE_S:
             results.keep(_store, key, fn.__qualname__, version, out)  # worth a write: it took long to compute
         return out

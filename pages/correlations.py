@@ -281,13 +281,19 @@ def main() -> None:
         lead="Which judge agrees with the experts? Correlation of every judge metric with the expert "
              "target on the same pairs, as in the VERT and CREPE tables.",
         empty="Import a dataset (or build the demo) to see how judges agree with the experts.")
-    # Every read of this view in one opening of the store (each open costs tens of ms, and the first
-    # query after it reads cold blocks); the session ends before the statistics.
+    # Every read of this view in one opening of the store (app.py's for the whole run: each open costs tens of
+    # ms, and the first query after it reads cold blocks); the statistics and charts run outside it, so the
+    # file is not held while they compute.
     with store.session():
         opened = _open_view(store, dataset)
     if opened is None:
         return
-    meta, view, args = opened
+    with store.outside_session():
+        _draw(store, dataset, *opened)
+
+
+def _draw(store: Store, dataset: str, meta: dict, view: dict, args: tuple) -> None:
+    """The page below its controls: the table, the headline, the ceiling, the detail and one judge metric."""
     target, stat, n_boot, seed = view["target"], view["stat"], view["n_boot"], view["seed"]
 
     with st.spinner("Correlating…"):

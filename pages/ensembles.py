@@ -92,7 +92,7 @@ def _targets(store, dataset: str) -> list[str]:
     return [t for t in MAIN_TARGETS if t in present]
 
 
-@cached
+@cached(compute=True)  # model fits and a bootstrap: the store is not held meanwhile
 def _ensembles(store, dataset: str, target: str, train_size: int, seed: int,
                n_boot: int, experts: tuple[str, ...] | None = None):
     """As cmd_ensemble: one feature set per score metric (pooled over judges), and "All"."""

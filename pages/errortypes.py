@@ -77,7 +77,7 @@ def _load_judges(store, dataset: str) -> list[str]:
     return judge_runs(store, dataset, checks=False)["judge"].tolist()  # report checks are no judges
 
 
-@cached
+@cached(compute=True)  # statistics: the store is not held meanwhile
 def _tables(store, dataset: str, errors: str, annotators: tuple[str, ...] | None = None, n_boot: int = DEFAULT_N_BOOT,
             seed: int = 0):
     jc, ec = _load_counts(store, dataset, annotators)

@@ -13,7 +13,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import special
 
 from core.analysis.bootstrap import cluster_codes_of, complete_pairs
 from core.analysis.correlation import METHODS, STAT_COLUMNS, check_stats, correlation
@@ -130,6 +129,8 @@ def influence_interval(phi: np.ndarray, clusters: tuple[np.ndarray, int] | None,
     se = math.sqrt(g / (g - 1) * _dot(sums, sums))
     if abs(estimate) >= 1:  # a perfect (or degenerate) sample: the transform has no spread to give
         return float(estimate), float(estimate), se
+    from scipy import special  # here, not at import (scipy.special: ~0.25 s)
+
     half = float(special.stdtrit(g - 1, 0.5 + level / 2)) * se / (1 - estimate * estimate)
     z = math.atanh(estimate)
     return math.tanh(z - half), math.tanh(z + half), se

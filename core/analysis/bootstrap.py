@@ -42,13 +42,16 @@ import contextlib
 import functools
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from core.analysis.correlation import METHODS, STAT_COLUMNS, check_stats, correlation
 from core.analysis.tiedstats import inversion_weights, merge_plan
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 _BLOCK = 256            # cells per block of the triangular product
 _CHUNK_ELEMS = 4_000_000  # resamples x cells held in memory at once
@@ -149,6 +152,8 @@ def _safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 def _indicator(codes: np.ndarray, k: int) -> sparse.csr_matrix:
     """Sparse k x len(codes) matrix summing the rows of each code: ``(G @ a)[j] = a[codes == j].sum(0)``."""
+    from scipy import sparse  # here, not at import
+
     return sparse.csr_matrix((np.ones(len(codes)), (codes, np.arange(len(codes)))), shape=(k, len(codes)))
 
 

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 MAX_CELLS = 4_000_000  # k_x * k_y above this: not worth it (scipy's sort is as fast)
 
@@ -84,6 +83,8 @@ def kendall_tau_b(xc: np.ndarray, kx: int, yc: np.ndarray, ky: int) -> tuple[flo
     var = ((m * (2 * size + 5) - x1 - y1) / 18 +
            (2 * xtie * ytie) / m + x0 * y0 / (9 * m * (size - 2)))
     z = con_minus_dis / np.sqrt(var)
+    from scipy import special  # here, not at import: scipy.special costs ~0.25 s to import
+
     pvalue = 2 * special.ndtr(-np.abs(z))
     return float(tau[()]), float(pvalue[()])
 
@@ -106,6 +107,8 @@ def spearman_rho(xc: np.ndarray, kx: int, yc: np.ndarray, ky: int) -> tuple[floa
     dof = xc.size - 2
     with np.errstate(divide="ignore"):
         t = rs * np.sqrt((dof / ((rs + 1.0) * (1.0 - rs))).clip(0))
+    from scipy import special
+
     prob = 2 * special.stdtr(dof, -np.abs(t))
     return float(rs[1, 0]), float(prob[1, 0])
 
@@ -134,6 +137,8 @@ def pearson_r(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
         r = np.vecdot(xm / normxm, ym / normym, axis=-1)
     r = np.clip(r, -1., 1.)
     ab = np.asarray(np.asarray(x.size, dtype=np.float64) / 2 - 1, dtype=np.float64)
+    from scipy import special
+
     pvalue = 2 * special.betaincc(ab, ab, (np.abs(r) - -1) / 2)
     return float(r[()]), float(pvalue[()])
 
@@ -325,5 +330,7 @@ def tau_b_from_counts(k: dict) -> tuple[float, float] | None:
     var = ((m * (2 * size + 5) - k["x1"] - k["y1"]) / 18 +
            (2 * xtie * ytie) / m + k["x0"] * k["y0"] / (9 * m * (size - 2)))
     z = con_minus_dis / np.sqrt(var)
+    from scipy import special  # here, not at import: scipy.special costs ~0.25 s to import
+
     pvalue = 2 * special.ndtr(-np.abs(z))
     return float(tau[()]), float(pvalue[()])

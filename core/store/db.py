@@ -14,7 +14,6 @@ user input (the only dynamic identifiers are the fixed column names below).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import threading
@@ -53,6 +52,7 @@ from core.store.forensics import (  # noqa: F401 (re-exported)
     verdict,
 )
 from core.store.handles import read_chunks, release_fd  # noqa: F401 (re-exported)
+from core.store.keys import content_hash_for, pair_id_for, stable_hash  # noqa: F401 (re-exported)
 from core.store.paths import DEFAULT_STORE, OLD_DEFAULT_STORE, default_store_path  # noqa: F401 (re-exported)
 from core.store.schema import (  # noqa: F401 (re-exported)
     MIGRATIONS_DIR,
@@ -72,22 +72,6 @@ _PROCESS_LOCKS_GUARD = threading.Lock()
 
 # The counters in store_meta that Store.write bumps (see Store.write).
 COUNTERS = ("data_version", "job_version", "cache_version")
-
-
-def stable_hash(*parts: str, length: int = 20) -> str:
-    """Hex digest of the parts joined by a separator no report text contains."""
-    h = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass"))
-    return h.hexdigest()[:length]
-
-
-def pair_id_for(dataset: str, ext_id: str) -> str:
-    """Stable pair id: the same dataset and external id always give the same id."""
-    return stable_hash("pair", dataset, ext_id)
-
-
-def content_hash_for(reference: str, candidate: str) -> str:
-    """Hash of a pair's texts: a rating records it so later edits are visible."""
-    return stable_hash("content", reference, candidate, length=16)
 
 
 def sql_string(text: str | os.PathLike) -> str:
@@ -294,6 +278,27 @@ class Store:
         finally:
             self._local.active = False
             self._release_session()
+
+    @contextmanager
+    def outside_session(self) -> Iterator[None]:
+        """Inside a :meth:`session`, a block whose reads open their own connections again (the session's one
+        closed first, so the file is not held while the block runs): around a long computation in a session
+        that spans a whole dashboard run. The session resumes after the block; a no-op outside one."""
+        if not getattr(self._local, "active", False):
+            yield
+            return
+        self._release_session()
+        self._local.active = False
+        try:
+            yield
+        finally:
+            self._release_session()
+            self._local.active, self._local.conn = True, None
+
+    def let_go(self) -> None:
+        """Inside a :meth:`session`: close its connection now (the next read in it opens the file again), before
+        work that reads nothing for a while; a no-op outside one or before its first read."""
+        self._release_session()
 
     def _release_session(self) -> None:
         conn = getattr(self._local, "conn", None)

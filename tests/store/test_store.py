@@ -220,6 +220,31 @@ def test_a_session_opens_the_file_once_and_lets_it_go_at_the_end(tmp_path, monke
     assert opened == [True, True]  # outside a session every read opens the file again
 
 
+def test_a_block_outside_a_session_does_not_hold_the_file_and_the_session_resumes(tmp_path, monkeypatch):
+    """The dashboard's run-long session (app.py) steps outside for a long computation (pages._shared.cached):
+    the file is not held while it runs, reads inside open their own connections, and the session goes on."""
+    store = Store(tmp_path / "s.duckdb")
+    opened = []
+    real = Store._connect
+    monkeypatch.setattr(Store, "_connect", lambda self, read_only: opened.append(read_only) or real(self, read_only))
+    with store.session():
+        store.data_version()
+        with store.outside_session():
+            assert _can_write_from_another_process(store.path)  # the session's connection was closed
+            store.data_version()
+            store.data_version()
+            assert _can_write_from_another_process(store.path)  # reads here let the file go at once
+        assert opened == [True, True, True]
+        store.data_version()
+        store.query_df("SELECT * FROM datasets")
+        assert opened == [True, True, True, True]  # the session again: one opening for both reads
+        assert not _can_write_from_another_process(store.path)
+    assert _can_write_from_another_process(store.path)
+    with store.outside_session():  # outside any session: nothing to step out of
+        store.data_version()
+    assert opened == [True] * 5
+
+
 def test_an_existing_store_is_checked_on_its_first_connection_not_in_the_constructor(tmp_path, monkeypatch):
     from tests.old_schema import older_copy
 
