@@ -28,7 +28,6 @@ ALLOWED_LONG: dict[str, str] = {
     "core/judges/rules/vocab.py": "branch sig",
     "core/judges/rules/extract.py": "branch sig",
     "core/analysis/summary.py": "branch pages (core/analysis/)",
-    "core/analysis/ensemble.py": "branch pages (core/analysis/)",
     "pages/run.py": "branch pages (issue 40 item 7)",
 }
 
