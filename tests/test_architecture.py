@@ -27,7 +27,6 @@ ALLOWED_LONG: dict[str, str] = {
     "core/judges/llm.py": "branch runner (issue 40 item 2: the runner as leaf modules)",
     "core/judges/rules/vocab.py": "branch sig",
     "core/judges/rules/extract.py": "branch sig",
-    "core/analysis/summary.py": "branch pages (core/analysis/)",
     "pages/run.py": "branch pages (issue 40 item 7)",
 }
 
