@@ -18,32 +18,25 @@ URL: ``dataset`` (app.py), ``modality`` / ``anatomy`` / ``system`` / ``split`` /
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
-from core.jobs.launch import launch
 from core.jobs.spec import JobSpec, Task
-from core.jobs.table import ACTIVE, requeue, submit
+from core.jobs.table import ACTIVE
 from core.judges import OFFLINE_JUDGES
 from core.judges.batch import batch_problem
-from core.judges.batchstore import job_batch_texts
-from core.judges.errors import causes_line, explain_error
 from core.judges.language import languages_of
 from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model
 from core.judges.localserver import CLOUD_CONCURRENCY, CLOUD_TIMEOUT, LOCAL_CONCURRENCY, LOCAL_TIMEOUT
 from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS, ShotSource, runs_with_assessments
-from core.models import configured_models, plan_run, secret_api_key
+from core.models import configured_models, plan_run
 from core.prompts import ALLOWED_K, list_prompts
 from core.reads.queries import FACETS
-from core.reads.runcost import cost_table, cost_text
-from core.reads.selection import filter_pairs, pair_index, sample_pairs, selection_label
+from core.reads.selection import filter_pairs, pair_index, pair_texts, sample_pairs, selection_label
 from core.settings import local_only
-from core.store.export import to_safe_csv
-from pages._errors import show_error
-from pages._jobs import SEEN_KEY, job_panel, last_finished, live_jobs, results_of
+from pages._jobs import job_panel, last_finished, live_jobs
+from pages._run_results import draw_costs, draw_results, job_keys, start
 from pages._shared import (
     cached,
     data_version,
@@ -59,7 +52,6 @@ from pages._shared import (
     url_values,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 PICK_MODES = {"all": "All matching pairs", "sample": "Random sample", "rows": "Tick rows"}
 TEMPERATURES = (0.0, 0.2, 0.5, 0.7, 1.0)
 NOT_SET = "not set"  # reasoning effort not sent at all
@@ -67,30 +59,6 @@ EFFORTS = (NOT_SET, *REASONING_EFFORTS)
 TABLE_ROWS = 1000
 FILTER_KEYS = {facet: f"run_{facet}" for facet in (*FACETS, "group")}
 SEND_MODES = {"direct": "Direct (fast)", "batch": "Batch (cheaper, slower)"}
-
-
-# -- the work ---------------------------------------------------------------------------
-
-
-def start(store, spec: JobSpec, models, secrets) -> None:
-    """Record the job in the store and start its worker process; the job panel shows it from then on.
-
-    The worker outlives this session (a refresh, a closed tab, a server restart): it is a
-    ``python -m core worker JOB`` process of its own. Keys from Streamlit's secrets reach it through
-    its environment only.
-    """
-    from pages._access import signed_in_identity
-
-    keys = {m.name: secret_api_key(m, secrets) for m in models}
-    job_id = submit(store, spec, origin="dashboard", started_by=signed_in_identity())
-    launch(store, job_id, {k: v for k, v in keys.items() if v})
-    st.session_state[SEEN_KEY] = None
-    st.rerun()
-
-
-def job_keys(models, secrets) -> dict[str, str]:
-    keys = {m.name: secret_api_key(m, secrets) for m in models}
-    return {k: v for k, v in keys.items() if v}
 
 
 # -- cached loaders ---------------------------------------------------------------------
@@ -124,8 +92,7 @@ def _pair_index(store, dataset: str) -> pd.DataFrame:
 @cached
 def _pair_texts(store, dataset: str) -> pd.DataFrame:
     """The first 160 characters of each pair's texts, so rows can be ticked by content."""
-    return store.query_df("SELECT pair_id, left(reference, 160) AS reference, left(candidate, 160) AS candidate "
-                          "FROM pairs WHERE dataset = ?", [dataset])
+    return pair_texts(store, dataset)
 
 
 # Hand-written, not pages._shared.cached: the pair ids (thousands) stay out of the key
@@ -393,116 +360,6 @@ def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], s
     for r in rows:
         if r["problem"]:
             st.error(f"{escape_md(r['judge'])} · {escape_md(r['prompt'])}: {escape_md(r['problem'])}")
-
-
-# -- after a run ------------------------------------------------------------------------
-
-
-def _correlations_link() -> None:
-    if not (ROOT / "pages" / "correlations.py").exists():
-        st.caption("Open the Correlations page to see how these judges agree with the experts.")
-        return
-    if st.button("Open Correlations", key="run_to_correlations", icon=":material/insights:"):
-        try:
-            st.switch_page("pages/correlations.py")
-        except StreamlitAPIException:  # the page file exists but is not registered in app.py yet
-            st.caption("The Correlations page is not registered in this app yet.")
-
-
-def _failures(store, results: list[dict]) -> pd.DataFrame:
-    """The recorded failures of the job's runs, from the store."""
-    runs = {r["run_id"]: r for r in results if r.get("run_id") and (r.get("failed_total") or 0) > 0}
-    if not runs:
-        return pd.DataFrame()
-    df = store.query_df("SELECT o.run_id, p.ext_id AS id, o.error FROM judge_outputs o JOIN pairs p USING (pair_id) "
-                        "WHERE o.run_id IN (SELECT unnest(?::VARCHAR[])) AND o.error IS NOT NULL ORDER BY p.ext_id",
-                        [list(runs)])
-    cols = pd.DataFrame([{"run_id": k, **{c: v for c, v in r.items() if c in ("judge", "prompt", "temperature")}}
-                         for k, r in runs.items()])
-    return df.merge(cols, on="run_id").drop(columns="run_id")
-
-
-def draw_results(store, job: dict, models, secrets, restricted: bool) -> None:
-    st.markdown("#### Last run")
-    results = results_of(job)
-    spec = JobSpec.from_json(job["spec"])
-    table_ = pd.DataFrame(results)
-    ok = int(table_["ok"].fillna(0).sum()) if "ok" in table_ else 0
-    failed = int(table_["failed_total"].fillna(0).sum()) if "failed_total" in table_ else 0
-    unreadable = int(table_["unreadable"].fillna(0).sum()) if "unreadable" in table_ else 0
-    pairs = spec.selection or f"{int(job['n_total'] or 0) // max(1, len(spec.tasks)):,} pairs"
-    summary = (f"{ok:,} answered ({unreadable:,} of them unreadable as the prompt's format), {failed:,} failed "
-               f"over {len(spec.tasks)} run(s) on {pairs} (dataset {escape_md(spec.dataset)}; job `{job['job_id']}`).")
-    if job["state"] == "cancelled":
-        st.warning("Cancelled: " + summary + " Answers received before the cancel are kept.")
-    elif job["state"] == "failed":
-        st.error("Stopped: " + summary + " " + escape_md(job.get("message") or ""))
-    elif job["state"] == "partial":  # a task did not run (another job sent its prompts, a refused endpoint)
-        st.warning("Partly done: " + summary + " " + escape_md(job.get("message") or ""))
-    elif failed or unreadable:
-        st.warning("Finished: " + summary)
-    else:
-        st.success("Finished: " + summary)
-    batches = job_batch_texts(store, [job["job_id"]]).get(job["job_id"])
-    if batches:  # a batch job: what its batch files did at the provider
-        st.caption(escape_md(batches.capitalize()) + " (priced at the batch price).")
-    if job["state"] in ("cancelled", "failed", "partial") and st.button("Resume", key=f"job_resume_{job['job_id']}",
-                                                               icon=":material/play_arrow:"):
-        requeue(store, job["job_id"])
-        launch(store, job["job_id"], job_keys(models, secrets))
-        st.session_state[SEEN_KEY] = None
-        st.rerun()
-    for r in results:
-        if r.get("status") in ("refused", "error", "busy"):
-            show_error(f"{r['judge']}: ", r["error"])
-    if len(table_):
-        show_table(table_, hide_index=True, key="run_results",
-                   column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")})
-        st.download_button("Runs (CSV)", to_safe_csv(table_), file_name="runs.csv", mime="text/csv",
-                           key="run_results_csv")
-    failures = _failures(store, results)
-    if len(failures):
-        st.markdown("**Failures**")
-        failures.insert(len(failures.columns) - 1, "reason", failures["error"].map(explain_error))
-        st.caption("By cause: " + escape_md(causes_line(failures["error"])) + ".")
-        for reason, count in failures["reason"].value_counts().items():
-            st.caption(f"{count:,} pair(s): {escape_md(reason)}")
-        show_table(failures, hide_index=True, key="run_failures",
-                   column_config={"error": st.column_config.TextColumn("raw error")})
-        st.download_button("Failures (CSV)", to_safe_csv(failures), file_name="failures.csv", mime="text/csv",
-                           key="run_failures_csv")
-    retry = [t for t, r in zip(spec.tasks, results, strict=False)
-             if not t.offline and (r.get("failed_total") or 0) > 0]
-    if retry and st.button(f"Retry failed ({failed:,})", key="run_retry", icon=":material/replay:"):
-        start(store, spec.retry(retry, local_only=restricted), models, secrets)
-    _correlations_link()
-
-
-def draw_costs(store, dataset: str) -> None:
-    """Every run of the dataset: time and cost from its recorded calls, beside the tau it bought."""
-    table, target = _cost_table(store, dataset)
-    if table.empty:
-        return
-    st.markdown("#### Time and cost per judge")
-    st.caption("From each answer's recorded call time (offline judges: compute time per pair), not from "
-               "timestamps; answers copied from the cache made no call. A cost is unknown when a price is missing "
-               "from litellm's table, never shown as 0."
-               + (f" τ: the best oriented Kendall τ of the run's metrics against the experts' {target}, no CI."
-                  if target else " No expert annotations yet: no τ."))
-    show = pd.DataFrame({
-        "judge": table["judge"], "pairs answered": table["pairs"], "calls": table["calls"],
-        "failed": table["failed"], "median ms / pair": table["ms_per_pair"].round(1),
-        "tokens in": table["tokens_in"].astype("Int64"), "tokens out": table["tokens_out"].astype("Int64"),
-        "cost": [cost_text(c, k) for c, k in zip(table["cost_usd"], table["cost_known"], strict=True)],
-        "per 1,000 pairs": [cost_text(c, k) for c, k in zip(table["usd_per_1k_pairs"], table["cost_known"],
-                                                           strict=True)],
-        "τ": table["tau_oriented"].round(3), "metric": table["metric"], "n": table["n"].astype("Int64")})
-    show_table(show, hide_index=True, key="run_costs")
-
-
-@cached
-def _cost_table(store, dataset: str):
-    return cost_table(store, dataset)
 
 
 # -- the page ------------------------------------------------------------------------------

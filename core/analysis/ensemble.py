@@ -59,7 +59,7 @@ CI rather than p.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,9 +68,9 @@ from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from core.analysis.bootstrap import bootstrap_distribution, percentile_interval
-from core.analysis.correlation import correlation
+from core.analysis.ensemble_average import NORMALIZATIONS, average_ensemble
 from core.analysis.heldout import Split, feature_sets_by_metric, higher_is_better, metric_of, split_pairs
+from core.analysis.kendall_ci import kendall_ci, tau_b
 
 __all__ = [
     "ENSEMBLES",
@@ -90,7 +90,6 @@ __all__ = [
 
 #: Ensemble kinds :func:`ensemble_table` can compute.
 ENSEMBLES: tuple[str, ...] = ("best_single", "average", "linear_regression")
-NORMALIZATIONS: tuple[str, ...] = ("zscore", "minmax", "rank", "none")
 
 #: Columns of :attr:`EnsembleResult.table`, in order.
 TABLE_COLUMNS: tuple[str, ...] = (
@@ -100,162 +99,6 @@ TABLE_COLUMNS: tuple[str, ...] = (
 
 MIN_TRAIN = 2
 MIN_TEST = 3
-
-
-# -- Kendall's tau with a bootstrap CI -----------------------------------------
-
-
-def _tau(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """tau-b and its p as scipy.stats.kendalltau gives them (NaN for a constant input), through
-    :func:`core.analysis.stats.correlation`: the contingency table for tied data, no scipy wrapper per call."""
-    out = correlation(x, y, min_n=2)
-    return out["tau"], out["p"]
-
-
-def kendall_ci(
-    x: Sequence[float],
-    y: Sequence[float],
-    seed: int = 0,
-    n_boot: int = 1000,
-    level: float = 0.95,
-    groups: Sequence | None = None,
-) -> dict:
-    """Kendall's tau-b of ``x`` and ``y`` with a percentile bootstrap CI.
-
-    Parameters
-    ----------
-    x, y : sequence of float
-        Paired values (no missing values).
-    seed : int
-        Seed of the bootstrap (recorded by callers).
-    n_boot : int
-        Bootstrap resamples; 0 skips the CI.
-    level : float
-        Confidence level of the interval.
-    groups : sequence, optional
-        Cluster labels: the bootstrap then resamples whole clusters (pairs that
-        share a reference are not independent).
-
-    Returns
-    -------
-    dict
-        ``tau, p, ci_low, ci_high, n, ci_method`` (tau and p as
-        :func:`scipy.stats.kendalltau`, ``variant="b"``, gives them; NaN when
-        undefined). The resamples are :func:`core.analysis.stats.bootstrap_distribution`'s
-        (all at once, the exact vectorized tau-b; seeded as there), ``ci_method``
-        ``bootstrap``, ``bootstrap-cluster`` or ``none``.
-    """
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError("x and y must be 1-d and of equal length")
-    if np.isnan(x).any() or np.isnan(y).any():
-        raise ValueError("x and y must not contain NaN (drop or impute first)")
-    n = len(x)
-    out = {"tau": math.nan, "p": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n": n, "ci_method": "none"}
-    if n < 2:
-        return out
-    out["tau"], out["p"] = _tau(x, y)
-    if n_boot <= 0 or math.isnan(out["tau"]):
-        return out
-    labels = None if groups is None else np.array([str(g) for g in groups], dtype=object)
-    taus = bootstrap_distribution(x, y, labels, n_boot=n_boot, seed=seed, stats=("kendall",))["kendall"]
-    low, high, valid = percentile_interval(taus, level)
-    if valid:
-        out["ci_low"], out["ci_high"] = low, high
-        out["ci_method"] = "bootstrap" if groups is None else "bootstrap-cluster"
-    return out
-
-
-# -- average ensemble ------------------------------------------------------------
-
-
-def average_ensemble(
-    features: pd.DataFrame,
-    columns: Sequence[str],
-    orientation: bool | Mapping[str, bool] | None = None,
-    train_ids: Iterable | None = None,
-    normalization: str = "zscore",
-    missing: str = "require_all",
-) -> pd.Series:
-    r"""Average of oriented, normalised columns (VERT Sec. 4.1.2 "average").
-
-    .. math:: \hat q_i = \frac{1}{J} \sum_j \frac{s_j x_{ij} - \mu_j}{\sigma_j}
-
-    with ``s_j = +1`` if column ``j`` is higher-is-better else ``-1``, and
-    ``mu_j, sigma_j`` the mean and population std of ``s_j x_j`` over the
-    training pairs (``normalization="zscore"``).
-
-    Parameters
-    ----------
-    features : pandas.DataFrame
-        ``pair_id`` plus the feature columns.
-    columns : sequence of str
-        Columns to average (VERT: one metric across judges).
-    orientation : bool or mapping, optional
-        See :func:`higher_is_better`.
-    train_ids : iterable, optional
-        Pairs whose values give the normalisation statistics.  ``None`` uses
-        every row (no target is read, so this is not label leakage, but the
-        held-out pairs then shape the scale).
-    normalization : {"zscore", "minmax", "rank", "none"}
-        ``"none"`` is the paper's plain average of raw scores.
-    missing : {"require_all", "available"}
-        ``"require_all"``: NaN when any column is missing for the pair;
-        ``"available"``: mean of the columns present.
-
-    Returns
-    -------
-    pandas.Series
-        Predicted quality (higher = better), indexed like ``features``.
-        ``attrs`` record ``columns_used``, ``dropped_columns`` (constant on the
-        training pairs: no scale) and ``normalization``.
-    """
-    if normalization not in NORMALIZATIONS:
-        raise ValueError(f"normalization must be one of {NORMALIZATIONS}, got {normalization!r}")
-    if missing not in ("require_all", "available"):
-        raise ValueError(f"missing must be 'require_all' or 'available', got {missing!r}")
-    columns = list(columns)
-    if not columns:
-        raise ValueError("columns must not be empty")
-    absent = [c for c in columns if c not in features.columns]
-    if absent:
-        raise KeyError(f"columns not in features: {absent}")
-    signs = np.array([1.0 if higher_is_better(c, orientation) else -1.0 for c in columns])
-    oriented = features[columns].apply(pd.to_numeric, errors="raise").astype(float) * signs
-    if train_ids is None:
-        ref = oriented
-    else:
-        train_ids = set(train_ids)
-        ref = oriented[features["pair_id"].isin(train_ids).to_numpy()]
-    if normalization == "zscore":
-        centre, scale = ref.mean(), ref.std(ddof=0)
-        keep = scale.gt(0) & scale.notna()
-        out = (oriented - centre) / scale
-    elif normalization == "minmax":
-        low, high = ref.min(), ref.max()
-        keep = (high - low).gt(0) & low.notna()
-        out = (oriented - low) / (high - low)
-    elif normalization == "rank":
-        keep = ref.nunique().gt(1)
-        out = oriented.copy()
-        for col in columns:
-            values = np.sort(ref[col].dropna().to_numpy())
-            x = oriented[col].to_numpy()
-            mid = (np.searchsorted(values, x, "left") + np.searchsorted(values, x, "right")) / 2
-            out[col] = np.where(np.isnan(x), np.nan, mid / max(len(values), 1))
-    else:
-        keep = pd.Series(True, index=columns)
-        out = oriented
-    used = [c for c in columns if keep[c]]
-    result = (out[used].mean(axis=1, skipna=(missing == "available")) if used
-              else pd.Series(np.nan, index=features.index))
-    if missing == "require_all" and used:
-        # a pair missing a dropped (constant) column is still missing data
-        result[features[columns].isna().any(axis=1).to_numpy()] = np.nan
-    result.name = "average"
-    result.attrs = {"columns_used": used, "dropped_columns": [c for c in columns if c not in used],
-                    "normalization": normalization}
-    return result
 
 
 # -- evaluation table ------------------------------------------------------------
@@ -488,7 +331,7 @@ def ensemble_table(
         if "best_single" in ensembles:
             best = (-1.0, None, 1.0)
             for col in cols:
-                tau_train = _tau(x[col].to_numpy()[train_mask], y_train)[0] if train_mask.sum() >= 2 else math.nan
+                tau_train = tau_b(x[col].to_numpy()[train_mask], y_train)[0] if train_mask.sum() >= 2 else math.nan
                 if not math.isnan(tau_train) and abs(tau_train) > best[0]:
                     best = (abs(tau_train), col, 1.0 if tau_train >= 0 else -1.0)
             if best[1] is None:

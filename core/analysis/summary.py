@@ -45,20 +45,16 @@ are counted in ``n_blank``.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sklearn.cluster import KMeans
-from sklearn.decomposition import TruncatedSVD
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.metrics import silhouette_score
-from threadpoolctl import threadpool_limits
 
+from core.analysis.clusters import CLUSTER_COLUMNS, cluster_category, distinct_texts, normalized_text
+from core.analysis.embeddings import DEFAULT_EMBEDDING, Embedder, embed_texts, resolve_embedder
 from core.analysis.scores import CATEGORIES
 from core.taxonomy import CATEGORY_NAMES
 
@@ -68,15 +64,15 @@ __all__ = [
     "DEFAULT_EMBEDDING",
     "Summary",
     "compare_systems",
+    "distinct_texts",
     "embed_texts",
     "green_summary",
     "headline_metric",
     "judge_summary",
+    "normalized_text",
     "require_summarisable",
     "summarisable_judges",
 ]
-
-DEFAULT_EMBEDDING = "tfidf-svd"
 
 #: Columns of :attr:`Summary.categories`, in order.
 CATEGORY_COLUMNS: tuple[str, ...] = (
@@ -85,18 +81,7 @@ CATEGORY_COLUMNS: tuple[str, ...] = (
     "representatives", "status",
 )
 
-#: Columns of :attr:`Summary.clusters`, in order.
-CLUSTER_COLUMNS: tuple[str, ...] = (
-    "category", "cluster", "size", "is_largest", "rank", "text", "pair_id", "distance",
-)
-
-# Above this many texts the silhouette is computed on a seeded sample: its cost
-# and memory grow with the square of the number of texts.
-_SILHOUETTE_SAMPLE = 2000
-_SVD_MAX_COMPONENTS = 64
 _WORD = re.compile(r"\w")
-
-Embedder = Callable[[list[str]], "np.ndarray"]
 
 
 @dataclass
@@ -245,173 +230,6 @@ def _category_counts(counts: pd.DataFrame, absent: str) -> dict[str, dict]:
     return out
 
 
-# -- embeddings -------------------------------------------------------------
-
-
-def _tfidf_svd(texts: list[str], seed: int) -> np.ndarray:
-    # token_pattern keeps one-letter tokens ("L", "5") that matter in reports.
-    try:
-        x = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True,
-                            token_pattern=r"(?u)\b\w+\b").fit_transform(texts)
-    except ValueError:  # empty vocabulary
-        x = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4)).fit_transform(texts)
-    n_components = min(_SVD_MAX_COMPONENTS, x.shape[1] - 1, x.shape[0] - 1)
-    if n_components >= 2:
-        return TruncatedSVD(n_components=n_components, random_state=seed).fit_transform(x)
-    return x.toarray()
-
-
-@functools.lru_cache(maxsize=2)
-def _sentence_model(name: str):
-    from sentence_transformers import SentenceTransformer
-
-    # local_files_only: a name that is not already on disk fails instead of
-    # being fetched from the hub.
-    return SentenceTransformer(name, local_files_only=True)
-
-
-def _resolve_embedder(embedder: Embedder | str | None, notes: list[str]) -> tuple[Embedder | None, str]:
-    """(callable or None for the default, name of the embedding)."""
-    if embedder is None:
-        return None, DEFAULT_EMBEDDING
-    if isinstance(embedder, str):
-        try:
-            model = _sentence_model(embedder)
-        except ImportError:
-            notes.append(f"sentence-transformers is not installed: used {DEFAULT_EMBEDDING} "
-                         f"instead of {embedder!r}")
-            return None, DEFAULT_EMBEDDING
-        except Exception as exc:  # noqa: BLE001 - any load failure falls back, recorded
-            notes.append(f"could not load {embedder!r} from local files ({type(exc).__name__}): "
-                         f"used {DEFAULT_EMBEDDING}")
-            return None, DEFAULT_EMBEDDING
-        return (lambda texts: model.encode(texts)), f"sentence-transformers:{embedder}"
-    if callable(embedder):
-        name = getattr(embedder, "name", None) or getattr(embedder, "__name__", None) or type(embedder).__name__
-        return embedder, f"custom:{name}"
-    raise TypeError(f"embedder must be None, a callable or a model name, got {type(embedder).__name__}")
-
-
-def embed_texts(texts: Sequence[str], seed: int = 0, embedder: Embedder | None = None) -> np.ndarray:
-    """Unit-length embeddings of ``texts`` (rows), for cosine geometry.
-
-    Parameters
-    ----------
-    texts : sequence of str
-        Non-blank texts.
-    seed : int
-        Seed of the TruncatedSVD (default embedding only).
-    embedder : callable, optional
-        ``embedder(list_of_texts) -> array (n, d)``; default TF-IDF + SVD.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n, d)`` array, each row L2-normalised as GREEN's reference code does
-        before k-means, so Euclidean k-means works in cosine geometry.
-    """
-    texts = list(texts)
-    if not texts:
-        return np.zeros((0, 1))
-    raw = _tfidf_svd(texts, seed) if embedder is None else np.asarray(embedder(texts), dtype=float)
-    if raw.ndim != 2 or raw.shape[0] != len(texts):
-        raise ValueError(f"embedder returned shape {raw.shape}, expected ({len(texts)}, d)")
-    if not np.all(np.isfinite(raw)):
-        raise ValueError("embedder returned non-finite values")
-    norms = np.linalg.norm(raw, axis=1, keepdims=True)
-    return raw / np.where(norms == 0, 1.0, norms)
-
-
-# -- clustering -------------------------------------------------------------
-
-
-def _cosine_distance(rows: np.ndarray, centre: np.ndarray) -> np.ndarray:
-    denom = np.linalg.norm(rows, axis=1) * np.linalg.norm(centre)
-    sim = rows @ centre / np.where(denom == 0, 1.0, denom)
-    return np.clip(1.0 - np.where(denom == 0, 0.0, sim), 0.0, 2.0)
-
-
-def _choose_k(emb: np.ndarray, n_distinct: int, k_range: tuple[int, int], seed: int):
-    """Best-silhouette labels, or ``(None, reason)`` when clustering is impossible."""
-    n = emb.shape[0]
-    if n == 0:
-        return None, None, None, "no explanations"
-    k_lo, k_hi = max(2, k_range[0]), min(k_range[1], n_distinct, n - 1)
-    if n < 3:
-        return None, None, None, f"too few texts to cluster ({n}; the silhouette needs at least 3): listed as one group"
-    if n_distinct < 2:
-        return None, None, None, "all texts identical: one cluster"
-    if k_hi < k_lo:
-        return None, None, None, (f"k range {k_range} impossible with {n_distinct} distinct texts "
-                                  f"and {n} texts: listed as one group")
-    sample = min(n, _SILHOUETTE_SAMPLE) if n > _SILHOUETTE_SAMPLE else None
-    best = (-math.inf, None, None)
-    # One thread: a category holds at most a few thousand short texts, where
-    # OpenMP start-up costs more than it saves and oversubscribes a shared server.
-    with threadpool_limits(limits=1):
-        for k in range(k_lo, k_hi + 1):
-            labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(emb)
-            if len(np.unique(labels)) < 2:
-                continue
-            score = float(silhouette_score(emb, labels, metric="cosine", sample_size=sample,
-                                           random_state=seed))
-            if score > best[0]:  # strict: ties keep the smaller k
-                best = (score, k, labels)
-    if best[1] is None:
-        return None, None, None, "k-means found a single cluster: listed as one group"
-    return best[2], best[1], best[0], "clustered"
-
-
-def _cluster_category(texts: list[str], pair_ids: list, emb: np.ndarray, k_range: tuple[int, int],
-                      seed: int, n_distinct: int, n_representatives: int):
-    labels, k, silhouette, status = _choose_k(emb, n_distinct, k_range, seed)
-    n = len(texts)
-    if n == 0:
-        return pd.DataFrame(columns=list(CLUSTER_COLUMNS[1:])), None, None, status, [], 0
-    if labels is None:
-        labels = np.zeros(n, dtype=int)
-    # Renumber clusters by size (largest = 0); equal sizes by first member.
-    sizes = np.bincount(labels)
-    first = np.array([np.flatnonzero(labels == c)[0] if sizes[c] else n for c in range(len(sizes))])
-    order = sorted((c for c in range(len(sizes)) if sizes[c]), key=lambda c: (-sizes[c], first[c]))
-    relabel = {old: new for new, old in enumerate(order)}
-    labels = np.array([relabel[c] for c in labels])
-    rows = []
-    for c in range(len(order)):
-        members = np.flatnonzero(labels == c)
-        centre = emb[members].mean(axis=0)
-        dist = _cosine_distance(emb[members], centre)
-        # Ties (duplicate texts) broken by text then pair id: order-independent.
-        ranked = sorted(zip(np.round(dist, 12), [texts[i] for i in members],
-                            [str(pair_ids[i]) for i in members], members, strict=True))
-        for rank, (d, text, _, i) in enumerate(ranked, start=1):
-            rows.append({"cluster": c, "size": len(members), "is_largest": c == 0, "rank": rank,
-                         "text": text, "pair_id": pair_ids[i], "distance": float(d)})
-    frame = pd.DataFrame(rows, columns=list(CLUSTER_COLUMNS[1:]))
-    top = frame[frame["cluster"] == 0].sort_values("rank")
-    reps = distinct_texts(top["text"], n_representatives)
-    return frame, k, silhouette, status, reps, int(sizes.max())
-
-
-def normalized_text(text: str) -> str:
-    """Lower case, words only: the key under which two explanations count as the same sentence."""
-    return re.sub(r"[\W_]+", " ", str(text).lower()).strip()
-
-
-def distinct_texts(texts, n: int) -> list[str]:
-    """The first ``n`` texts that differ after normalisation (case, spacing, punctuation), in order:
-    three representatives are three different sentences, not one sentence three times."""
-    out, seen = [], set()
-    for text in texts:
-        key = normalized_text(text)
-        if key not in seen:
-            seen.add(key)
-            out.append(text)
-            if len(out) == n:
-                break
-    return out
-
-
 # -- public API -------------------------------------------------------------
 
 #: Scores a summary can head with, preferred in this order when a judge has several.
@@ -540,7 +358,7 @@ def green_summary(
     cnt = _check_categories(_significance_filter(cnt, significant, "counts", notes), "counts", notes)
     stats = _category_counts(cnt, absent)
 
-    fn, embedding = _resolve_embedder(embedder, notes)
+    fn, embedding = resolve_embedder(embedder, notes)
     text = err["text"].astype("string")
     blank = text.isna() | ~text.fillna("").str.contains(_WORD)
     n_blank = err.loc[blank.to_numpy(), "category"].value_counts()
@@ -559,7 +377,7 @@ def green_summary(
             n_distinct = len(np.unique(np.round(unique_emb, 10), axis=0))
         else:
             emb, n_distinct = np.zeros((0, 1)), 0
-        frame, k, sil, status, reps, largest = _cluster_category(
+        frame, k, sil, status, reps, largest = cluster_category(
             texts, pair_ids, emb, k_range, seed, n_distinct, n_representatives)
         if len(frame):
             cluster_frames.append(frame.assign(category=cat))

@@ -102,3 +102,10 @@ def select_pairs(store: Store, dataset: str, *, filters: Mapping[str, Iterable[s
         return taken["pair_id"].tolist(), selection_label("sample", len(taken), len(frame), seed)
     how = "listed" if ext_ids is not None else "all"
     return frame["pair_id"].tolist(), selection_label(how, len(frame), len(frame) if how == "all" else len(ext_ids))
+
+
+def pair_texts(store: Store, dataset: str) -> pd.DataFrame:
+    """``pair_id, reference, candidate``: the first 160 characters of each pair's texts, so the Run page's
+    rows can be ticked by content."""
+    return store.query_df("SELECT pair_id, left(reference, 160) AS reference, left(candidate, 160) AS candidate "
+                          "FROM pairs WHERE dataset = ?", [dataset])

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy.spatial.distance import cosine
 
-from core.analysis import summary as summary_mod
+from core.analysis import embeddings as embeddings_mod
 from core.analysis.summary import CATEGORY_COLUMNS, CLUSTER_COLUMNS, compare_systems, green_summary
 
 EFFUSION = ["Small right pleural effusion", "Small right pleural effusion", "small right pleural effusion.",
@@ -178,21 +178,21 @@ def test_sentence_transformers_is_loaded_from_local_files_only(monkeypatch):
             return toy_embedder(texts)
 
     monkeypatch.setitem(sys.modules, "sentence_transformers", types.SimpleNamespace(SentenceTransformer=FakeModel))
-    summary_mod._sentence_model.cache_clear()
+    embeddings_mod._sentence_model.cache_clear()
     try:
         s = green_summary(errors_frame({"a": EFFUSION + PNEUMO + HEART}), empty_counts(), empty_scores(), "j",
                           embedder="some/model")
     finally:
-        summary_mod._sentence_model.cache_clear()
+        embeddings_mod._sentence_model.cache_clear()
     assert calls == {"name": "some/model", "kwargs": {"local_files_only": True}}
     assert s.embedding == "sentence-transformers:some/model" and s.notes == []
 
 
 def test_unavailable_sentence_transformers_falls_back_with_a_note(monkeypatch):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import fails
-    summary_mod._sentence_model.cache_clear()
+    embeddings_mod._sentence_model.cache_clear()
     s = green_summary(errors_frame({"a": EFFUSION}), empty_counts(), empty_scores(), "j", embedder="m")
-    summary_mod._sentence_model.cache_clear()
+    embeddings_mod._sentence_model.cache_clear()
     assert s.embedding == "tfidf-svd" and "not installed" in s.notes[0]
 
 

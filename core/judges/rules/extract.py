@@ -45,26 +45,19 @@ candidates; :func:`clear_caches` forgets them (benchmarks).
 
 from __future__ import annotations
 
-import html
-import re
-import unicodedata
 from dataclasses import replace
 from functools import lru_cache
 
-from core.judges.bounds import MAX_REPORT_CHARS
 from core.judges.rules import vocab as V
+from core.judges.rules.attributes import grade_of, side_of, sites_of, size_of
 from core.judges.rules.dedupe import dedupe
 from core.judges.rules.findings import Finding
 from core.judges.rules.patterns import (
-    ABBREV_END,
     ABNORMAL,
-    ADJ,
     ADJECTIVE_AFTER,
     ANAPHOR,
     AND_OR_SEP,
     AS_ARE,
-    BARE_HEADER_RE,
-    BLOCK_TAG_RE,
     CHANGE_OF_ANATOMY,
     CHEST_PART,
     CLAUSE_WORD,
@@ -72,44 +65,25 @@ from core.judges.rules.patterns import (
     CONDITIONAL,
     CONTRAST,
     COPULA_BEFORE,
-    CTRL_RE,
     CUE_SCANNER,
-    DATE_RE,
     DIGIT,
     ELSEWHERE,
     EXCEPTION,
-    GRADE_RE,
-    HEADER_RE,
-    INLINE_LIST,
-    LIST_MARK,
     MEDIASTINUM,
     NEXT_WORDS,
     NORMAL_HINT,
     NORMAL_PREFIX_RES,
     NORMAL_RES,
-    NUM_RE,
-    OCCLUSION,
     OTHER_PART,
-    PCT_RE,
     READING_BEFORE,
-    ROMAN,
-    SCALE_LEVELS,
-    SCALE_RES,
     SCANNER,
-    SCRIPT_RE,
-    SENT_RE,
     SEP_RE,
     SIDE_COMPARISON,
     SIDE_HINT,
     SIDE_PLACED,
-    SIDE_RE,
     SIDE_WORD,
-    SITE_ORDER,
     SITE_SCANNER,
-    SIZE_RE,
     STOP,
-    TAG_RE,
-    TIRADS_RE,
     WEAK_CHANGE_RE,
     WITH_AFTER,
     WORD_RE,
@@ -117,258 +91,14 @@ from core.judges.rules.patterns import (
 from core.judges.rules.patterns import (
     PLURAL_CUE as _PLURAL,
 )
-from core.judges.rules.rewrite import rewrite
 from core.judges.rules.scope import Mention, backward, forward, next_joined, readings
-from core.judges.rules.spelling import normalise
+from core.judges.rules.segment import MAX_REPORT_CHARS as MAX_REPORT_CHARS
+from core.judges.rules.segment import MAX_SENTENCE_CHARS as MAX_SENTENCE_CHARS
+from core.judges.rules.segment import clean_text, finding_sections, sentences
 
 #: Longer inputs are cut (a report is a few KB; these bound the work per pair). The runner, ``score`` and Live
 #: scoring refuse a longer report before it gets here (core.judges.bounds: the one cap of every offline judge).
-MAX_SENTENCE_CHARS = 600
 MAX_STATEMENTS = 300
-
-
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + " " * (end - start) + text[end:]
-
-
-def _singular(phrase: str) -> str:
-    head, _, last = phrase.rpartition(" ")
-    if last.endswith("ies"):
-        last = last[:-3] + "y"
-    elif last.endswith(("uses", "xes")):
-        last = last[:-2]
-    elif last.endswith("s") and not last.endswith(("ss", "us", "is", "pons", "ceps")) and len(last) > 3:
-        last = last[:-1]
-    return f"{head} {last}" if head else last
-
-
-def _norm_site(cls: str, raw: str) -> str:
-    s = " ".join(raw.split())
-    low = _singular(s.lower())
-    if cls == "spine level":
-        m = re.match(r"([CTLS])(\d{1,2})(?:\s*-\s*([CTLS])?(\d{1,2})|\s+on\s+([CTLS])(\d{1,2}))?", s)
-        if not m:
-            return s
-        a = f"{m.group(1)}{m.group(2)}"
-        if m.group(4):
-            return f"{a}-{m.group(3) or m.group(1)}{m.group(4)}"
-        if m.group(6):
-            return f"{a}-{m.group(5)}{m.group(6)}"
-        return a
-    if cls == "liver segment":
-        tok = s.split()[-1].rstrip("abAB")
-        return f"segment {ROMAN.get(tok.upper(), tok)}"
-    if cls == "rib":
-        nums = re.findall(r"\d+", s)
-        return "-".join(nums)
-    if cls == "clock face":
-        return re.match(r"\d+", s).group(0)
-    if cls == "nodal station" and low in ("hilum", "hila", "infracarinal"):
-        return "hilar" if low.startswith("hil") else "subcarinal"
-    if cls == "nodal station" and low.startswith("level"):
-        tok = low.split()[-1].rstrip("ab").upper()
-        return f"level {ROMAN.get(tok, tok)}"
-    if cls == "lung lobe":
-        abbr = {"rul": "right upper lobe", "rml": "right middle lobe", "rll": "right lower lobe",
-                "lul": "left upper lobe", "lll": "left lower lobe"}
-        return abbr.get(low, low.removesuffix("s") if low.endswith("lobes") else low)
-    if cls == "vessel":
-        low = low.replace("carotid bifurcation", "carotid bulb").replace("acom", "anterior communicating artery")
-        return low.replace("pcom", "posterior communicating artery").replace("middle cerebral artery", "mca")
-    if cls == "kidney pole":
-        if low.startswith("interpolar") or low.startswith("mid"):
-            return "interpolar region"
-        return low.removesuffix("s")
-    if cls == "lung zone":
-        if low.startswith("peri"):
-            return "perihilar"
-        return "apex" if low.startswith("ap") else "mid lung" if low.startswith("mid") else "base"
-    if cls == "hip region":
-        return low.removesuffix(" region")
-    if cls == "breast region":
-        return "retroareolar region" if ("areolar" in low) else low
-    if cls == "curve":
-        return "dextroconvex" if low.startswith("dextro") else "levoconvex"
-    if cls == "brain region":
-        return low.replace("lobes", "lobe").replace("convexities", "convexity").replace("thalami", "thalamus")
-    if cls == "device tip":
-        low = re.sub(r"main-?\s?stem(?: bronchus)?", "mainstem bronchus", low)
-        return {"svc": "superior vena cava", "cavo-atrial junction": "cavoatrial junction"}.get(low, low)
-    return low
-
-
-def clean_text(text: object) -> str:
-    if text is None:
-        return ""
-    if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode("utf-8", errors="replace")
-    if not isinstance(text, str):
-        text = str(text)
-    text = text[:MAX_REPORT_CHARS]
-    if "<" in text:
-        text = SCRIPT_RE.sub(" ", text)
-        text = TAG_RE.sub(" ", BLOCK_TAG_RE.sub("\n", text))
-    if "&" in text:
-        text = html.unescape(text)
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
-        text = text.replace("\u2013", "-").replace("\u2014", "-").replace("\u2019", "'").replace("\u00d7", "x")
-    text = CTRL_RE.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " "))
-    # British spelling, UK abbreviations (spelling.py); organ headings, findings no longer seen (rewrite.py)
-    return rewrite(normalise(DATE_RE.sub("DATE", text)))
-
-
-def _sections(text: str) -> list[tuple[str, str]]:
-    """[(section name, body)] of the sections that hold findings."""
-    if "\n" in text:
-        text = BARE_HEADER_RE.sub(lambda m: m.group("h") + ":", text)
-    out: list[tuple[str, str]] = []
-    pos = 0
-    current = "findings"
-    for m in HEADER_RE.finditer(text):
-        h = m.group("h")
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        before = text[line_start:m.start()].rstrip()
-        # a header starts a line, is in capitals, or is capitalised after a full stop ("History: cough.
-        # Findings: ..." on one line, as a flattened export writes it); "the findings: ..." in prose is none
-        if not (not before or h.isupper() or (h[0].isupper() and before.endswith((".", ";")))):
-            continue
-        if current is not None:
-            out.append((current, text[pos:m.start()]))
-        name = " ".join(h.lower().split())
-        current = "impression" if name in ("impression", "conclusion", "conclusions", "opinion", "summary",
-                                           "interpretation", "diagnosis", "assessment") else \
-            ("findings" if name in V.FINDING_SECTIONS else None)
-        pos = m.end()
-    if current is not None:
-        out.append((current, text[pos:]))
-    return [(n, b) for n, b in out if b.strip()]
-
-
-def _chunks(sentence: str) -> list[str]:
-    """A run-on "sentence" longer than MAX_SENTENCE_CHARS, cut at commas or spaces."""
-    out = []
-    while len(sentence) > MAX_SENTENCE_CHARS:
-        cut = sentence.rfind(", ", 0, MAX_SENTENCE_CHARS)
-        if cut < MAX_SENTENCE_CHARS // 2:
-            cut = sentence.rfind(" ", 0, MAX_SENTENCE_CHARS)
-        if cut < MAX_SENTENCE_CHARS // 2:
-            cut = MAX_SENTENCE_CHARS
-        out.append(sentence[:cut])
-        sentence = sentence[cut:].lstrip(" ,")
-    if sentence:
-        out.append(sentence)
-    return out
-
-
-def _sentences(body: str) -> list[str]:
-    body = INLINE_LIST.sub("\n", body.strip())
-    parts = [p for p in SENT_RE.split(body) if p and p.strip()]
-    merged: list[str] = []
-    for p in parts:
-        p = LIST_MARK.sub("", " ".join(p.split()))
-        if not p:
-            continue
-        if merged and ABBREV_END.search(merged[-1]):
-            merged[-1] += " " + p
-        else:
-            merged.append(p)
-    if any(len(p) > MAX_SENTENCE_CHARS for p in merged):
-        merged = [c for p in merged for c in _chunks(p)]
-    return merged
-
-
-def _grade_of(concept: V.Concept, text: str) -> tuple[tuple[str, float] | None, str | None]:
-    for scale in concept.scales:
-        if scale == "tirads":
-            m = TIRADS_RE.search(text)
-            if m:
-                return ("tirads", float(m.group(1))), f"TI-RADS {m.group(1)}"
-        elif scale == "grade":
-            m = GRADE_RE.search(text)
-            if m:
-                tok = m.group(1).upper()
-                n = ROMAN.get(tok) or int(tok)
-                return ("grade", float(n)), f"grade {n}"
-        elif scale == "pct":
-            m = PCT_RE.search(text)
-            if m:
-                a = int(m.group("a"))
-                b = int(m.group("b")) if m.group("b") else a
-                v = (a + b) / 2
-                if m.group("lt"):
-                    v = a - 1
-                elif m.group("gt"):
-                    v = a + 1
-                lvl = 0 if v < 50 else 1 if v < 70 else 2 if v < 100 else 3
-                return ("pct", float(lvl)), " ".join(m.group(0).split())
-            if OCCLUSION.search(text):
-                return ("pct", 3.0), "occluded"
-        else:
-            levels = SCALE_LEVELS[scale]
-            found = [(levels[int(m.lastgroup[1:])], m.group(0)) for m in SCALE_RES[scale].finditer(text)]
-            if found:
-                lvl = sum(x for x, _ in found) / len(found)
-                words = " to ".join(dict.fromkeys(ADJ.get(w.lower(), w.lower()) for _, w in found))
-                return (scale, lvl), words
-    return None, None
-
-
-def _size_of(text: str) -> tuple[float | None, str | None]:
-    best: float | None = None
-    best_text = None
-    for m in SIZE_RE.finditer(text):
-        unit = m.group("u").lower()
-        factor = 10.0 if unit.startswith("c") else 1.0
-        try:
-            v = max(float(x) for x in NUM_RE.findall(m.group("n"))) * factor
-        except ValueError:
-            continue
-        if best is None or v > best:
-            best, best_text = round(v, 1), " ".join(m.group(0).split())
-    return best, best_text
-
-
-def _side_of(text: str) -> str | None:
-    found = set()
-    for m in SIDE_RE.finditer(text):
-        if m.group("para"):
-            found.add(" ".join(m.group("para").lower().split()))
-        elif m.group("central"):
-            found.add(m.group("central").lower())
-        elif m.group("bi"):
-            found.add("bilateral")
-        else:
-            found.add(m.group("lr").lower())
-    if not found:
-        return None
-    if "bilateral" in found or {"left", "right"} <= found:
-        return "bilateral"
-    if len(found) == 1:
-        return found.pop()
-    for pref in ("left paracentral", "right paracentral", "left", "right", "central", "paracentral"):
-        if pref in found:
-            return pref
-    return None
-
-
-def _sites_of(text: str) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], str]:
-    """Anatomic sites by class, and ``text`` with them blanked."""
-    found: dict[str, list[str]] = {}
-    spans = []
-    for cls, a, b in SITE_SCANNER.scan(text):
-        v = _norm_site(cls, text[a:b])
-        vals = found.setdefault(cls, [])
-        if v and v not in vals:
-            vals.append(v)
-        spans.append((a, b))
-    if not spans:
-        return (), text
-    for a, b in spans:
-        text = _blank(text, a, b)
-    sites = tuple((cls, tuple(sorted(vals))) for cls, vals in sorted(found.items(), key=lambda kv: SITE_ORDER[kv[0]])
-                  if vals)
-    return sites, text
 
 
 @lru_cache(maxsize=4096)
@@ -581,13 +311,13 @@ def _analyse_sentence_uncached(sent: str, section: str) -> list[Finding]:
         elif mn.history and not mn.negated and change in (None, "resolved"):  # "history of pneumonia, resolved"
             kind, present = "history", True
         low = seg.lower()
-        sites, rest = _sites_of(seg)
+        sites, rest = sites_of(seg)
         if mn.concept.family == "device":  # "tip in the right atrium" is where it ends, not its side
-            side = _side_of(rest) if SIDE_HINT.search(rest.lower()) else None
+            side = side_of(rest) if SIDE_HINT.search(rest.lower()) else None
         else:
-            side = _side_of(seg) if SIDE_HINT.search(low) else None
-        grade, grade_text = _grade_of(mn.concept, rest)
-        size, size_text = _size_of(rest) if ("m" in low and DIGIT.search(low)) else (None, None)
+            side = side_of(seg) if SIDE_HINT.search(low) else None
+        grade, grade_text = grade_of(mn.concept, rest)
+        size, size_text = size_of(rest) if ("m" in low and DIGIT.search(low)) else (None, None)
         out.append(Finding(
             kind=kind, concept=mn.concept.key, name=mn.concept.name, present=present, section=section,
             text=sent[s0:s1].strip(" ,;"), certainty=certainty if present or kind == "limit" else "definite",
@@ -634,13 +364,13 @@ def parse_report(text: str) -> tuple[Finding, ...]:
     if not cleaned.strip():
         return ()
     raw: list[Finding] = []
-    sections = _sections(cleaned)
+    sections = finding_sections(cleaned)
     # the findings section is read first so that it wins over the impression
     sections.sort(key=lambda s: s[0] != "findings")
     for name, body in sections:
         previous: list[int] = []  # where the last sentence's findings are in ``raw``
         elsewhere = False  # under a heading of another body part ("Right knee:"): another study's findings
-        for sent in _sentences(body):
+        for sent in sentences(body):
             if OTHER_PART.match(sent):
                 elsewhere = True
             elif CHEST_PART.match(sent):
