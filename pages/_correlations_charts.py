@@ -15,6 +15,7 @@ import streamlit as st
 
 from core.analysis.naming import display_name
 from core.analysis.scores import METRICS
+from core.analysis.statistic import statistic, table
 from core.paper.figures_agreement import heatmap_figure, scatter_figure
 from pages._correlations_reads import MIN_N
 from pages._downloads import figure_downloads
@@ -30,8 +31,8 @@ TARGET_AXIS = {
     "sig_errors": "expert significant errors per report (mean of annotators)",
     "total_errors": "expert errors per report, significant + insignificant (mean)",
 }
-STAT_SYMBOL = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}
-STAT_EST = {"kendall": "tau", "spearman": "rho", "pearson": "r"}
+STAT_SYMBOL = table("symbol")
+STAT_EST = table("short")
 
 
 def series_label(judge: str, metric: str) -> str:
@@ -143,4 +144,4 @@ def heatmap(cells: pd.DataFrame, facet: str, series: list[tuple[str, str]], sele
 
 
 def p_col(stat: str) -> str:
-    return {"kendall": "p", "spearman": "rho_p", "pearson": "r_p"}[stat]
+    return statistic(stat).p_col

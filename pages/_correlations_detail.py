@@ -16,6 +16,7 @@ import streamlit as st
 from core.analysis.ceiling import STAT_COLUMNS as CEILING_COLUMNS
 from core.analysis.ceiling import mean_stat, stat_key
 from core.analysis.naming import display_name
+from core.analysis.statistic import STATISTICS
 from core.analysis.stats import METRIC_ORDER
 from core.reads.frames import FACETS
 from core.store.export import to_safe_csv
@@ -46,8 +47,7 @@ TARGET_LABELS = {
     "sig_errors": "Significant errors (count per report)",
     "total_errors": "Total errors (count per report)",
 }
-STAT_CI = {"kendall": ("ci_low", "ci_high"), "spearman": ("rho_ci_low", "rho_ci_high"),
-           "pearson": ("r_ci_low", "r_ci_high")}
+STAT_CI = {s.key: (s.ci_low, s.ci_high) for s in STATISTICS}
 JUDGE_KEY, METRIC_KEY, HEAT_KEY, VS_KEY = "corr_judge", "corr_metric", "corr_facet", "corr_vs"
 CI_ALWAYS_KEY = "corr_ci_always"  # not a widget: the user asked for CIs on large views
 

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from core.analysis.ceiling import leave_one_out, mean_tau
+from core.analysis.statistic import table
 from core.analysis.stats import agreement_matrix, judge_metric_table, paired_difference
 from core.reads.frames import apply_orientations, declared_orientations, judge_runs
 from core.reads.pairmatrix import PairMatrix, pair_matrix, read_ratings
@@ -21,7 +22,7 @@ from core.store.db import Store
 from core.taxonomy import MIN_N  # the one minimum n: the cells, the ceiling and the paired test
 from pages._shared import cached
 
-STAT_VALUE = {"kendall": "abs_tau", "spearman": "abs_rho", "pearson": "abs_r"}
+STAT_VALUE = table("abs_col")
 
 load_runs = cached(judge_runs, max_entries=16)
 load_targets = cached(main_targets_present, max_entries=16)

@@ -14,15 +14,15 @@ import streamlit as st
 
 from core.analysis.headline import headline, sentences
 from core.analysis.naming import column_name
+from core.analysis.statistic import STATISTICS, table
 from core.analysis.stats import AUTO_BOOTSTRAP_MAX_N, TABLE_LEGEND, ci_method_for
 from core.taxonomy import MIN_N
 from pages._correlations_charts import STAT_SYMBOL
 from pages._shared import draw_caveat, escape_md
 
-STATS = {"kendall": "Kendall τ-b", "spearman": "Spearman ρ", "pearson": "Pearson r"}
+STATS = table("name")
 #: statistic -> (estimate, CI low, CI high) columns of a correlate table.
-CI_COLS = {"kendall": ("tau", "ci_low", "ci_high"), "spearman": ("rho", "rho_ci_low", "rho_ci_high"),
-           "pearson": ("r", "r_ci_low", "r_ci_high")}
+CI_COLS = {s.key: (s.short, s.ci_low, s.ci_high) for s in STATISTICS}
 
 
 def draw_headline(table: pd.DataFrame, agreement: dict | None, stat: str, target: str, info: dict,

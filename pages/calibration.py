@@ -25,6 +25,7 @@ import streamlit as st
 from core.analysis.calibration import count_calibration, injected_calibration, reliability
 from core.analysis.errortypes import SIGNIFICANCE_CHOICES
 from core.analysis.naming import column_name, display_name
+from core.analysis.statistic import SCORE_LIKE_METRICS
 from core.paper.figures_counts import calibration_figure as paper_calibration
 from core.paper.figures_counts import injected_figures, reliability_figure
 from core.reads.frames import (
@@ -57,7 +58,7 @@ SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "
 SIGNIFICANCE_LABELS = {"sig": "clinically significant (Fig. 2)", "insig": "insignificant", "both": "both"}
 ERROR_WORDS = {"sig": "significant errors", "insig": "insignificant errors", "both": "errors (sig. + insig.)"}
 # The score-like metrics (0-1, higher is better) the CLI's reliability view uses.
-RELIABILITY_METRICS = ("green", "green_f1", "formula", "vert", "rubric", "bleu4", "rouge_l", "radfact")
+RELIABILITY_METRICS = SCORE_LIKE_METRICS
 RANGE_LIMITS = (0, 30)
 # Reports with 0-12 annotated errors: VERT Fig. 2 starts at 1, but reports without errors are most of
 # many datasets (56% of the demo) and a judge that invents errors in them is miscalibrated too.

@@ -23,23 +23,22 @@ import numpy as np
 import pandas as pd
 
 from core.analysis.correlation import correlation
+from core.analysis.statistic import BY_NAME, STATISTICS, statistic
 from core.analysis.tiedstats import dense_codes, kendall_tau_b
 
 MICRO = 10**6
 #: The ceiling's statistic by any of its names (the page's "kendall", the CLI's "tau") -> (estimate, p) columns.
-STAT_COLUMNS = {"tau": ("tau", "p"), "rho": ("rho", "rho_p"), "r": ("r", "r_p")}
-STAT_ALIASES = {"tau": "tau", "kendall": "tau", "rho": "rho", "spearman": "rho", "r": "r", "pearson": "r"}
+STAT_COLUMNS = {s.short: (s.short, s.p_col) for s in STATISTICS}
+STAT_ALIASES = {name: s.short for name, s in BY_NAME.items()}
 #: How the ceiling's statistic is named in words (page, CLI, report).
-STAT_WORDS = {"tau": "Kendall τ-b", "rho": "Spearman ρ", "r": "Pearson r"}
-STAT_SYMBOLS = {"tau": "τ", "rho": "ρ", "r": "r"}
+STAT_WORDS = {s.short: s.name for s in STATISTICS}
+STAT_SYMBOLS = {s.short: s.symbol for s in STATISTICS}
 LOO_COLUMNS = ["annotator", "n", "tau", "p", "rho", "rho_p", "r", "r_p"]
 
 
 def stat_key(stat: str) -> str:
     """``"tau"``, ``"rho"`` or ``"r"`` for any name of the statistic (kendall / spearman / pearson too)."""
-    if stat not in STAT_ALIASES:
-        raise ValueError(f"unknown statistic {stat!r}; valid: tau, rho, r (or kendall, spearman, pearson)")
-    return STAT_ALIASES[stat]
+    return statistic(stat).short
 
 
 def leave_one_out(values: pd.DataFrame, *, min_n: int = 3) -> pd.DataFrame:

@@ -14,14 +14,14 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from core.analysis.statistic import KEYS, STATISTICS
 from core.analysis.tiedstats import dense_codes, kendall_tau_b, pearson_r, spearman_rho
 from core.taxonomy import MIN_N  # noqa: F401 - the one minimum n, re-exported for the analysis layer
 
 #: Correlation statistics, in output order.
-METHODS: tuple[str, ...] = ("kendall", "spearman", "pearson")
+METHODS: tuple[str, ...] = KEYS
 #: Statistic -> (estimate column, p column, CI prefix) in the correlate table.
-STAT_COLUMNS = {"kendall": ("tau", "p", "ci"), "spearman": ("rho", "rho_p", "rho_ci"),
-                "pearson": ("r", "r_p", "r_ci")}
+STAT_COLUMNS = {s.key: (s.short, s.p_col, s.ci_prefix) for s in STATISTICS}
 
 
 def check_stats(stats: Iterable[str]) -> tuple[str, ...]:

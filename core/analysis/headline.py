@@ -22,11 +22,11 @@ import pandas as pd
 
 from core.analysis.correlation import MIN_N
 from core.analysis.naming import display_name
+from core.analysis.statistic import STATISTICS, table
 
 #: statistic -> (estimate, CI low, CI high) columns of a correlate table.
-STAT_COLS = {"kendall": ("tau", "ci_low", "ci_high"), "spearman": ("rho", "rho_ci_low", "rho_ci_high"),
-             "pearson": ("r", "r_ci_low", "r_ci_high")}
-SYMBOLS = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}
+STAT_COLS = {s.key: (s.short, s.ci_low, s.ci_high) for s in STATISTICS}
+SYMBOLS = table("symbol")
 #: The targets in words, as a headline names them.
 TARGETS = {"score": "the experts' overall score", "sig_errors": "the experts' count of significant errors",
            "total_errors": "the experts' count of all errors"}

@@ -16,7 +16,8 @@ and leaderboards:
 The run's prompt hash covers the check registry, the locale pack and
 :data:`~core.checks.rules.CHECKS_VERSION`: change any of them and a new run
 starts (old results are never mixed with new ones). Pairs already checked in
-the run are skipped; each batch is one transaction.
+the run are skipped; each batch is one transaction (core.judges.offline.run_batches, the loop of
+every offline judge).
 """
 
 from __future__ import annotations
@@ -33,11 +34,10 @@ from core.checks.registry import CHECKS, DIMENSIONS, all_checks, registry_signat
 from core.checks.rules import CHECKS_VERSION, evaluate_pair
 from core.checks.scoring import VERDICT_CODE, VERDICTS, score_case
 from core.judges.llm import RunSummary
-from core.judges.offline import refused_too_long
-from core.judges.runs import RunSpec, finish_run, insert_output_frames, resume_run, write_outputs
+from core.judges.offline import refused_too_long, run_batches
+from core.judges.runs import OutputRecord, RunSpec, resume_run, write_outputs
 from core.store.db import Store, stable_hash
 
-BATCH = 500
 DIM_METRIC = {d: f"laias_{d.lower()}" for d in DIMENSIONS}
 ADV_METRIC = {d: f"laias_adv_{d.lower()}" for d in DIMENSIONS}
 
@@ -57,33 +57,22 @@ def _pairs(store: Store, dataset: str) -> pd.DataFrame:
     return df
 
 
-def _rows(run_id: str, pair_id: str, results) -> tuple[tuple, list[tuple], list[tuple]]:
+def _record(pair_id: str, results, latency_ms: float) -> OutputRecord:
     case = score_case(results)
-    metrics = [(run_id, pair_id, DIM_METRIC[d], s.score) for d, s in case.det.items() if s.tenths is not None]
+    metrics = {DIM_METRIC[d]: s.score for d, s in case.det.items() if s.tenths is not None}
     if case.overall is not None:
-        metrics.append((run_id, pair_id, "laias_overall", float(case.overall)))
-    metrics += [(run_id, pair_id, "laias_verdict", float(VERDICT_CODE[case.verdict])),
-                (run_id, pair_id, "laias_critical", float(sum(s.critical_fails for s in case.det.values())))]
-    errors = [(run_id, pair_id, r.severity != "minor", r.check_id,
+        metrics["laias_overall"] = float(case.overall)
+    metrics.update(laias_verdict=float(VERDICT_CODE[case.verdict]),
+                   laias_critical=float(sum(s.critical_fails for s in case.det.values())))
+    errors = [(r.severity != "minor", r.check_id,
                f"{r.severity}: {CHECKS[r.check_id].message}" + (f": {r.detail}" if r.detail else ""))
               for r in case.failing]
     raw = json.dumps({"scores": {d: s.score for d, s in case.det.items()},
                       "overall": None if case.overall is None else round(float(case.overall), 4),
                       "verdict": case.verdict, "degraded": True,
                       "failing": [[r.check_id, r.severity, r.detail] for r in case.failing]}, ensure_ascii=False)
-    return (run_id, pair_id, raw, "ok", 0.0), metrics, errors
-
-
-def _write(store: Store, run_id: str, outs, mets, errs) -> None:
-    out_df = pd.DataFrame(outs, columns=["run_id", "pair_id", "raw_text", "parse_status", "cost_usd", "latency_ms"])
-    met_df = pd.DataFrame(mets, columns=["run_id", "pair_id", "metric", "value"])
-    err_df = pd.DataFrame(errs, columns=["run_id", "pair_id", "significant", "category", "text"])
-    ids = list(out_df["pair_id"])
-    with store.write() as conn:
-        for table in ("judge_outputs", "metric_values", "judge_errors"):  # fixed names
-            conn.execute(f"DELETE FROM {table} WHERE run_id = ? AND pair_id IN (SELECT unnest(?::VARCHAR[]))",
-                         [run_id, ids])
-        insert_output_frames(conn, "chk", out_df, met_df, err_df)
+    return OutputRecord(pair_id=pair_id, raw_text=raw, latency_ms=latency_ms, cost_usd=0.0, metrics=metrics,
+                        errors=errors)
 
 
 def run_checks(store: Store, dataset: str, locale: str = "en-US", *,
@@ -96,36 +85,22 @@ def run_checks(store: Store, dataset: str, locale: str = "en-US", *,
     run_id, todo = resume_run(store, spec, pairs)
     summary = RunSummary(run_id=run_id, requested=len(pairs), skipped=len(pairs) - len(todo))
     summary.ok = summary.skipped
-    status = "done"
     refused = refused_too_long(spec.judge_name, todo, summary)  # the cap of every offline judge
     if refused:
         write_outputs(store, run_id, refused)
         todo = todo[~todo["pair_id"].isin({r.pair_id for r in refused})]
-    outs, mets, errs = [], [], []
-    for row in todo.itertuples(index=False):
-        if cancel is not None and cancel.is_set():
-            status = "cancelled"
-            break
-        t0 = time.perf_counter()
-        results = evaluate_pair(row.reference, row.candidate, locale=locale, modality=row.modality,
-                                anatomy=row.anatomy, meta=row.meta)
-        o, m, e = _rows(run_id, row.pair_id, results)
-        outs.append((*o, (time.perf_counter() - t0) * 1000))
-        mets += m
-        errs += e
-        summary.ok += 1
-        if len(outs) >= BATCH:
-            _write(store, run_id, outs, mets, errs)
-            outs, mets, errs = [], [], []
-            if progress:
-                progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed})
-    if outs:
-        _write(store, run_id, outs, mets, errs)
-    if progress:
-        progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed})
-    final = finish_run(store, run_id, status)
-    summary.failed_total = final["failed_total"]
-    return summary.close(status, started)
+
+    def score(rows) -> list[OutputRecord]:
+        out = []
+        for row in rows:
+            t0 = time.perf_counter()
+            results = evaluate_pair(row.reference, row.candidate, locale=locale, modality=row.modality,
+                                    anatomy=row.anatomy, meta=row.meta)
+            out.append(_record(row.pair_id, results, (time.perf_counter() - t0) * 1000))
+        return out
+
+    return run_batches(store, spec, run_id, todo, score, summary, len(pairs), started, progress=progress,
+                       cancel=cancel)
 
 
 # -- reading results back ----------------------------------------------------------------------

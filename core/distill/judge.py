@@ -28,11 +28,11 @@ from dataclasses import dataclass
 
 from core.distill.data import LABELS, load_card, model_dir, pair_text_hash
 from core.judges.llm import RunSummary
-from core.judges.offline import refused_too_long
-from core.judges.runs import OutputRecord, RunSpec, finish_run, load_pairs, resume_run, write_outputs
+from core.judges.offline import refused_too_long, run_batches
+from core.judges.runs import OutputRecord, RunSpec, load_pairs, resume_run, write_outputs
 from core.store.db import Store
 
-BATCH = 256
+BATCH = 256  # pairs per model call; outputs are committed every core.judges.offline.BATCH
 
 
 @dataclass
@@ -79,32 +79,24 @@ def run_distilled_judge(store: Store, dataset: str, name: str, *, pair_ids: list
     summary = DistilledSummary(run_id=run_id, requested=len(pairs), skipped=len(pairs) - len(todo),
                                skipped_trained=len(excluded))
     summary.ok = summary.skipped
-    status = "done"
     refused = refused_too_long(spec.judge_name, todo, summary)
     if refused:
         write_outputs(store, run_id, refused, None)
         todo = todo[~todo["pair_id"].isin({r.pair_id for r in refused})].reset_index(drop=True)
     model, tokenizer = (load_student(card, model_dir(store, name)) if len(todo) else (None, None))
-    for start in range(0, len(todo), BATCH):
-        if cancel is not None and cancel.is_set():
-            status = "cancelled"
-            break
-        chunk = todo.iloc[start:start + BATCH]
+
+    def score(rows) -> list[OutputRecord]:
         t0 = time.perf_counter()
-        pred = predict(model, tokenizer, chunk["reference"].tolist(), chunk["candidate"].tolist())
-        ms = (time.perf_counter() - t0) * 1000 / len(chunk)
+        pred = predict(model, tokenizer, [r.reference for r in rows], [r.candidate for r in rows])
+        ms = (time.perf_counter() - t0) * 1000 / len(rows)
         records = []
-        for pid, counts in zip(chunk["pair_id"], pred, strict=True):
+        for row, counts in zip(rows, pred, strict=True):
             raw = json.dumps({"model": name, "counts": {k: round(float(v), 4) for k, v in zip(LABELS, counts,
                                                                                               strict=True)},
                               "score": round(float(counts.sum()), 4)})
-            records.append(OutputRecord(pair_id=pid, raw_text=raw, latency_ms=ms, cost_usd=0.0,
+            records.append(OutputRecord(pair_id=row.pair_id, raw_text=raw, latency_ms=ms, cost_usd=0.0,
                                         metrics=metrics_for(counts)))
-        write_outputs(store, run_id, records, None)
-        summary.ok += len(records)
-        if progress:
-            progress(summary.ok + summary.failed, len(pairs), {"ok": summary.ok, "failed": summary.failed})
-    final = finish_run(store, run_id, status)
-    summary.failed_total = final["failed_total"]
-    return summary.close(status, started)
+        return records
 
+    return run_batches(store, spec, run_id, todo, score, summary, len(pairs), started, chunk=BATCH,
+                       progress=progress, cancel=cancel)

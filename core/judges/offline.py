@@ -74,8 +74,34 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
     run_id, todo = resume_run(store, spec, pairs)
     summary = RunSummary(run_id=run_id, requested=len(pairs), skipped=len(pairs) - len(todo))
     summary.ok = summary.skipped
+    with_context = reads_context(score_pair)
+
+    def score(rows) -> list[OutputRecord]:
+        out = []
+        for row in rows:
+            t0 = time.perf_counter()
+            context = context_dict(row) if with_context else None
+            rec = _judged(spec.judge_name, score_pair, row.reference, row.candidate, context)
+            rec.pair_id = row.pair_id
+            rec.latency_ms = (time.perf_counter() - t0) * 1000
+            rec.cost_usd = 0.0
+            out.append(rec)
+        return out
+
+    return run_batches(store, spec, run_id, todo, score, summary, len(pairs), started, progress=progress,
+                       cancel=cancel)
+
+
+def run_batches(store: Store, spec: RunSpec, run_id: str, todo, score: Callable[[list], list[OutputRecord]],
+                summary: RunSummary, n_pairs: int, started: float, *, chunk: int = 1,
+                progress: Callable[[int, int, dict], None] | None = None,
+                cancel: threading.Event | None = None) -> RunSummary:
+    """The offline-run loop (rules, lexical, length, distilled, checks): ``score(rows)`` gives the records of a
+    chunk of ``todo``'s rows; cancel is checked before each chunk, outputs are committed every :data:`BATCH`
+    records (a cancel or crash keeps every committed batch, a re-run resumes after it), progress follows each
+    commit, and the run is finished ("done", "cancelled"; "failed" when the store refuses a batch)."""
     try:
-        status = _score_all(store, spec, score_pair, run_id, todo, summary, len(pairs), progress, cancel)
+        status = _score_all(store, spec, run_id, todo, score, summary, n_pairs, chunk, progress, cancel)
     except StoreError:  # the store refused a batch: the run is closed as failed (counts from the store), not
         with suppress(Exception):  # left `running`; a re-run finishes it
             finish_run(impatient(store), run_id, "failed")
@@ -85,36 +111,33 @@ def run_offline_judge(store: Store, spec: RunSpec, score_pair: Callable[[str, st
     return summary.close(status, started)
 
 
-def _score_all(store, spec, score_pair, run_id, todo, summary, n_pairs, progress, cancel) -> str:
-    """Score ``todo``'s pairs and write them in batches; the run's status ("done" or "cancelled")."""
+def _score_all(store, spec, run_id, todo, score, summary, n_pairs, chunk, progress, cancel) -> str:
+    def report() -> None:
+        if progress:
+            progress(summary.ok + summary.failed, n_pairs, {"ok": summary.ok, "failed": summary.failed,
+                                                             "run_id": run_id})
+
     status = "done"
-    if progress:  # at once: the job notes the run (core.jobs.counts) and shows what it holds already
-        progress(summary.ok, n_pairs, {"ok": summary.ok, "failed": 0, "run_id": run_id})
+    report()  # at once: the job notes the run (core.jobs.counts) and shows what it holds already
+    rows = list(todo.itertuples(index=False))
     batch: list[OutputRecord] = []
-    with_context = reads_context(score_pair)
-    for row in todo.itertuples(index=False):
+    for start in range(0, len(rows), chunk):
         if cancel is not None and cancel.is_set():
             status = "cancelled"
             break
-        t0 = time.perf_counter()
-        context = context_dict(row) if with_context else None
-        rec = _judged(spec.judge_name, score_pair, row.reference, row.candidate, context)
-        rec.pair_id = row.pair_id
-        rec.latency_ms = (time.perf_counter() - t0) * 1000
-        rec.cost_usd = 0.0
-        batch.append(rec)
-        if rec.error is None:
-            summary.ok += 1
-        else:  # a pair this judge cannot read (another language, not a report, too long): recorded, not scored
-            summary.failed += 1
-            summary.failures.append({"ext_id": row.ext_id, "error": rec.error})
+        part = rows[start:start + chunk]
+        ext = {row.pair_id: row.ext_id for row in part}
+        for rec in score(part):
+            batch.append(rec)
+            if rec.error is None:
+                summary.ok += 1
+            else:  # a pair this judge cannot read (another language, not a report, too long): recorded
+                summary.failed += 1
+                summary.failures.append({"ext_id": ext[rec.pair_id], "error": rec.error})
         if len(batch) >= BATCH:
             write_outputs(store, run_id, batch, spec.prompt_id)
             batch = []
-            if progress:
-                progress(summary.ok + summary.failed, n_pairs, {"ok": summary.ok, "failed": summary.failed,
-                                                                 "run_id": run_id})
+            report()
     write_outputs(store, run_id, batch, spec.prompt_id)
-    if progress:
-        progress(summary.ok + summary.failed, n_pairs, {"ok": summary.ok, "failed": summary.failed, "run_id": run_id})
+    report()
     return status

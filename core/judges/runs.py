@@ -39,6 +39,7 @@ class OutputRecord:
     error: str | None = None
     metrics: dict[str, float] | None = None  # precomputed (lexical); else parsed from raw_text
     extra_metrics: dict[str, float] | None = None  # stored beside those parsed from raw_text (rules: rules_crimson)
+    errors: list[tuple[bool, str, str]] | None = None  # with metrics: error rows (significant, category, text)
 
 
 @dataclass
@@ -174,6 +175,7 @@ def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None, options:
     if rec.error is None and rec.metrics is not None:
         status = "ok"
         metrics = [(run_id, rec.pair_id, k, float(v)) for k, v in rec.metrics.items() if v is not None]
+        errors = [(run_id, rec.pair_id, sig, category, text) for sig, category, text in rec.errors or ()]
     elif rec.error is None and prompt_id in BASELINE_PARSERS:
         status, reason, values = BASELINE_PARSERS[prompt_id](rec.raw_text or "")
         metrics = [(run_id, rec.pair_id, k, float(v)) for k, v in values.items() if v is not None]

@@ -21,6 +21,7 @@ import platform
 import zipfile
 from pathlib import Path
 
+from core.analysis.statistic import statistic
 from core.paper.compute import PaperSettings
 from core.store.db import Store
 
@@ -119,7 +120,7 @@ def _prompts(store: Store, dataset: str) -> tuple[dict, dict[str, bytes]]:
 def settings_flags(s: PaperSettings) -> list[str]:
     """The command-line flags that reproduce ``s`` (tables, methods, figures take the same ones)."""
     flags = ["--n-boot", str(s.n_boot), "--seed", str(s.seed), "--ci", s.ci, "--min-n", str(s.min_n),
-             "--stat", {"kendall": "tau", "spearman": "rho", "pearson": "r"}[s.stat]]
+             "--stat", statistic(s.stat).short]
     flags += ["--target", s.target] if s.target else []
     flags += ["--raters", s.raters] if s.raters else []
     flags += ["--drop-identical"] if s.drop_identical else []

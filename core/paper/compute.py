@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
+from core.analysis.statistic import SCORE_LIKE_METRICS, statistic
 from core.paper.correlations import STAT_ALIASES, CorrelationContext
 from core.store.db import Store
 
@@ -163,7 +164,7 @@ def injected_results(store: Store, dataset: str, s: PaperSettings) -> pd.DataFra
 
 
 #: The 0-1 judge scores ``calibrate`` bins against the expert score (and the Calibration page offers).
-RELIABILITY_METRICS = ("green", "green_f1", "formula", "vert", "rubric", "bleu4", "rouge_l", "radfact")
+RELIABILITY_METRICS = SCORE_LIKE_METRICS
 
 
 def reliability_results(store: Store, dataset: str, s: PaperSettings) -> pd.DataFrame | None:
@@ -230,7 +231,7 @@ def agreement_results(store: Store, dataset: str, s: PaperSettings) -> dict | No
         values = values[values["annotator"].isin(raters.annotators)]
     if values["annotator"].nunique() < 2:
         return None
-    stat = {"kendall": "tau", "spearman": "rho", "pearson": "r"}[s.stat]
+    stat = statistic(s.stat).short
     result = inter_annotator(values[["pair_id", "annotator", "value"]],  # the one minimum n, as each judge's
                              method="interval" if target == "score" else "ratio", min_n=s.min_n)
     loo = leave_one_out(values[["pair_id", "annotator", "value"]], min_n=s.min_n)

@@ -20,15 +20,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from core.analysis.statistic import BY_NAME, STATISTICS, statistic, table
 from core.paper.tables import Cell, PaperTable, count_words, fmt, slug
 
 #: statistic -> (estimate, |estimate|, CI low, CI high) columns of a correlate table.
-STAT_COLUMNS = {"kendall": ("tau", "abs_tau", "ci_low", "ci_high"),
-                "spearman": ("rho", "abs_rho", "rho_ci_low", "rho_ci_high"),
-                "pearson": ("r", "abs_r", "r_ci_low", "r_ci_high")}
-STAT_ALIASES = {"tau": "kendall", "rho": "spearman", "r": "pearson", "kendall": "kendall", "spearman": "spearman",
-                "pearson": "pearson"}
-STAT_WORDS = {"kendall": "Kendall's tau-b", "spearman": "Spearman's rho", "pearson": "Pearson's r"}
+STAT_COLUMNS = {s.key: (s.short, s.abs_col, s.ci_low, s.ci_high) for s in STATISTICS}
+STAT_ALIASES = {name: s.key for name, s in BY_NAME.items()}
+STAT_WORDS = table("ascii_words")
 TARGET_WORDS = {"score": "the expert score (0-1, higher is better)",
                 "sig_errors": "the number of clinically significant errors per report",
                 "total_errors": "the number of errors per report (significant and insignificant)"}
@@ -151,7 +149,7 @@ def correlation_table(corr: pd.DataFrame, ctx: CorrelationContext, *, stat: str 
     keys = tuple(str(m) for m in shaped.values.columns)
     headers = tuple(column_name(m, corr.loc[corr["metric"] == m, "judge"].astype(str)) for m in keys)
 
-    symbol = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}[stat]
+    symbol = statistic(stat).symbol
     caption = (f"Agreement of judge metrics with the experts on {ctx.dataset}"
                + (" (synthetic data)" if ctx.synthetic else "") + f": |{symbol}| ({STAT_WORDS[stat]}) between "
                f"each metric and {target_words(ctx.target)}, averaged over {ctx.raters}; {_n_text(rows, ctx.n_pairs)} "
@@ -185,7 +183,7 @@ def breakdown_table(cells: pd.DataFrame, ctx: CorrelationContext, facet: str, *,
     by_key = {(str(r["series"]), str(r["facet_value"])): r for _, r in long.iterrows()}
     rows = _cells(shaped, by_key, est, lo, hi, decimals)
     keys = tuple(str(v) for v in shaped.values.columns)
-    symbol = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}[stat]
+    symbol = statistic(stat).symbol
     caption = (f"Agreement of judge metrics with the experts on {ctx.dataset}"
                + (" (synthetic data)" if ctx.synthetic else "") + f", by {facet}: |{symbol}| ({STAT_WORDS[stat]}) "
                f"between each metric and {target_words(ctx.target)}, averaged over {ctx.raters}, computed on the "

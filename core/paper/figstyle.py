@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from core.analysis.statistic import table
 from core.taxonomy import OKABE_ITO
 
 WIDTH, HEIGHT = 420, 280  # px at 72 dpi: 5.8 x 3.9 in, a one-column figure
@@ -21,7 +22,7 @@ FONT_SIZE = 12
 FONT = "Liberation Sans"
 FORMS = ("svg", "pdf", "csv")
 MIME = {"svg": "image/svg+xml", "pdf": "application/pdf", "csv": "text/csv"}
-SYMBOLS = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}
+SYMBOLS = table("symbol")
 
 
 @dataclass

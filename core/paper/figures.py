@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from core.analysis.statistic import statistic
 from core.paper.compute import Results
 from core.paper.correlations import STAT_COLUMNS
 from core.paper.figstyle import FONT_SIZE, HEIGHT, WIDTH, Figure, figure_bytes, figure_csv, render
@@ -80,7 +81,7 @@ def results_heatmap(results: Results) -> Figure | None:
     cells = breakdown(part, by_facet=facet, n_boot=0, seed=s.seed, min_n=s.min_n,
                       cluster_col="group_id" if s.clusters else None, target_name=results.context.target)
     cells = apply_orientations(cells, results.declared, results.context.target)
-    symbol = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}[s.stat]
+    symbol = statistic(s.stat).symbol
     capped = (f"the {len(order)} of {len(results.corr)} judge metrics with the highest |{symbol}|; all of them: "
               f"correlate --breakdown {facet}") if len(results.corr) > len(order) else ""
     return heatmap_figure(cells, facet, order, stat=s.stat, min_n=s.min_n, capped=capped, **_where(results))

@@ -15,6 +15,7 @@ import pandas as pd
 
 from core.analysis.naming import display_name
 from core.analysis.scores import metric_label
+from core.analysis.statistic import statistic
 from core.paper.figstyle import SYMBOLS, TALL, Figure, styled, title
 from core.taxonomy import MISSING, OKABE_ITO
 
@@ -60,7 +61,7 @@ def heatmap_figure(cells: pd.DataFrame, facet: str, order: Sequence[tuple[str, s
 
     from core.paper.figstyle import FONT_SIZE
 
-    est = {"kendall": "tau", "spearman": "rho", "pearson": "r"}[stat]
+    est = statistic(stat).short
     keep = list(dict.fromkeys((str(j), str(m)) for j, m in order))
     part = cells[[(j, m) in set(keep) for j, m in zip(cells["judge"], cells["metric"], strict=True)]]
     data = part.assign(series=[display_name(j, m, with_judge=True) for j, m in zip(part["judge"], part["metric"],

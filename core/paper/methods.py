@@ -14,13 +14,14 @@ import platform
 
 import pandas as pd
 
+from core.analysis.statistic import table
 from core.paper.citations import bibtex, cite, metric_cites, prompt_cites
 from core.paper.compute import Results
 from core.paper.correlations import STAT_WORDS, target_words
 from core.paper.tables import count_words
 from core.taxonomy import NOT_RECORDED, is_missing, shown
 
-STAT_NAMES = {"kendall": "tau-b", "spearman": "rho", "pearson": "r"}
+STAT_NAMES = table("ascii")
 
 
 class Paragraph:

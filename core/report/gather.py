@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from core.access import RESEARCHER, SEE_PATHS, allowed
+from core.analysis.statistic import STATISTICS
 from core.reads.context import context_dict
 from core.store.db import Store
 from core.taxonomy import CONTEXT_FIELDS
@@ -67,9 +68,7 @@ class ReportData:
 
 
 #: The report's statistic -> (estimate, CI low, CI high, |value|) columns of core.analysis.stats.correlate.
-STAT_COLS = {"kendall": ("tau", "ci_low", "ci_high", "abs_tau"),
-             "spearman": ("rho", "rho_ci_low", "rho_ci_high", "abs_rho"),
-             "pearson": ("r", "r_ci_low", "r_ci_high", "abs_r")}
+STAT_COLS = {s.key: (s.short, s.ci_low, s.ci_high, s.abs_col) for s in STATISTICS}
 
 
 def _target_result(store: Store, dataset: str, target: str, annotator_frame: pd.DataFrame, *, n_boot: int,

@@ -40,6 +40,7 @@ from pathlib import Path
 
 from core import glossary
 from core.access import RESEARCHER
+from core.analysis.statistic import statistic
 from core.report.gather import ReportData, collect, judges_frame
 from core.report.sections import (
     calibration_figure,
@@ -202,8 +203,7 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
                     ("Expert target", data.experts),
                     ("Annotations", f"{int(ds.get('annotations', 0)):,}"), ("Judge runs", ds.get("runs")),
                     ("Created", ds.get("created_at"))]
-    stat_words = {"kendall": "Kendall's τ-b", "spearman": "Spearman's ρ", "pearson": "Pearson's r"}[data.stat]
-    stat_sym = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}[data.stat]
+    stat_words, stat_sym = statistic(data.stat).words, statistic(data.stat).symbol
     stats_rows = [
         ("Correlation", f"{stat_words} between each judge metric and the expert target (targets: per annotator "
                         "first, summed over categories, then averaged across annotators); the expert ceiling in "

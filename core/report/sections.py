@@ -14,6 +14,7 @@ import textwrap
 import pandas as pd
 
 from core.analysis.naming import column_name, display_name
+from core.analysis.statistic import table
 from core.glossary import judge_in_words, metric_in_words
 from core.reads.context import context_line
 from core.report.gather import ReportData, TargetResult
@@ -53,8 +54,8 @@ def _fmt(value: object, digits: int = 3) -> str:
 
 
 #: The report's statistic in words and as a symbol.
-STAT_WORDS = {"kendall": "Kendall's τ", "spearman": "Spearman's ρ", "pearson": "Pearson's r"}
-STAT_SYMBOL = {"kendall": "τ", "spearman": "ρ", "pearson": "r"}
+STAT_WORDS = table("symbol_words")
+STAT_SYMBOL = table("symbol")
 
 
 def _oriented_ci(row: dict, stat: str = "kendall") -> tuple[float, float]:
