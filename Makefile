@@ -56,14 +56,14 @@ run: setup $(STORE)
 	$(PY) serve.py --server.address 127.0.0.1 --server.port $(PORT)
 
 # For a team: listens on ADDRESS (every interface by default) and refuses to start unless
-# .streamlit/secrets.toml configures sign-in and an allow-list ([auth], [radjudge.roles];
+# .streamlit/secrets.toml configures sign-in and an allow-list ([auth], [radconcord.roles];
 # docs/serving.md). STORE is the team's store; no demo is built.
 ADDRESS ?= 0.0.0.0
 serve: setup
-	RADJUDGE_STORE=$(STORE) $(PY) serve.py --server.address $(ADDRESS) --server.port $(PORT)
+	RADCONCORD_STORE=$(STORE) $(PY) serve.py --server.address $(ADDRESS) --server.port $(PORT)
 
 # Debian's chromium for the real-browser test (Playwright's own download cannot work here), and
-# Debian's nginx-light for the reverse-proxy test (deploy/nginx-radjudge.conf in front of a team server),
+# Debian's nginx-light for the reverse-proxy test (deploy/nginx-radconcord.conf in front of a team server),
 # Debian's pdflatex for compiling the paper tables (tests/paper; 20 s and about 144 MB here).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \

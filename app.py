@@ -1,4 +1,4 @@
-"""RadJudge dashboard entry point: ``streamlit run app.py``.
+"""RadConcord dashboard entry point: ``streamlit run app.py``.
 
 The router only: page list, the store handle and the sidebar every page
 shares (store path, dataset picker, synthetic badge). Pages live in pages/
@@ -36,7 +36,7 @@ from pages._shared import (  # noqa: E402
     warn_unknown_names,
 )
 
-st.set_page_config(page_title="RadJudge", layout="wide")
+st.set_page_config(page_title="RadConcord", layout="wide")
 # A team deployment (sign-in + allow-list in the secrets) shows nothing before sign-in; the role
 # decides which pages the navigation lists (core/access.py).
 role = gate()
@@ -167,7 +167,7 @@ with run_reads:
     sections = {section: [path for path in paths if may_open(role, path)] for section, paths in SECTIONS.items()}
     pages = {path: st.Page(path, title=titles[path]) for paths in sections.values() for path in paths}
     nav = {section: [pages[path] for path in paths] for section, paths in sections.items() if paths}
-    next(iter(nav.values())).append(st.Page(landing, title="RadJudge", url_path="home", default=True,
+    next(iter(nav.values())).append(st.Page(landing, title="RadConcord", url_path="home", default=True,
                                             visibility="hidden"))
     page = st.navigation(nav, expanded=True)
     if store_error is not None:

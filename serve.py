@@ -3,7 +3,7 @@
 litellm takes seconds to import. Streamlit runs app.py only when the first browser connects,
 so an import started there would still be under way when the first pair is scored. This
 launcher starts it in a background thread of the server process itself, before the server
-comes up, when a model is configured (``RADJUDGE_MODELS`` in the environment or in
+comes up, when a model is configured (``RADCONCORD_MODELS`` in the environment or in
 ``.streamlit/secrets.toml``); without one nothing is loaded (no memory spent on it).
 ``make run`` uses it; ``streamlit run app.py`` still works, and app.py then starts the same
 import on its first run. Installed (``pip install .``), this file is ``radconcord_app/serve.py``: the

@@ -4,7 +4,7 @@ Every command is a real ``python -m core`` process against a loopback OpenAI-com
 (tests/fake_openai.py, here in the bench's process: the client is another process, so they do not share
 a GIL; the server's clock is ``time.monotonic``, the system-wide clock the client's start is read on).
 Each command runs twice in the same invocation: as the product runs it, and with
-``RADJUDGE_LITELLM_ONLY=true`` (every call through litellm, as before core.judges.direct), so the
+``RADCONCORD_LITELLM_ONLY=true`` (every call through litellm, as before core.judges.direct), so the
 ratio between them holds whatever the machine's load. Wall times on a shared machine are inflated: the
 CPU seconds (user + system of the child) are the steadier figure.
 
@@ -52,9 +52,9 @@ ISSUE = {"score_model": 13.0, "score_rules": 4.3, "first_request": 4.9, "run_100
 
 def _env(litellm_only: bool) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), LITELLM_LOCAL_MODEL_COST_MAP="True")
-    env.pop("RADJUDGE_LITELLM_ONLY", None)
+    env.pop("RADCONCORD_LITELLM_ONLY", None)
     if litellm_only:
-        env["RADJUDGE_LITELLM_ONLY"] = "true"
+        env["RADCONCORD_LITELLM_ONLY"] = "true"
     return env
 
 

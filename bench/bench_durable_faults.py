@@ -2,7 +2,7 @@
 
 1. Full disk: a store of ``--pairs`` pairs on a 64 MB tmpfs (root only) with ``--free-mb`` left,
    ``judge --concurrency 16``; then the space is freed and the same command resumes.
-2. A reader holds the store past the patience (``RADJUDGE_STORE_TIMEOUT=2``) mid-run; then resume.
+2. A reader holds the store past the patience (``RADCONCORD_STORE_TIMEOUT=2``) mid-run; then resume.
 3. Two identical runs started together.
 
 Counts come from the loopback server (requests received) and the store (outputs), never from the
@@ -85,7 +85,7 @@ def held_lock(pairs: int) -> None:
             cmd = [sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "d", "--judge",
                    MODEL, "--api-base", server.url, "--concurrency", "2", "--json"]
             proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                    env=dict(os.environ, RADJUDGE_STORE_TIMEOUT="2"))
+                                    env=dict(os.environ, RADCONCORD_STORE_TIMEOUT="2"))
             while server.requests < 20:
                 time.sleep(0.05)
             release = threading.Event()

@@ -1,7 +1,7 @@
 """A store held by another process for ``--hold`` seconds mid-run: when does the run stop sending?
 
 ``judge --concurrency 4`` on ``--pairs`` pairs against the loopback server (50 ms a call) with
-``RADJUDGE_STORE_TIMEOUT=--patience``; a second process holds ``duckdb.connect(store, read_only=True)``
+``RADCONCORD_STORE_TIMEOUT=--patience``; a second process holds ``duckdb.connect(store, read_only=True)``
 for ``--hold`` seconds once 30 requests have arrived. Printed, from the server's side: requests sent
 during the hold, the last one's time after the hold began, how many came after the patience, and
 when the run's process ended (issue 42, item 6; numbers in docs/judges.md, "Runs are jobs").
@@ -41,7 +41,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "s.duckdb"
         store = marked_store(path, args.pairs)
-        env = dict(os.environ, PYTHONPATH=str(ROOT), RADJUDGE_STORE_TIMEOUT=f"{args.patience:g}")
+        env = dict(os.environ, PYTHONPATH=str(ROOT), RADCONCORD_STORE_TIMEOUT=f"{args.patience:g}")
         with FakeOpenAI(latency=0.05) as server:
             proc = subprocess.Popen([sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset",
                                      "d", "--judge", "openai/fake-judge", "--api-base", server.url, "--concurrency",

@@ -58,10 +58,10 @@ def _free_port() -> int:
 
 def _start(launcher: str, store: Path, url: str) -> tuple[subprocess.Popen, str]:
     port = _free_port()
-    env = dict(os.environ, RADJUDGE_STORE=str(store), RADJUDGE_MODELS=MODEL, RADJUDGE_API_BASE=url,
+    env = dict(os.environ, RADCONCORD_STORE=str(store), RADCONCORD_MODELS=MODEL, RADCONCORD_API_BASE=url,
                LITELLM_LOCAL_MODEL_COST_MAP="True", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false",
                PYTHONPATH=str(ROOT))
-    env.pop("RADJUDGE_LOCAL_ONLY", None)
+    env.pop("RADCONCORD_LOCAL_ONLY", None)
     opts = ["--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1"]
     cmd = {"serve": [sys.executable, str(ROOT / "serve.py"), *opts],
            "streamlit": [sys.executable, "-m", "streamlit", "run", "app.py", *opts],

@@ -33,7 +33,7 @@ def judge(store: Path, model: str, url: str, prompt: str, pairs: int, max_tokens
                            "--judge", model, "--api-base", url, "--prompt", prompt, "--limit", str(pairs),
                            "--max-tokens", str(max_tokens), "--concurrency", "1", "--allow-failures", "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=3600)
-    if done.returncode != 0:
+    if done.returncode not in (0, 4):  # 4: no answer could be read as the prompt's format, which is a result here
         raise SystemExit(f"judge failed ({done.returncode}): {done.stderr.strip()}")
     return json.loads(done.stdout), time.monotonic() - t0
 

@@ -49,7 +49,7 @@ def peak_mb():
     hwm = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmHWM")]
     return max(rusage, int(hwm[0].split()[1]) / 1024 if hwm else 0.0)
 
-os.environ["RADJUDGE_STORE"] = sys.argv[1]
+os.environ["RADCONCORD_STORE"] = sys.argv[1]
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 import core.reads.frames, core.analysis.stats, duckdb, pandas  # start-up cost, measured before any page

@@ -207,7 +207,7 @@ def _app(path: Path, page: str = "pages/correlations.py"):
 
         PagesManager.__init__ = init_without_pages_dir
         PagesManager._bench_patched = True
-    os.environ["RADJUDGE_STORE"] = str(path.resolve())
+    os.environ["RADCONCORD_STORE"] = str(path.resolve())
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at._bidi_component_manager = component_registry()  # once per process, as a server does at start-up
     at.switch_page(page)

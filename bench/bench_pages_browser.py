@@ -127,9 +127,9 @@ def _browser_cpu_seconds() -> float:
 def serve(root: Path, store: Path, log: Path):
     """``python serve.py`` of the checkout ``root`` over ``store`` on a free loopback port."""
     port = _free_port()
-    env = {**os.environ, "RADJUDGE_STORE": str(store), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    env = {**os.environ, "RADCONCORD_STORE": str(store), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
            "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    env.pop("RADJUDGE_MODELS", None)
+    env.pop("RADCONCORD_MODELS", None)
     with log.open("w") as out:
         proc = subprocess.Popen([sys.executable, str(root / "serve.py"), "--server.headless", "true",
                                  "--server.port", str(port), "--server.address", "127.0.0.1",

@@ -23,7 +23,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 def main(store: str, pages: list[str]) -> None:
-    os.environ["RADJUDGE_STORE"] = store
+    os.environ["RADCONCORD_STORE"] = store
     import streamlit as st
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest

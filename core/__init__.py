@@ -1,4 +1,4 @@
-"""RadJudge core: all logic, no UI. Importing it applies the offline defaults."""
+"""RadConcord core: all logic, no UI. Importing it applies the offline defaults."""
 
 from core import settings as _settings
 

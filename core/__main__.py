@@ -6,7 +6,7 @@ no connection between operations, a run's journal is fsynced answer by answer an
 heartbeat thread is stopped and joined. What is left is CPython's teardown, which frees every object of
 every imported module one by one: 1.2-1.5 s here once litellm is loaded (docs/SCALE.md). So the output
 is flushed, logging is shut down, and the process leaves at once with main's exit code. litellm's own
-exit handlers (they flush logging callbacks RadJudge never configures) are skipped with the rest.
+exit handlers (they flush logging callbacks RadConcord never configures) are skipped with the rest.
 An exception (argparse's exit, a traceback) leaves the ordinary way.
 
 ``serve`` is the dashboard (:mod:`core.cli.dashboard`): its options are Streamlit's, so it is handed on

@@ -6,12 +6,12 @@ Three set-ups, read from Streamlit's secrets (``.streamlit/secrets.toml``):
   binds loopback only.
 * **``[auth]`` (Streamlit's OIDC sign-in) without roles**: sign-in only names the rater on the
   Annotate page; every page is open. Still for loopback.
-* **``[auth]`` plus ``[radjudge.roles]``**: a team deployment. Nobody sees anything before signing
+* **``[auth]`` plus ``[radconcord.roles]``**: a team deployment. Nobody sees anything before signing
   in; a signed-in identity gets the first role whose allow-list holds it:
 
   .. code-block:: toml
 
-     [radjudge.roles]
+     [radconcord.roles]
      researchers = ["lead@hospital.org"]        # everything: import, run judges, delete
      viewers = ["@hospital.org", "dr.b@uni.edu"] # browse, rate, download reports
 
@@ -32,7 +32,7 @@ may not make raises :class:`NotAllowed` (:func:`require`).
 
   .. code-block:: toml
 
-     [radjudge.roles]
+     [radconcord.roles]
      trust_unverified_email = ["default"]        # or ["https://login.hospital.org"]
 
 ``serve_problem`` is the guard of ``make serve``: a non-loopback address needs the third set-up,
@@ -175,12 +175,12 @@ def _entries(value, where: str) -> tuple[str, ...]:
     what = ("provider names or issuer URLs" if where == "trust_unverified_email"
             else "e-mail addresses or '@domain' entries")
     if isinstance(value, str) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"[radjudge.roles] {where} must be a list of {what}")
+        raise ValueError(f"[radconcord.roles] {where} must be a list of {what}")
     entries = tuple(v.strip().lower() for v in value if v.strip())
     if where != "trust_unverified_email":
         for entry in entries:  # an entry that no address can match exactly is a typo, not a rule
             if parse_email(("x" + entry) if entry.startswith("@") else entry) is None:
-                raise ValueError(f"[radjudge.roles] {where}: '{entry}' is not an e-mail address or '@domain'")
+                raise ValueError(f"[radconcord.roles] {where}: '{entry}' is not an e-mail address or '@domain'")
     return entries
 
 
@@ -190,7 +190,7 @@ def sign_in_configured(secrets: Mapping) -> bool:
 
 
 def roles_from_secrets(secrets: Mapping) -> Roles | None:
-    """The team's allow-lists, or None when ``[radjudge.roles]`` is absent (no team deployment).
+    """The team's allow-lists, or None when ``[radconcord.roles]`` is absent (no team deployment).
 
     Raises ValueError on a malformed section (a string instead of a list, a role nobody has).
     """
@@ -200,12 +200,12 @@ def roles_from_secrets(secrets: Mapping) -> Roles | None:
         return None
     unknown = sorted(set(roles) - {"researchers", "viewers", "trust_unverified_email"})
     if unknown:
-        raise ValueError(f"[radjudge.roles] knows 'researchers', 'viewers' and 'trust_unverified_email', "
+        raise ValueError(f"[radconcord.roles] knows 'researchers', 'viewers' and 'trust_unverified_email', "
                          f"not {', '.join(unknown)}")
     parsed = Roles(_entries(roles.get("researchers"), "researchers"), _entries(roles.get("viewers"), "viewers"),
                    _entries(roles.get("trust_unverified_email"), "trust_unverified_email"))
     if not parsed.researchers and not parsed.viewers:
-        raise ValueError("[radjudge.roles] lists nobody: add researchers = [...] and/or viewers = [...]")
+        raise ValueError("[radconcord.roles] lists nobody: add researchers = [...] and/or viewers = [...]")
     return parsed
 
 
@@ -259,14 +259,14 @@ def serve_problem(address: str, secrets: Mapping, allow_open: bool = False) -> s
         if missing:
             return f"cannot serve on {address}: [auth] lacks {', '.join(missing)} (see docs/serving.md)"
         return None
-    what = "sign-in ([auth])" if not sign_in_configured(secrets) else "an allow-list ([radjudge.roles])"
+    what = "sign-in ([auth])" if not sign_in_configured(secrets) else "an allow-list ([radconcord.roles])"
     return (f"refusing to serve on {address}: {what} is not configured in .streamlit/secrets.toml, so anyone "
             f"who can reach this address would see every report. Configure it (docs/serving.md), "
             f"serve on 127.0.0.1, or pass --allow-open if this network is private to you.")
 
 
 def researcher_contacts(secrets: Mapping) -> tuple[str, ...]:
-    """Whom a clinician asks for a rating queue: the researchers' addresses in ``[radjudge.roles]`` (a whole
+    """Whom a clinician asks for a rating queue: the researchers' addresses in ``[radconcord.roles]`` (a whole
     ``@domain`` entry names nobody, so it is left out); () without a team deployment or with a malformed
     section (the gate says why)."""
     try:

@@ -4,9 +4,9 @@ Models come from configuration, never from the store:
 
 | setting (environment, or a root-level Streamlit secret) | meaning |
 | --- | --- |
-| RADJUDGE_MODELS | comma-separated litellm model names, e.g. ``openai/gpt-4o-mini,anthropic/claude-3-5-haiku-20241022``; an entry ``name=URL`` gives that model its own OpenAI-compatible endpoint |
-| RADJUDGE_API_BASE | endpoint of an OpenAI-compatible server (vLLM, Ollama, llama.cpp), used by the OpenAI-style entries that name no URL of their own |
-| RADJUDGE_LOCAL_ONLY | "true": only loopback/private endpoints may receive report text |
+| RADCONCORD_MODELS | comma-separated litellm model names, e.g. ``openai/gpt-4o-mini,anthropic/claude-3-5-haiku-20241022``; an entry ``name=URL`` gives that model its own OpenAI-compatible endpoint |
+| RADCONCORD_API_BASE | endpoint of an OpenAI-compatible server (vLLM, Ollama, llama.cpp), used by the OpenAI-style entries that name no URL of their own |
+| RADCONCORD_LOCAL_ONLY | "true": only loopback/private endpoints may receive report text |
 | OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ... | provider keys, sent only to the provider's own API: only their *presence* is reported here |
 | ``[endpoint_keys]`` (secrets table) | ``"URL" = "key"``: the key for one custom endpoint; a custom endpoint gets no other key |
 
@@ -65,7 +65,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
 # Servers that run on the user's own machine or network: no key needed.
 LOCAL_PROVIDERS = {"ollama": "http://localhost:11434", "ollama_chat": "http://localhost:11434",
                    "hosted_vllm": None, "lm_studio": None, "llamafile": None, "openai_like": None}
-# Providers whose requests an OpenAI-compatible server can answer (RADJUDGE_API_BASE applies to them).
+# Providers whose requests an OpenAI-compatible server can answer (RADCONCORD_API_BASE applies to them).
 OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "lm_studio", "llamafile", "openai_like"}
 
 
@@ -79,7 +79,7 @@ class ModelConfig:
     local: bool  # the endpoint is loopback or private: report text stays on this machine/network
     needs_key: bool
     key_present: bool
-    replicas: tuple[str, ...] = ()  # several RADJUDGE_API_BASE URLs: replicas of the model (core.judges.replicas)
+    replicas: tuple[str, ...] = ()  # several RADCONCORD_API_BASE URLs: replicas of the model (core.judges.replicas)
 
     @property
     def usable(self) -> bool:
@@ -132,7 +132,7 @@ def _is_local(api_base: str) -> bool:
 
 
 def configured_models(env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> list[ModelConfig]:
-    """The models named by ``RADJUDGE_MODELS``, each with its endpoint and key status.
+    """The models named by ``RADCONCORD_MODELS``, each with its endpoint and key status.
 
     ``env`` defaults to the process environment (core.settings); ``secrets`` is a plain dict (e.g. of
     ``st.secrets``). Key values are read only to test their presence.

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def models_configured(root: Path = ROOT, env: dict | None = None) -> bool:
-    """True when RADJUDGE_MODELS names a model in the environment or the secrets file."""
+    """True when RADCONCORD_MODELS names a model in the environment or the secrets file."""
     env = settings.environ() if env is None else env
     if str(settings.lookup(env, settings.MODELS_VAR, "")).strip():
         return True

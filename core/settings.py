@@ -1,14 +1,14 @@
-"""Every environment variable RadJudge reads, in one place.
+"""Every environment variable RadConcord reads, in one place.
 
 | variable | meaning | default |
 | --- | --- | --- |
-| RADJUDGE_STORE | path of the DuckDB store | data/radconcord.duckdb (data/radjudge.duckdb when only that exists) |
-| RADJUDGE_LOCAL_ONLY | "true": refuse model endpoints outside loopback/private networks | false |
-| RADJUDGE_API_BASE | default api_base for an OpenAI-compatible server | unset |
-| RADJUDGE_MODELS | comma-separated litellm model names offered in the dashboard (`name=URL` gives one its own endpoint) | unset |
-| RADJUDGE_LITELLM_ONLY | "true": every model call goes through litellm, also those core.judges.direct would send itself | false |
+| RADCONCORD_STORE | path of the DuckDB store | data/radconcord.duckdb (data/radjudge.duckdb when only that exists) |
+| RADCONCORD_LOCAL_ONLY | "true": refuse model endpoints outside loopback/private networks | false |
+| RADCONCORD_API_BASE | default api_base for an OpenAI-compatible server | unset |
+| RADCONCORD_MODELS | comma-separated litellm model names offered in the dashboard (`name=URL` gives one its own endpoint) | unset |
+| RADCONCORD_LITELLM_ONLY | "true": every model call goes through litellm, also those core.judges.direct would send itself | false |
 | LITELLM_LOCAL_MODEL_COST_MAP | set to "True" here before litellm is imported, so it never downloads its price map | True |
-| RADJUDGE_PUBLIC_URL | the address colleagues reach the dashboard at (share links) | unset |
+| RADCONCORD_PUBLIC_URL | the address colleagues reach the dashboard at (share links) | unset |
 | provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) | read by litellm from the environment; never stored or logged | unset |
 
 Nothing else in core/ or pages/ reads ``os.environ``: they ask here. Settings that may also come from
@@ -75,12 +75,12 @@ def secret_section(secrets: Mapping, name: str = NEW_SECTION):
     return None
 
 
-STORE_VAR = "RADJUDGE_STORE"
-MODELS_VAR = "RADJUDGE_MODELS"
-API_BASE_VAR = "RADJUDGE_API_BASE"
-LOCAL_ONLY_VAR = "RADJUDGE_LOCAL_ONLY"
-PUBLIC_URL_VAR = "RADJUDGE_PUBLIC_URL"
-LITELLM_ONLY_VAR = "RADJUDGE_LITELLM_ONLY"
+STORE_VAR = "RADCONCORD_STORE"
+MODELS_VAR = "RADCONCORD_MODELS"
+API_BASE_VAR = "RADCONCORD_API_BASE"
+LOCAL_ONLY_VAR = "RADCONCORD_LOCAL_ONLY"
+PUBLIC_URL_VAR = "RADCONCORD_PUBLIC_URL"
+LITELLM_ONLY_VAR = "RADCONCORD_LITELLM_ONLY"
 _TRUE = {"1", "true", "yes", "on"}
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.I)
 
@@ -137,23 +137,23 @@ def is_true(value: object) -> bool:
 
 
 def local_only(env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> bool:
-    """True when ``RADJUDGE_LOCAL_ONLY`` is set (environment, or secrets when given): report text may only
+    """True when ``RADCONCORD_LOCAL_ONLY`` is set (environment, or secrets when given): report text may only
     go to loopback or private endpoints."""
     return is_true(merged(env, secrets).get(LOCAL_ONLY_VAR))
 
 
 def store_path() -> str | None:
-    """``RADJUDGE_STORE``, or None."""
+    """``RADCONCORD_STORE``, or None."""
     return env_value(STORE_VAR) or None
 
 
-STORE_TIMEOUT_VAR = "RADJUDGE_STORE_TIMEOUT"
+STORE_TIMEOUT_VAR = "RADCONCORD_STORE_TIMEOUT"
 # JSON {model: key} in a dashboard job's worker environment (keys from Streamlit secrets; never stored)
-JOB_KEYS_VAR = "RADJUDGE_JOB_KEYS"
+JOB_KEYS_VAR = "RADCONCORD_JOB_KEYS"
 
 
 def store_timeout() -> float:
-    """``RADJUDGE_STORE_TIMEOUT``: seconds an operation waits for a store another connection holds
+    """``RADCONCORD_STORE_TIMEOUT``: seconds an operation waits for a store another connection holds
     (default 30; at least 0.1); a judge run whose write waits longer stops sending (core.judges.llm).
 
     Raises ValueError (one line) for a value that is not a finite number of seconds: ``inf`` would wait forever.
@@ -171,7 +171,7 @@ def store_timeout() -> float:
 
 
 def api_base() -> str | None:
-    """``RADJUDGE_API_BASE``: the default endpoint of an OpenAI-compatible server, or None."""
+    """``RADCONCORD_API_BASE``: the default endpoint of an OpenAI-compatible server, or None."""
     return env_value(API_BASE_VAR) or None
 
 

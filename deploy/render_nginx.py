@@ -1,7 +1,7 @@
-"""Write deploy/nginx-radjudge.conf with your port, certificate, key and the dashboard's address.
+"""Write deploy/nginx-radconcord.conf with your port, certificate, key and the dashboard's address.
 
-    python deploy/render_nginx.py --listen 443 --cert /etc/ssl/radjudge.crt --key /etc/ssl/radjudge.key \
-        --upstream 127.0.0.1:8501 > /etc/nginx/sites-enabled/radjudge.conf
+    python deploy/render_nginx.py --listen 443 --cert /etc/ssl/radconcord.crt --key /etc/ssl/radconcord.key \
+        --upstream 127.0.0.1:8501 > /etc/nginx/sites-enabled/radconcord.conf
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-TEMPLATE = Path(__file__).with_name("nginx-radjudge.conf")
+TEMPLATE = Path(__file__).with_name("nginx-radconcord.conf")
 
 
 def render(listen: str, cert: str, key: str, upstream: str) -> str:

@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     from tests.app.test_browser import serve_dashboard
 
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="radjudge-shots-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="radconcord-shots-") as tmp:
         store = Path(tmp) / "demo.duckdb"
         build_demo(store)
         with serve_dashboard(store, Path(tmp)) as server, sync_playwright() as pw:

@@ -1,7 +1,7 @@
 """The dashboard's side of :mod:`core.access`: who the visitor is and what they may open.
 
 ``gate()`` runs in app.py before the navigation: in a team deployment (sign-in plus
-``[radjudge.roles]`` in the secrets) a visitor who is not signed in sees only a sign-in button,
+``[radconcord.roles]`` in the secrets) a visitor who is not signed in sees only a sign-in button,
 and one signed in but on no allow-list sees only a refusal. Pages that run judges call
 ``researchers_only()`` first (the navigation already hides them from viewers; a typed URL must
 not reach them either); pages with an action for some roles only ask ``may(action)``, i.e.
@@ -77,9 +77,9 @@ def gate() -> str:
         return role
     # A navigation of one hidden entry: no page list in the sidebar (a new server would otherwise list the
     # files of pages/ before any st.navigation call), and every address lands on this screen.
-    st.navigation([st.Page(_closed, title="RadJudge", url_path="signin", default=True)], position="hidden")
+    st.navigation([st.Page(_closed, title="RadConcord", url_path="signin", default=True)], position="hidden")
     identity = signed_in_identity()
-    st.title("RadJudge")
+    st.title("RadConcord")
     if identity is None:
         st.info("This dashboard is shared with a team: sign in with your organisation's account to see it.")
         if st.button("Sign in", key="gate_login", type="primary"):

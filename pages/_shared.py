@@ -100,7 +100,7 @@ def _open_store(path: str, create: bool = True) -> Store:
 
 
 def get_store() -> Store:
-    """The store named by ``RADJUDGE_STORE`` (or the default path). A store ``RADJUDGE_STORE`` names must
+    """The store named by ``RADCONCORD_STORE`` (or the default path). A store ``RADCONCORD_STORE`` names must
     exist, as for the CLI (a mistyped path is refused in one line, nothing made there); only the default
     path is made when missing (the first run's empty state). An existing file is never initialised here:
     an empty DuckDB file or another application's is refused (StoreForeign) and left as it is."""
@@ -111,7 +111,7 @@ def get_store() -> Store:
 
 
 def make_missing_store() -> Store:
-    """Make the store ``RADJUDGE_STORE`` names, which does not exist yet (a researcher's explicit click on
+    """Make the store ``RADCONCORD_STORE`` names, which does not exist yet (a researcher's explicit click on
     a new deployment's first run: never made silently)."""
     path = default_store_path().resolve()
     return _open_store(str(path), True)

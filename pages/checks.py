@@ -94,7 +94,7 @@ def draw_llm_phase(store, dataset: str, locale: str) -> None:
         secrets = streamlit_secrets()
         models = [m for m in configured_models(secrets=secrets) if m.usable]
         if not models:
-            st.caption("No model configured: set `RADJUDGE_MODELS` (and a provider key, or a local server's "
+            st.caption("No model configured: set `RADCONCORD_MODELS` (and a provider key, or a local server's "
                        "URL) to run the LLM phase. Without it every result stays degraded.")
             return
         by_name = {m.name: m for m in models}

@@ -229,10 +229,10 @@ def draw_model_controls(reference: str, candidate: str, context: dict[str, str] 
     restricted = local_only(secrets=secrets)
     if restricted:
         st.badge("local only", icon=":material/lock:", color="green")
-        st.caption("RADJUDGE_LOCAL_ONLY is on: only loopback/private endpoints receive report text.")
+        st.caption("RADCONCORD_LOCAL_ONLY is on: only loopback/private endpoints receive report text.")
     if not models:
-        st.info("No model is configured, so only the rules judge answers. Set `RADJUDGE_MODELS` (comma-"
-                "separated litellm names) and, for a local OpenAI-compatible server, `RADJUDGE_API_BASE`, "
+        st.info("No model is configured, so only the rules judge answers. Set `RADCONCORD_MODELS` (comma-"
+                "separated litellm names) and, for a local OpenAI-compatible server, `RADCONCORD_API_BASE`, "
                 "in the environment or in `.streamlit/secrets.toml` (see `.streamlit/secrets.toml.example`).",
                 icon=":material/key:")
         return []

@@ -195,13 +195,13 @@ def choose_pairs(store, dataset: str) -> tuple[list[str], str]:
 def draw_models(models, restricted: bool) -> None:
     if restricted:
         st.badge("local only", icon=":material/lock:", color="green")
-        st.caption("RADJUDGE_LOCAL_ONLY is on: a model whose endpoint is not loopback or private is refused.")
+        st.caption("RADCONCORD_LOCAL_ONLY is on: a model whose endpoint is not loopback or private is refused.")
     if not models:
         st.info(
             "**No model is configured**, so only the offline judges (rules, lexical, length) can run. To add models, set "
-            "`RADJUDGE_MODELS` to comma-separated litellm names (e.g. `openai/gpt-4o-mini`), the provider's key "
+            "`RADCONCORD_MODELS` to comma-separated litellm names (e.g. `openai/gpt-4o-mini`), the provider's key "
             "(`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, ...) and, for a local OpenAI-compatible "
-            "server (vLLM, Ollama, llama.cpp), `RADJUDGE_API_BASE` - in the environment or in "
+            "server (vLLM, Ollama, llama.cpp), `RADCONCORD_API_BASE` - in the environment or in "
             "`.streamlit/secrets.toml` (see `.streamlit/secrets.toml.example`), then reload.",
             icon=":material/key:")
         return

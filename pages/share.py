@@ -91,7 +91,7 @@ def public_url() -> str | None:
 
 
 def _base_url(pages: list[dict]) -> str:
-    """``RADJUDGE_PUBLIC_URL`` when set, else the app's address as this browser sees it, without the page."""
+    """``RADCONCORD_PUBLIC_URL`` when set, else the app's address as this browser sees it, without the page."""
     public = public_url()
     if public:
         return public
@@ -192,7 +192,7 @@ def draw_report(store, dataset: str, synthetic: bool) -> None:
     st.download_button(
         "Download HTML report",
         data=lambda: _report_bytes(store, dataset, int(n_boot), int(seed), excerpts, annotators, experts, role=role),
-        file_name=f"radjudge-{dataset}{'-synthetic' if synthetic else ''}-report.html", mime="text/html",
+        file_name=f"radconcord-{dataset}{'-synthetic' if synthetic else ''}-report.html", mime="text/html",
         key="share_report", icon=":material/download:", type="primary",
     )
     cli = ["python", "-m", "core", *_report_verb(annotators, experts), "--dataset", dataset, "--out",
@@ -228,7 +228,7 @@ def draw_bundle(store, dataset: str, synthetic: bool) -> None:
                              seed=int(st.session_state.get("share_seed", 0)), with_ci=True)
     st.download_button("Download bundle (.zip)", data=lambda: build_bundle(store, dataset, settings, with_text=text,
                                                                             with_figures=figures, role=role),
-                       file_name=f"radjudge-{dataset}{'-synthetic' if synthetic else ''}-bundle.zip",
+                       file_name=f"radconcord-{dataset}{'-synthetic' if synthetic else ''}-bundle.zip",
                        mime="application/zip", key="share_bundle", icon=":material/download:", on_click="ignore")
     flags = settings_flags(settings) + ["--with-ci"] + (["--with-text"] if text and not synthetic else
                                                          ["--no-text"] if synthetic and not text else [])
@@ -239,7 +239,7 @@ def draw_bundle(store, dataset: str, synthetic: bool) -> None:
 
 def _table_with_csv(frame: pd.DataFrame, name: str, key: str) -> None:
     show_table(frame, hide_index=True, key=f"share_{key}")
-    st.download_button("Download CSV", to_safe_csv(frame), file_name=f"radjudge-{name}.csv", mime="text/csv",
+    st.download_button("Download CSV", to_safe_csv(frame), file_name=f"radconcord-{name}.csv", mime="text/csv",
                        key=f"share_{key}_csv", icon=":material/download:")
 
 

@@ -56,6 +56,6 @@ def judged_copy(demo_store: Store, tmp_path_factory: pytest.TempPathFactory, fol
 
 def use_fake_model(monkeypatch: pytest.MonkeyPatch, url: str, model: str = FAKE_MODEL) -> None:
     """Configure ``model`` at ``url`` (a FakeOpenAI server) as the only model, not local-only."""
-    monkeypatch.setenv("RADJUDGE_MODELS", model)
-    monkeypatch.setenv("RADJUDGE_API_BASE", url)
-    monkeypatch.delenv("RADJUDGE_LOCAL_ONLY", raising=False)
+    monkeypatch.setenv("RADCONCORD_MODELS", model)
+    monkeypatch.setenv("RADCONCORD_API_BASE", url)
+    monkeypatch.delenv("RADCONCORD_LOCAL_ONLY", raising=False)

@@ -85,11 +85,11 @@ def run_cli():
 
 @pytest.fixture
 def use_store(monkeypatch: pytest.MonkeyPatch):
-    """``use_store(store)`` points ``RADJUDGE_STORE`` at it for this test."""
+    """``use_store(store)`` points ``RADCONCORD_STORE`` at it for this test."""
 
     def _use(store: Store | os.PathLike | str) -> Path:
         path = Path(store.path if isinstance(store, Store) else store).resolve()
-        monkeypatch.setenv("RADJUDGE_STORE", str(path))
+        monkeypatch.setenv("RADCONCORD_STORE", str(path))
         return path
 
     return _use
@@ -129,7 +129,7 @@ def app_test(use_store, monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def no_models(monkeypatch: pytest.MonkeyPatch):
     """No model configured: the pages offer only the offline judges."""
-    for var in ("RADJUDGE_MODELS", "RADJUDGE_API_BASE", "RADJUDGE_LOCAL_ONLY"):
+    for var in ("RADCONCORD_MODELS", "RADCONCORD_API_BASE", "RADCONCORD_LOCAL_ONLY"):
         monkeypatch.delenv(var, raising=False)
 
 

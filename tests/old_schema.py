@@ -1,4 +1,4 @@
-"""A store as an older RadJudge left it: for the migration tests.
+"""A store as an older RadConcord left it: for the migration tests.
 
 DuckDB drops no column of an indexed table (metric_values has a primary key), so an older store is not
 made by undoing migrations: the first ``version`` migrations build a new file, and the rows of a current

@@ -1,5 +1,5 @@
 """What a store and its runs leave in data/ is ignored by git (issue 43, point 10): after a dashboard run,
-``git status`` used to list ``data/radjudge.duckdb.jobs/``. The paths come from the code that writes them."""
+``git status`` used to list ``data/radconcord.duckdb.jobs/``. The paths come from the code that writes them."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def left_behind() -> list[Path]:
     """Every file a run on the default store writes beside it (none of them is created here)."""
-    store = SimpleNamespace(path=ROOT / "data" / "radjudge.duckdb")
+    store = SimpleNamespace(path=ROOT / "data" / "radconcord.duckdb")
     return [store.path, Path(f"{store.path}.wal"), log_path(store, "job-20260101-000000-abcdef"),
             journal_dir(store) / "llm-0123.42-7.jsonl", auto_backup_folder(store.path) / "before-v9.duckdb",
-            models_dir(store) / "student" / "card.json", ROOT / "data" / "radjudge.duckdb.tmp" / "spill.bin",
-            ROOT / "data" / ".radjudge.duckdb.x1.partial" / "t.parquet", ROOT / "data" / ".radjudge.duckdb.x2.restoring"]
+            models_dir(store) / "student" / "card.json", ROOT / "data" / "radconcord.duckdb.tmp" / "spill.bin",
+            ROOT / "data" / ".radconcord.duckdb.x1.partial" / "t.parquet", ROOT / "data" / ".radconcord.duckdb.x2.restoring"]
 
 
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="not a git checkout")

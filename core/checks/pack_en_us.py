@@ -2,7 +2,7 @@
 
 LAIas Bench implements en-US "equivalent rules for American radiology
 conventions" (Sec. 5) without listing them; these lists are written for
-RadJudge. The finding vocabulary and the negation cues are the offline rules
+RadConcord. The finding vocabulary and the negation cues are the offline rules
 judge's (:mod:`core.judges.rules.vocab`), so both read findings the same way.
 Forbidden terms follow common US style guidance: the Fleischner Society
 glossary advises against "infiltrate"; informal abbreviations (w/o, s/p, c/w,
@@ -124,5 +124,5 @@ EN_US = register_locale(LocaleSpec(
         "The reports are written in American English. Judge terminology by American radiology usage (ACR "
         "lexicons, Fleischner Society glossary): no informal abbreviations, modality-appropriate words "
         "(signal for MRI, attenuation/density for CT, echogenicity for ultrasound)."),
-    notes=("Lists written for RadJudge; LAIas Bench names the en-US rule kinds but does not list them.",),
+    notes=("Lists written for RadConcord; LAIas Bench names the en-US rule kinds but does not list them.",),
 ))

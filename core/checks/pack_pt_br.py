@@ -9,7 +9,7 @@ forbidden openers *Presença de*, *Observa-se*; the modality vocabulary rules
 *atenuação* not *densidade* in CT); no measurements in the conclusion (C05)
 and no technique section in ultrasound (Q09); the section names *Análise*,
 *Achados*, *Descrição*. The paper has 14 term pairs and 9 openers but names
-only those; the other entries here are RadJudge's and marked ``# added``.
+only those; the other entries here are RadConcord's and marked ``# added``.
 """
 
 from __future__ import annotations
@@ -161,5 +161,5 @@ PT_BR = register_locale(LocaleSpec(
         "'linfadenopatia'; no impersonal openers such as 'Presença de' or 'Observa-se'; 'atenuação' (not "
         "'densidade') for CT, 'sinal' for MRI, 'ecogenicidade' only for ultrasound; no measurements in the "
         "conclusion; no technique section in ultrasound reports. Write your own text in English."),
-    notes=("Terms named in LAIas Bench Secs. 1, 4.1, 5; entries marked '# added' in the source are RadJudge's.",),
+    notes=("Terms named in LAIas Bench Secs. 1, 4.1, 5; entries marked '# added' in the source are RadConcord's.",),
 ))

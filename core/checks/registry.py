@@ -31,7 +31,7 @@ class Check:
     dimension: str
     severity: str
     message: str  # what a passing report does ("No contrast language in a non-contrast exam")
-    source: str  # the paper's check it implements, or "RadJudge"
+    source: str  # the paper's check it implements, or "RadConcord"
     run: Callable
 
     def __post_init__(self):

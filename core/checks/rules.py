@@ -174,7 +174,7 @@ def findings_preserved(ctx: Context):
     return _preserved(positive_keys(ctx.ref_mentions), {m.key for m in ctx.cand_mentions}, 75)
 
 
-@check("C08", "CRIT", "major", "No positive finding the reference does not report", "RadJudge")
+@check("C08", "CRIT", "major", "No positive finding the reference does not report", "RadConcord")
 def no_invented_findings(ctx: Context):
     extra = positive_keys(ctx.cand_mentions) - positive_keys(ctx.ref_mentions)
     return [(not extra, f"not in the reference: {_quote(extra)}" if extra else "")]

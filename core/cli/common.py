@@ -39,7 +39,7 @@ CREATES_STORE = frozenset({"demo", "import-pairs", "import-preset", "import-revi
 
 
 def open_store(args):
-    """The store of ``--store`` (or $RADJUDGE_STORE): only the commands that create stores may make one
+    """The store of ``--store`` (or $RADCONCORD_STORE): only the commands that create stores may make one
     (of a missing path or an empty DuckDB file); any other DuckDB file is refused unchanged."""
     return Store(args.store or default_store_path(), create=getattr(args, "command", None) in CREATES_STORE)
 
@@ -67,25 +67,25 @@ def api_key(args) -> str | None:
 
 
 def api_bases_default() -> str | None:
-    """``judge``'s ``--api-base`` default: RADJUDGE_API_BASE (core.settings) as set, one URL or several
+    """``judge``'s ``--api-base`` default: RADCONCORD_API_BASE (core.settings) as set, one URL or several
     (replicas of one model, split by core.judges.replicas.endpoints)."""
     return settings.api_base()
 
 
 def api_base_default() -> str | None:
     """The ``--api-base`` default of a command that calls one endpoint (inject, score, review-judge, checks):
-    the first URL of RADJUDGE_API_BASE, which may list several for ``judge``'s replicas (separated by spaces
+    the first URL of RADCONCORD_API_BASE, which may list several for ``judge``'s replicas (separated by spaces
     or commas, as core.judges.replicas.endpoints splits them); None when it is unset or blank."""
     value = settings.api_base()
     return next((url for url in re.split(r"[\s,]+", value.strip()) if url), None) if value else None
 
 
-ONE_ENDPOINT_HELP = ("the model's OpenAI-compatible endpoint (default: $RADJUDGE_API_BASE; this command calls one "
+ONE_ENDPOINT_HELP = ("the model's OpenAI-compatible endpoint (default: $RADCONCORD_API_BASE; this command calls one "
                      "endpoint, so when that lists several URLs, replicas for `judge`, it takes the first)")
 
 
 def add_api_base_flag(p) -> None:
-    """``--api-base`` of a command that calls one endpoint: one URL, by default the first of RADJUDGE_API_BASE."""
+    """``--api-base`` of a command that calls one endpoint: one URL, by default the first of RADCONCORD_API_BASE."""
     p.add_argument("--api-base", default=api_base_default(), metavar="URL", help=ONE_ENDPOINT_HELP)
 
 

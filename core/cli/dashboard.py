@@ -37,9 +37,9 @@ def launch(argv: list[str]) -> int:
     path = launcher()
     if path is None:
         print("error: the dashboard (app.py, pages/) is not installed beside core; reinstall with "
-              "`pip install .` from a RadJudge checkout", flush=True)
+              "`pip install .` from a RadConcord checkout", flush=True)
         return 2
-    return runpy.run_path(str(path), run_name="radjudge_serve")["main"](list(argv))
+    return runpy.run_path(str(path), run_name="radconcord_serve")["main"](list(argv))
 
 
 def cmd_serve(args) -> int:

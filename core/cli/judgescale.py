@@ -17,7 +17,7 @@ def add_scale_flags(p) -> None:
     p.add_argument("--api-base", action="append", metavar="URL",
                    help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp); give it several times for "
                         "replicas of one model (calls spread by litellm's Router, least-busy; a replica that stops "
-                        "answering rests, then is tried again); default $RADJUDGE_API_BASE (several URLs "
+                        "answering rests, then is tried again); default $RADCONCORD_API_BASE (several URLs "
                         "separated by spaces)")
     p.add_argument("--batch", action="store_true", help=_BATCH_HELP)
     p.add_argument("--batch-max-requests", type=int, default=50_000, metavar="N",

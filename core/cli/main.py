@@ -54,11 +54,11 @@ COMMAND_MODULES = (
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m core",
-        description="RadJudge: store, import, judge and analyse radiology report judges.",
+        description="RadConcord: store, import, judge and analyse radiology report judges.",
         usage="python -m core [--store STORE] COMMAND [options]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--store", help="DuckDB store file (default: $RADJUDGE_STORE or data/radconcord.duckdb, "
+    parser.add_argument("--store", help="DuckDB store file (default: $RADCONCORD_STORE or data/radconcord.duckdb, "
                         "or data/radjudge.duckdb, its old name, when only that exists)")
     # the commands are listed grouped (core.cli.groups), in the epilog, not in argparse's own flat list
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     missing = _missing_store(args)
     if missing is not None and args.command not in CREATES_STORE | {"restore"}:
-        print(f"error: store {missing} does not exist; check --store or $RADJUDGE_STORE (only "
+        print(f"error: store {missing} does not exist; check --store or $RADCONCORD_STORE (only "
               f"{', '.join(sorted(CREATES_STORE))} create one)", file=sys.stderr)
         return 1
     failed = True

@@ -93,5 +93,5 @@ def add_commands(add) -> None:
     p = add("restore", cmd_restore,
             "put a backup back (manifest, SHA-256 and check-store verified first; written whole or not at all)")
     p.add_argument("--from", dest="source", required=True, help="a folder written by backup")
-    p.add_argument("--to", default=None, help="the store to write (default: --store or $RADJUDGE_STORE)")
+    p.add_argument("--to", default=None, help="the store to write (default: --store or $RADCONCORD_STORE)")
     p.add_argument("--force", action="store_true", help="replace an existing store")

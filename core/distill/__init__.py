@@ -1,7 +1,7 @@
 """A fast learned scorer distilled from any judge (CREPE, seeds/crepe.txt Sec. 3.2), and fine-tuning exports.
 
 The modules that need torch (``model``, ``train``, ``judge``) import it lazily:
-``import core.distill`` and everything else in RadJudge work without the
+``import core.distill`` and everything else in RadConcord work without the
 optional extra. :func:`require_torch` turns a missing torch into one clear
 message.
 

@@ -3,7 +3,7 @@
 The dashboard submits a job to the store and starts ``python -m core --store PATH worker JOB`` in a
 new session (``start_new_session``: a Ctrl-C or a restart of the server does not reach it), with
 its output in ``<store>.jobs/JOB.log``. Model keys from Streamlit's secrets reach the worker through
-its environment only (``RADJUDGE_JOB_KEYS``), never the store, the log or the command line.
+its environment only (``RADCONCORD_JOB_KEYS``), never the store, the log or the command line.
 """
 
 from __future__ import annotations

@@ -74,7 +74,7 @@ class JobSpec:
     max_retries: int = 4
     api_base: str | list[str] | None = None  # overrides the configured endpoint of every model task (a list: replicas)
     api_key_env: str | None = None  # the NAME of the variable holding the key for api_base
-    local_only: bool | None = None  # None: the setting (RADJUDGE_LOCAL_ONLY)
+    local_only: bool | None = None  # None: the setting (RADCONCORD_LOCAL_ONLY)
     extra: dict = field(default_factory=dict)  # judge-specific keywords (e.g. a dataset kind's options)
     shard: str | None = None  # "K/N" (judge --shard, core.jobs.shard): pair_ids hold that part; never in run params
 

@@ -205,7 +205,7 @@ class BatchRun:
             data = b"".join(line for _, line in chunk)
             chunk_keys = [k for k, _ in chunk]
             try:
-                upload = self._call("create_file", file=("radjudge-batch.jsonl", data, "application/jsonl"),
+                upload = self._call("create_file", file=("radconcord-batch.jsonl", data, "application/jsonl"),
                                     purpose="batch")
             except Exception as exc:
                 self._store([self._failure(k, self._error("upload", exc)) for k in chunk_keys])
@@ -229,7 +229,7 @@ class BatchRun:
                              None)
             batch = found or self._call("create_batch", completion_window=self.opts.completion_window,
                                         endpoint=ENDPOINT, input_file_id=row["input_file_id"],
-                                        metadata={"radjudge_run": self.run_id})
+                                        metadata={"radconcord_run": self.run_id})
         except Exception as exc:
             error = self._error("create the batch", exc)
             self._store([self._failure(k, error) for k in row["keys"]])

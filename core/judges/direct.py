@@ -15,7 +15,7 @@ The direct path is taken only when all of this holds (:func:`route`):
   would price the call as unknown too; a priced model goes through litellm, which prices it;
 - no ``reasoning_effort`` (litellm decides per model whether to send or drop it);
 - no proxy is configured (``HTTP(S)_PROXY``/``ALL_PROXY``: litellm's client honours them, this one does not);
-- ``RADJUDGE_LITELLM_ONLY`` is not set (``core.settings``).
+- ``RADCONCORD_LITELLM_ONLY`` is not set (``core.settings``).
 
 What the run sees is what litellm gives (tests/judges/test_direct_path.py compares both paths through
 a real loopback server): the same request body (``model``, ``max_tokens``, ``temperature``, the
@@ -232,7 +232,7 @@ class _Pool:
         try:
             head = [f"POST {self.path}{path} HTTP/1.1", f"Host: {self.authority}", "Accept: application/json",
                     "Content-Type: application/json", f"Content-Length: {len(body)}", "Connection: keep-alive",
-                    "User-Agent: RadJudge"] + [f"{k}: {v}" for k, v in headers.items()]
+                    "User-Agent: RadConcord"] + [f"{k}: {v}" for k, v in headers.items()]
             writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
             status, got, data, keep = await _read_response(reader)
         except BaseException:

@@ -1,6 +1,6 @@
 """Endpoints and keys: where report text may go, which key goes with it, and cutting keys out of text.
 
-- ``local_only`` (``RADJUDGE_LOCAL_ONLY``) refuses any endpoint that is not loopback or private
+- ``local_only`` (``RADCONCORD_LOCAL_ONLY``) refuses any endpoint that is not loopback or private
   (:func:`check_endpoint`, before anything is sent);
 - a provider's key from the environment goes only to that provider's own API host
   (:func:`environment_key_allowed`); any other endpoint gets the key the user names, or :data:`NO_KEY`;

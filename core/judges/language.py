@@ -164,7 +164,7 @@ SUPPORTED: dict[str, Support] = {
                                                      "and Thai put no spaces between words"),
 }
 #: Model judges (any litellm model): multilingual; reports are sent as they are, nothing is checked.
-MODELS = Support(None, why="model judges read the reports themselves; RadJudge does not check their language")
+MODELS = Support(None, why="model judges read the reports themselves; RadConcord does not check their language")
 
 
 def support_of(judge: str) -> Support:

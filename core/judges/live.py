@@ -263,4 +263,4 @@ def highlight_html(text: str, marks: list[Marked]) -> str:
     parts.append(escaped[pos:])
     body = "".join(parts).replace("\r\n", "\n").replace("\n", "<br>")
     # One HTML block (no blank line inside), so Markdown never parses the body.
-    return f'<div class="radjudge-report">{body}</div>'
+    return f'<div class="radconcord-report">{body}</div>'

@@ -1,7 +1,7 @@
 """The store's patience over a whole model run, and what a run says after a write failed.
 
 A run's answers wait in memory (and in the journal, :mod:`core.judges.journal`) until the flusher
-commits them. Each open of the store waits up to ``Store.timeout`` (``RADJUDGE_STORE_TIMEOUT``,
+commits them. Each open of the store waits up to ``Store.timeout`` (``RADCONCORD_STORE_TIMEOUT``,
 30 s) for a lock, but a run's writes can wait several times in turn: behind the job's heartbeat,
 which holds the process's write lock while it waits for the file, then for the file itself, then
 the lease renewal. :class:`WriteClock` measures what matters instead: how long the oldest answer
@@ -58,7 +58,7 @@ class WriteClock:
 
 
 def overdue_message(store: Store, patience: float) -> str:
-    return (f"store {store.path} took no answer for {patience:g} s (the store's patience, RADJUDGE_STORE_TIMEOUT): "
+    return (f"store {store.path} took no answer for {patience:g} s (the store's patience, RADCONCORD_STORE_TIMEOUT): "
             "it stayed locked by another connection (this or another process) or could not finish a write; "
             "no request was sent after that")
 

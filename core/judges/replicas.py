@@ -1,7 +1,7 @@
 """Several replicas of one served model: calls spread over them by litellm's Router.
 
 A served model often runs as several vLLM/TGI replicas, each with its own URL. Given more than one
-``api_base`` (``judge --api-base URL`` repeated, or several URLs in ``RADJUDGE_API_BASE``), a run's
+``api_base`` (``judge --api-base URL`` repeated, or several URLs in ``RADCONCORD_API_BASE``), a run's
 calls go through one ``litellm.Router`` whose deployments are those replicas, all under one model
 group: the Router picks a replica per call (``least-busy``: the one with the fewest calls in flight
 from this process) and keeps a replica that failed out of rotation for ``cooldown_time`` seconds
@@ -31,7 +31,7 @@ from core.judges.llm import Caller, GenParams, check_endpoint, safe_api_base
 
 ROUTING_STRATEGY = "least-busy"  # litellm's strategies: simple-shuffle, least-busy, latency-based-routing, ...
 COOLDOWN_SECONDS = 5.0  # how long a failed replica stays out of rotation before it is tried again
-GROUP = "radjudge-replicas"  # the Router's model group: every replica of the one model
+GROUP = "radconcord-replicas"  # the Router's model group: every replica of the one model
 
 
 def endpoints(api_base) -> list[str]:

@@ -25,7 +25,7 @@ FEWSHOT_PROMPTS = {
 }
 
 
-# What each variant draws its shots from, and how to make that pool with RadJudge's own commands
+# What each variant draws its shots from, and how to make that pool with RadConcord's own commands
 # (CLI --help, the Run page and the errors below say it).
 POOL_NEEDS = {
     "vert_random": "D.5: any dataset with expert scores or error counts; k random pairs",

@@ -108,7 +108,7 @@ def _prompts(store: Store, dataset: str) -> tuple[dict, dict[str, bytes]]:
         try:
             parts, now = prompt_templates(row.prompt_id), prompt_hash(row.prompt_id)
         except ValueError:
-            record[row.prompt_id] = {"run_hash": row.prompt_hash, "note": "not a template of this RadJudge"}
+            record[row.prompt_id] = {"run_hash": row.prompt_hash, "note": "not a template of this RadConcord"}
             continue
         record[row.prompt_id] = {"run_hash": row.prompt_hash, "hash_now": now, "same": now == row.prompt_hash,
                                  "templates": {t: get_template(t).hash for t in parts}}
@@ -198,7 +198,7 @@ def build_bundle(store: Store, dataset: str, s: PaperSettings, *, with_text: boo
             for row in write_figures(all_figures(results), Path(tmp)):
                 files[f"figures/{row['file']}"] = (Path(tmp) / row["file"]).read_bytes()
     commands = _commands(dataset, s)
-    files["reproduce.sh"] = ("#!/bin/sh\n# Rebuild a store from this bundle and regenerate its tables (needs RadJudge:"
+    files["reproduce.sh"] = ("#!/bin/sh\n# Rebuild a store from this bundle and regenerate its tables (needs RadConcord:"
                              " python -m core).\n# The commands that made every table and figure, on the original "
                              "store (STORE):\n" + "".join(f"#   {c}\n" for c in commands)
                              + 'set -e\ncd "$(dirname "$0")"\npython -m core reproduce . --out reproduced\n'
@@ -221,4 +221,4 @@ def build_bundle(store: Store, dataset: str, s: PaperSettings, *, with_text: boo
 def _folder(dataset: str) -> str:
     from core.paper.tables import slug
 
-    return f"radjudge-bundle-{slug(dataset)}"
+    return f"radconcord-bundle-{slug(dataset)}"

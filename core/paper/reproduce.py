@@ -56,10 +56,10 @@ def read_bundle(source: str | Path) -> tuple[dict, dict[str, bytes]]:
         except zipfile.BadZipFile as exc:
             raise ValueError(f"{source} is not a bundle zip ({exc})") from None
     if "manifest.json" not in files:
-        raise ValueError(f"{source} holds no manifest.json: not a RadJudge bundle")
+        raise ValueError(f"{source} holds no manifest.json: not a RadConcord bundle")
     manifest = json.loads(files["manifest.json"])
     if manifest.get("format") != FORMAT:
-        raise ValueError(f"{source} is a bundle of format {manifest.get('format')!r}; this RadJudge reads {FORMAT}")
+        raise ValueError(f"{source} is a bundle of format {manifest.get('format')!r}; this RadConcord reads {FORMAT}")
     for name, meta in manifest["files"].items():
         if name not in files:
             raise ValueError(f"bundle {source} is missing {name}")

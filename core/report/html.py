@@ -12,7 +12,7 @@ correlation tables in the papers' style (VERT Tables 2-3), error-count
 calibration (VERT Fig. 2) and F1 per error category (VERT App. C) charts, a
 GREEN-style summary with examples for the best judge (GREEN Sec. 3.3), and
 methods and provenance (dataset, judges with prompts, hashes and params,
-bootstrap settings, RadJudge version, the command and the time).
+bootstrap settings, RadConcord version, the command and the time).
 
 Safety: report text, judge names, dataset names and error explanations are
 user data and may hold HTML or script. Every such string goes through
@@ -59,12 +59,12 @@ from core.report.sections import (
 )
 from core.store.db import Store
 
-__all__ = ["build_report", "excerpts_by_default", "radjudge_version", "render", "write_report"]
+__all__ = ["build_report", "excerpts_by_default", "radconcord_version", "render", "write_report"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def radjudge_version() -> str:
+def radconcord_version() -> str:
     """The version in pyproject.toml, plus the git commit when the checkout has one (read, never run)."""
     try:
         version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
@@ -216,7 +216,7 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
         ("Error summary", "TF-IDF + SVD embedding, k-means with k by silhouette, seed "
                           f"{data.summary.seed if data.summary is not None else data.seed}"),
     ]
-    software_rows = [("RadJudge", radjudge_version()), ("Python", platform.python_version()),
+    software_rows = [("RadConcord", radconcord_version()), ("Python", platform.python_version()),
                      ("plotly (Python) / plotly.js", f"{plotly.__version__} / {get_plotlyjs_version()} (inlined)"),
                      ("Store", f"{data.store_info.get('file')} (schema v{data.store_info.get('schema_version')}, "
                                f"data version {data.store_info.get('data_version')})"),
@@ -236,7 +236,7 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
     chart_blocks = "".join(f"<script type='application/json' data-chart='{cid}'>{spec}</script>"
                            for cid, _, spec in charts)
     script_tags = "".join(f"<script>{s}</script>" for s in scripts)
-    title = f"RadJudge report — {name}" + (" (synthetic data)" if synthetic else "")
+    title = f"RadConcord report — {name}" + (" (synthetic data)" if synthetic else "")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{e(_csp(scripts))}">
@@ -246,7 +246,7 @@ def render(data: ReportData, *, command: str, generated_at: datetime | None = No
 <body><main>
 <h1>{e(title)}</h1>
 <p class="meta">Which judge of generated radiology reports agrees with the experts? Generated
-{e(generated_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"))} by RadJudge {e(radjudge_version())}.
+{e(generated_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"))} by RadConcord {e(radconcord_version())}.
 {e(excerpt_note)}</p>
 {banner}
 <section id="summary"><h2>Summary</h2>{summary_html(data)}</section>
@@ -268,7 +268,7 @@ they have their own section when they ran.</p>
 <h3>Software and run</h3>{kv_table(software_rows)}
 </section>
 <section id="glossary"><h2>Glossary</h2>{glossary.as_html()}</section>
-<footer>Self-contained file: it loads nothing from the network. Made with RadJudge.</footer>
+<footer>Self-contained file: it loads nothing from the network. Made with RadConcord.</footer>
 </main>
 {chart_blocks}
 {script_tags}

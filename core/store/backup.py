@@ -3,7 +3,7 @@
 How a backup stays consistent while the dashboard and jobs keep running: DuckDB lets one process hold
 the file read-write and no other process open it meanwhile, and a read-only connection takes the
 file's shared lock, so while :func:`backup_store` holds one no writer can commit (writers wait and
-retry, as they do behind any long read: ``Store``'s backoff, ``RADJUDGE_STORE_TIMEOUT``). Under that
+retry, as they do behind any long read: ``Store``'s backoff, ``RADCONCORD_STORE_TIMEOUT``). Under that
 lock the file (and its ``.wal``, if a writer left one) is copied byte for byte: cheaper than
 ``EXPORT DATABASE`` or ``COPY FROM DATABASE``, which decode and re-encode every table (and rebuild
 every index) while the writers wait. A copied WAL is then folded into the copy by a checkpoint, so a
@@ -51,7 +51,7 @@ __all__ = ["AUTO_BACKUPS_KEPT", "BACKUP_FORMAT", "auto_backups", "backup_before_
 def _older_schema_only(problems: list[str], schema: int | None) -> bool:
     """Whether the only problem check-store found is an older schema (a pre-migration backup's)."""
     latest = latest_schema_version()
-    return bool(schema) and schema < latest and problems == [f"schema v{schema}, this RadJudge expects v{latest}"]
+    return bool(schema) and schema < latest and problems == [f"schema v{schema}, this RadConcord expects v{latest}"]
 
 
 def backup_store(store: Store, out: str | os.PathLike) -> dict:
@@ -96,7 +96,7 @@ def read_backup(folder: str | os.PathLike) -> tuple[dict, Path]:
     except (OSError, ValueError) as exc:
         raise StoreError(f"{folder} holds no readable backup manifest (manifest.json): {exc}") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != BACKUP_FORMAT:
-        raise StoreError(f"{folder}/manifest.json is not a RadJudge backup manifest ({BACKUP_FORMAT})")
+        raise StoreError(f"{folder}/manifest.json is not a RadConcord backup manifest ({BACKUP_FORMAT})")
     name = str(manifest.get("file", STORE_FILE))
     file = folder / name
     if "/" in name or "\\" in name or name in ("", ".", "..") or not file.is_file():

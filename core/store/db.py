@@ -132,7 +132,7 @@ class Store:
         (saving an extra open of a large file: the check rides on the first read).
     timeout
         Seconds to keep retrying when another process holds the file (default:
-        ``RADJUDGE_STORE_TIMEOUT``, else 30).
+        ``RADCONCORD_STORE_TIMEOUT``, else 30).
     """
 
     def __init__(self, path: str | os.PathLike | None = None, *, timeout: float | None = None,
@@ -141,13 +141,13 @@ class Store:
         self.timeout = settings.store_timeout() if timeout is None else timeout
         # May this handle make a store: of a missing file, or of an existing empty DuckDB database?
         # (The CLI passes False for every command but CREATES_STORE's; a non-empty DuckDB file that is
-        # not a RadJudge store is refused whatever this says, and left untouched.)
+        # not a RadConcord store is refused whatever this says, and left untouched.)
         self.create = create
         key = str(self.path.resolve())
         with _PROCESS_LOCKS_GUARD:
             self._lock = _PROCESS_LOCKS.setdefault(key, threading.RLock())
         self._local = threading.local()  # this thread's session connection (see session())
-        self._schema_ok = False  # set once the file's schema is known to be this RadJudge's
+        self._schema_ok = False  # set once the file's schema is known to be this RadConcord's
         self._write_checked = False  # set once the file's blocks are checked before this handle's first write
         if not self.path.exists():
             self._migrate()
@@ -402,7 +402,7 @@ class Store:
 
     def _recognise(self, conn) -> int:
         """The schema version of the file behind ``conn`` (0: an empty database this handle may make a
-        store of). Raises :class:`StoreForeign` for a DuckDB file that is not a RadJudge store (nothing
+        store of). Raises :class:`StoreForeign` for a DuckDB file that is not a RadConcord store (nothing
         is written to it), and for an empty one when this handle may not create a store."""
         kind, version, names = store_kind(conn)
         if kind == "store":
@@ -412,10 +412,10 @@ class Store:
             return version
         if kind == "foreign":
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-            raise StoreForeign(f"{self.path} is a DuckDB database but not a RadJudge store (it holds {shown}); "
-                               "it was left unchanged; point --store or RADJUDGE_STORE at a RadJudge store")
+            raise StoreForeign(f"{self.path} is a DuckDB database but not a RadConcord store (it holds {shown}); "
+                               "it was left unchanged; point --store or RADCONCORD_STORE at a RadConcord store")
         if not self.create:
-            raise StoreForeign(f"{self.path} is an empty DuckDB database, not a RadJudge store; it was left "
+            raise StoreForeign(f"{self.path} is an empty DuckDB database, not a RadConcord store; it was left "
                                "unchanged (only demo, import-pairs, import-preset and import-review make a store)")
         return 0
 
@@ -443,8 +443,8 @@ class Store:
                         handles.close(conn, self.path)
             if current > latest:
                 raise StoreError(
-                    f"store {self.path} has schema v{current}, newer than this RadJudge "
-                    f"(v{latest}); upgrade RadJudge before opening it"
+                    f"store {self.path} has schema v{current}, newer than this RadConcord "
+                    f"(v{latest}); upgrade RadConcord before opening it"
                 )
             if current == latest:
                 self._schema_ok = True

@@ -40,7 +40,7 @@ class StoreDamaged(StoreError):
 
 
 class StoreMissing(StoreError):
-    """The store file named (``RADJUDGE_STORE``) does not exist, and nothing was made there."""
+    """The store file named (``RADCONCORD_STORE``) does not exist, and nothing was made there."""
 
 
 class StoreForeign(StoreError):

@@ -9,7 +9,7 @@
 - every column of every table reads in full (DuckDB verifies each block's checksum as it reads it), so
   a damaged or truncated file fails here, naming the table, instead of in an analysis;
 - DuckDB opens it and every table of the schema is there;
-- the schema version is this RadJudge's (migrations 1..n, no gaps);
+- the schema version is this RadConcord's (migrations 1..n, no gaps);
 - primary keys are unique (DuckDB enforces them; a damaged file might not);
 - no orphan rows (pairs without their dataset, annotations without their pair,
   outputs without their run or pair, metric values and error texts without
@@ -18,7 +18,7 @@
 - every stored ``identical`` flag (migration 004) agrees with its pair's texts;
 - pair numbers (migration 005) are unique, and each metric value carries its pair's;
 - patient context (migration 009) is stored as the importer writes it: NULL or stripped, non-empty text
-  (other text, written outside RadJudge, is a note);
+  (other text, written outside RadConcord, is a note);
 - every closed run's counters (``n_ok``, ``n_failed``) equal a recount of its
   outputs. A run still marked ``running`` is listed as a note: it is either
   running now or was killed, and a re-run finishes it.
@@ -246,7 +246,7 @@ def _check(conn, report: IntegrityReport) -> None:
     if versions != list(range(1, len(versions) + 1)):
         report.problem(f"schema_version rows are not 1..n: {versions}")
     if report.schema_version != latest:
-        report.problem(f"schema v{report.schema_version}, this RadJudge expects v{latest}")
+        report.problem(f"schema v{report.schema_version}, this RadConcord expects v{latest}")
     raw_version = conn.execute("SELECT value FROM store_meta WHERE key = 'data_version'").fetchone()
     try:
         report.data_version = int(raw_version[0]) if raw_version else None
@@ -307,7 +307,7 @@ def _check_context(conn, report: IntegrityReport) -> None:
     n = conn.execute(f"SELECT count(*) FROM pairs WHERE {untidy}").fetchone()[0]
     if n:
         report.notes.append(f"{n} pair(s) whose patient context is empty text or starts or ends with whitespace "
-                            "(written outside RadJudge's importer): shown as stored")
+                            "(written outside RadConcord's importer): shown as stored")
 
 
 def _check_pair_numbers(conn, report: IntegrityReport) -> None:
@@ -323,7 +323,7 @@ def _check_pair_numbers(conn, report: IntegrityReport) -> None:
         report.problem(f"{wrong} metric value(s) whose pair_no is not their pair's")
     unnumbered = conn.execute("SELECT count(*) FROM pairs WHERE pair_no IS NULL").fetchone()[0]
     if unnumbered:
-        report.notes.append(f"{unnumbered} pair(s) without a pair_no (written outside RadJudge's importer): "
+        report.notes.append(f"{unnumbered} pair(s) without a pair_no (written outside RadConcord's importer): "
                             "their values are read by pair_id, more slowly")
 
 

@@ -1,6 +1,6 @@
 """The other side of ``python -m core merge``: another store file, or a folder written by ``export-store``.
 
-:func:`open_source` yields a DuckDB file at this RadJudge's schema that the merge attaches read-only:
+:func:`open_source` yields a DuckDB file at this RadConcord's schema that the merge attaches read-only:
 
 - a store at this schema is used as it is, opened read-only (it is never written);
 - a store at an older schema is copied, table by table, into a temporary file made with the migrations of
@@ -9,7 +9,7 @@
 - an export folder is checked first (its manifest's format, every table file's SHA-256, every row count)
   and loaded the same way into a temporary file, migrated from the export's schema version.
 
-A newer schema is refused (upgrade RadJudge first), as is a DuckDB file that is not a RadJudge store. Only
+A newer schema is refused (upgrade RadConcord first), as is a DuckDB file that is not a RadConcord store. Only
 the tables a merge reads are copied (:data:`MERGED_TABLES`); the temporary folder is made beside the target
 store (its disk, its permissions) and removed when the merge ends.
 """
@@ -58,7 +58,7 @@ class Source:
     path: Path  # the DuckDB file to attach read-only: the source store itself, or a temporary copy
     kind: str  # "store" | "export"
     schema_version: int  # the source's own schema version
-    migrated: bool  # True: ``path`` is a copy migrated from ``schema_version`` to this RadJudge's
+    migrated: bool  # True: ``path`` is a copy migrated from ``schema_version`` to this RadConcord's
 
 
 @contextmanager
@@ -106,7 +106,7 @@ def _store_version(path: Path) -> int:
     if why:
         raise MergeRefused(f"the source {path} is damaged ({why}); nothing was merged; run check-store on it")
     if kind != "store":
-        raise MergeRefused(f"{path} is not a RadJudge store ({'an empty' if kind == 'empty' else 'another'} DuckDB "
+        raise MergeRefused(f"{path} is not a RadConcord store ({'an empty' if kind == 'empty' else 'another'} DuckDB "
                            "database); nothing was merged")
     _check_version(path, version)
     return version
@@ -115,8 +115,8 @@ def _store_version(path: Path) -> int:
 def _check_version(path: Path, version: int) -> None:
     latest = latest_schema_version()
     if version > latest:
-        raise MergeRefused(f"the source {path} has schema v{version}, newer than this RadJudge (v{latest}); "
-                           "upgrade RadJudge here first; nothing was merged")
+        raise MergeRefused(f"the source {path} has schema v{version}, newer than this RadConcord (v{latest}); "
+                           "upgrade RadConcord here first; nothing was merged")
     if version < 1:
         raise MergeRefused(f"the source {path} has no schema version; nothing was merged")
 

@@ -46,12 +46,12 @@ def check_out_file(out: str | os.PathLike, *, store: str | os.PathLike | None, f
         store = Path(store)
         for protected in (store, store.with_name(store.name + ".wal")):
             if _same_file(path, protected) or path.resolve() == protected.resolve():
-                raise ValueError(f"--out {path} is the store; RadJudge never writes a file over its store")
+                raise ValueError(f"--out {path} is the store; RadConcord never writes a file over its store")
     if path.is_dir():
         raise ValueError(f"--out {path} is a folder; name a file in it, e.g. {path / example}")
     if path.exists():
         if is_duckdb_file(path):
-            raise ValueError(f"--out {path} is a DuckDB database; RadJudge never writes a file over one")
+            raise ValueError(f"--out {path} is a DuckDB database; RadConcord never writes a file over one")
         if not force:
             raise ValueError(f"--out {path} exists; add --force to replace it")
     return path

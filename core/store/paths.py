@@ -12,7 +12,7 @@ OLD_DEFAULT_STORE = Path(settings.OLD_STORE_FILE)  # the file's old name (issue 
 
 
 def default_store_path() -> Path:
-    """The store path: ``RADJUDGE_STORE`` if set, else ``data/radconcord.duckdb`` (DEFAULT_STORE), or
+    """The store path: ``RADCONCORD_STORE`` if set, else ``data/radconcord.duckdb`` (DEFAULT_STORE), or
     ``data/radjudge.duckdb`` when only that one exists (with a one-line notice: its old name)."""
     named = settings.store_path()
     if named:

@@ -25,7 +25,7 @@ class Migration(NamedTuple):
 
 @functools.lru_cache(maxsize=1)
 def all_migrations() -> tuple[Migration, ...]:
-    """The numbered migrations shipped with this RadJudge, read once per process.
+    """The numbered migrations shipped with this RadConcord, read once per process.
 
     Read once and kept, so a process that has started (and, say, dropped its privileges, or whose
     checkout has become unreachable) no longer needs the install's files to open a store. An
@@ -39,7 +39,7 @@ def all_migrations() -> tuple[Migration, ...]:
             if m:
                 found.append(Migration(int(m.group(1)), name, (MIGRATIONS_DIR / name).read_text(encoding="utf-8")))
     except OSError as exc:
-        raise StoreError(f"cannot read RadJudge's schema migrations in {MIGRATIONS_DIR}: "
+        raise StoreError(f"cannot read RadConcord's schema migrations in {MIGRATIONS_DIR}: "
                          f"{exc.strerror or exc}; check that this user can read the installation") from exc
     numbers = [m.number for m in found]
     if not numbers or numbers != list(range(1, len(numbers) + 1)):
@@ -58,7 +58,7 @@ def split_sql(text: str) -> list[str]:
 
 
 def store_kind(conn) -> tuple[str, int, list[str]]:
-    """What the DuckDB database behind ``conn`` is: ``("store", schema version, [])`` for a RadJudge
+    """What the DuckDB database behind ``conn`` is: ``("store", schema version, [])`` for a RadConcord
     store (its marker: the ``schema_version`` and ``store_meta`` tables every store has had since
     migration 001, with ``store_meta``'s ``data_version`` row), ``("empty", 0, [])`` for a database
     with no tables or views, else ``("foreign", 0, its table and view names)``."""

@@ -36,7 +36,7 @@ from tests.app.test_page_annotate import AUTH
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLES = {"researchers": ["Lead@Hospital.org"], "viewers": ["@hospital.org", "dr.b@uni.edu"]}
-TEAM = {"auth": AUTH, "radjudge": {"roles": ROLES}}
+TEAM = {"auth": AUTH, "radconcord": {"roles": ROLES}}
 
 
 # -- the rules ---------------------------------------------------------------------------------
@@ -53,7 +53,7 @@ def test_roles_come_from_the_allow_list():
 
 
 def test_domain_entries_match_the_whole_domain_only():
-    roles = roles_from_secrets({"radjudge": {"roles": {"viewers": ["@hospital.org"]}}})
+    roles = roles_from_secrets({"radconcord": {"roles": {"viewers": ["@hospital.org"]}}})
     assert roles.role_of("a@hospital.org") == VIEWER
     assert roles.role_of("a@hospital.org.evil.com") is None
     # "nothospital.org" ends with "hospital.org" but not with "@hospital.org"
@@ -63,7 +63,7 @@ def test_domain_entries_match_the_whole_domain_only():
 def test_set_ups_without_a_team_give_everyone_the_researcher_role():
     assert role_for({}, None) == RESEARCHER  # one user on their own machine
     assert role_for({"auth": AUTH}, None) == RESEARCHER  # sign-in only names raters
-    assert not team_mode({"auth": AUTH}) and not team_mode({"radjudge": {"roles": ROLES}})
+    assert not team_mode({"auth": AUTH}) and not team_mode({"radconcord": {"roles": ROLES}})
     assert team_mode(TEAM)
     assert role_for(TEAM, None) is None and role_for(TEAM, "stranger@x.org") is None
     assert role_for(TEAM, "nurse@hospital.org") == VIEWER
@@ -114,7 +114,7 @@ def test_an_address_with_two_ats_gets_no_role_even_when_verified():
 @pytest.mark.parametrize("entry", ["@evil.org@hospital.org", "hospital.org", "a@b@c.org", "@", "lead@"])
 def test_an_allow_list_entry_that_is_not_an_address_or_domain_is_an_error(entry):
     with pytest.raises(ValueError, match="is not an e-mail address or '@domain'"):
-        roles_from_secrets({"radjudge": {"roles": {"viewers": [entry]}}})
+        roles_from_secrets({"radconcord": {"roles": {"viewers": [entry]}}})
 
 
 # -- the role comes from a verified e-mail only (issue 31, item 5) ---------------------------------
@@ -150,7 +150,7 @@ def test_the_role_comes_only_from_an_email_the_provider_verified(claims, role):
     (["default"], {"name": LEAD, "provider": "default"}, None),  # still never the name
 ])
 def test_a_provider_without_the_claim_is_trusted_only_when_named(trusted, claims, role):
-    secrets = {"auth": AUTH, "radjudge": {"roles": dict(ROLES, trust_unverified_email=trusted)}}
+    secrets = {"auth": AUTH, "radconcord": {"roles": dict(ROLES, trust_unverified_email=trusted)}}
     assert role_for_user(secrets, claims) == role
 
 
@@ -168,7 +168,7 @@ def test_verified_email_gives_the_address_not_the_name():
 ])
 def test_a_malformed_allow_list_is_an_error_that_names_it(roles, words):
     with pytest.raises(ValueError, match=words):
-        roles_from_secrets({"radjudge": {"roles": roles}})
+        roles_from_secrets({"radconcord": {"roles": roles}})
 
 
 def test_viewers_do_not_reach_the_pages_that_run_judges():
@@ -186,9 +186,9 @@ def test_viewers_do_not_reach_the_pages_that_run_judges():
     ("", {}, False, True),  # Streamlit's default: every interface
     ("10.1.2.3", {"auth": AUTH}, False, True),  # sign-in without an allow-list admits any account
     ("0.0.0.0", TEAM, False, False),
-    ("0.0.0.0", {"auth": {"client_id": "x"}, "radjudge": {"roles": ROLES}}, False, True),
+    ("0.0.0.0", {"auth": {"client_id": "x"}, "radconcord": {"roles": ROLES}}, False, True),
     ("0.0.0.0", {}, True, False),  # said explicitly
-    ("0.0.0.0", {"auth": AUTH, "radjudge": {"roles": {"admins": ["a"]}}}, False, True),
+    ("0.0.0.0", {"auth": AUTH, "radconcord": {"roles": {"admins": ["a"]}}}, False, True),
 ])
 def test_serving_beyond_loopback_needs_sign_in_and_an_allow_list(address, secrets, allow_open, refused):
     problem = serve_problem(address, secrets, allow_open)
@@ -226,7 +226,7 @@ def test_make_serve_refuses_an_open_public_address_and_listens_nowhere(tmp_path)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = dict(os.environ, HOME=str(tmp_path), RADJUDGE_STORE=str(tmp_path / "s.duckdb"))
+    env = dict(os.environ, HOME=str(tmp_path), RADCONCORD_STORE=str(tmp_path / "s.duckdb"))
     proc = subprocess.run([sys.executable, str(ROOT / "serve.py"), "--server.address", "0.0.0.0",
                            "--server.port", str(port)], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=60)
@@ -275,7 +275,7 @@ def _team_app(app_test, store: Store, monkeypatch, email: str | dict | None, pag
         monkeypatch.setattr(streamlit, "user", _User(claims))
     at = app_test(store)
     at.secrets["auth"] = AUTH
-    at.secrets["radjudge"] = {"roles": roles or ROLES}
+    at.secrets["radconcord"] = {"roles": roles or ROLES}
     if page:
         at.switch_page(page)
     at.run(timeout=60)
@@ -316,7 +316,7 @@ def test_a_viewer_cannot_reach_a_page_that_runs_judges(app_test, demo_store_copy
 
     alone = AppTest.from_file(str(ROOT / page), default_timeout=60)
     alone.secrets["auth"] = AUTH
-    alone.secrets["radjudge"] = {"roles": ROLES}
+    alone.secrets["radconcord"] = {"roles": ROLES}
     alone.run()
     assert not alone.exception, [e.value for e in alone.exception]
     assert [e.value for e in alone.error] == [

@@ -11,9 +11,9 @@ from tests.app.test_access import AUTH, _team_app
 
 def test_researcher_contacts_are_the_addresses_of_the_teams_researchers():
     roles = {"researchers": ["Lead@Hospital.org", "@hospital.org", "b@uni.edu"], "viewers": ["@hospital.org"]}
-    assert researcher_contacts({"auth": AUTH, "radjudge": {"roles": roles}}) == ("lead@hospital.org", "b@uni.edu")
+    assert researcher_contacts({"auth": AUTH, "radconcord": {"roles": roles}}) == ("lead@hospital.org", "b@uni.edu")
     assert researcher_contacts({}) == ()
-    assert researcher_contacts({"radjudge": {"roles": {"researchers": "one@x.org"}}}) == ()  # malformed: nobody
+    assert researcher_contacts({"radconcord": {"roles": {"researchers": "one@x.org"}}}) == ()  # malformed: nobody
 
 
 def test_a_clinician_without_a_queue_is_told_what_to_do_and_whom_to_ask(app_test, demo_store_copy: Store,

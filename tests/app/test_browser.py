@@ -59,7 +59,7 @@ def serve_dashboard(store_path: Path, tmp_path: Path, *extra_args: str, env: dic
     port = port or _free_port()
     environment = {
         **os.environ,
-        "RADJUDGE_STORE": str(store_path),
+        "RADCONCORD_STORE": str(store_path),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
         **(env or {}),

@@ -167,8 +167,8 @@ def _start(page, main, store_path: Path) -> dict:
 
 def _model_server(store_path: Path, tmp_path: Path, fake: FakeOpenAI):
     """The dashboard over ``store_path`` with the fake model configured (the worker inherits this env)."""
-    return serve_dashboard(store_path, tmp_path, env={"RADJUDGE_MODELS": MODEL, "RADJUDGE_API_BASE": fake.url,
-                                                      "RADJUDGE_LOCAL_ONLY": "false", "HOME": str(tmp_path)})
+    return serve_dashboard(store_path, tmp_path, env={"RADCONCORD_MODELS": MODEL, "RADCONCORD_API_BASE": fake.url,
+                                                      "RADCONCORD_LOCAL_ONLY": "false", "HOME": str(tmp_path)})
 
 
 def _model_run_id(store: Store) -> str:
@@ -315,7 +315,7 @@ def test_offline_three_judge_run_reloaded_mid_run_completes_every_judge(tmp_path
     n_pairs = store.query_one("SELECT count(*) FROM pairs WHERE dataset = 'demo'")
     assert n_pairs == BIG_PAIRS
     judges = ("rules", "lexical", "length")
-    with serve_dashboard(path, tmp_path, env={"RADJUDGE_MODELS": "", "HOME": str(tmp_path)}) as base, \
+    with serve_dashboard(path, tmp_path, env={"RADCONCORD_MODELS": "", "HOME": str(tmp_path)}) as base, \
             _stopping_jobs(path), chromium_browser() as browser:
         page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
         main = _open_run_page(page, base)

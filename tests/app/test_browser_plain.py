@@ -1,4 +1,4 @@
-"""Sharing with clinicians, in a real browser: with RADJUDGE_PUBLIC_URL set, every page opens from its
+"""Sharing with clinicians, in a real browser: with RADCONCORD_PUBLIC_URL set, every page opens from its
 own address with no exception and no "page not found", every page is listed in the navigation without
 expanding it, the Share page's links start with the public URL, and no page shows "None", "NaN" or a raw
 JSON object in its visible text or table cells on the demo. Screenshots: test-artifacts/plain/.
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "plain"
-PUBLIC = "https://radjudge.example.org/team"
+PUBLIC = "https://radconcord.example.org/team"
 UI_TIMEOUT_MS = 60_000
 # What a clinician must not meet: Python's missing values, and JSON as stored.
 RAW = re.compile(r"\bNone\b|\bNaN\b|\bnan\b|\{\s*\"|\[\s*\"|\"\s*:\s*")
@@ -30,7 +30,7 @@ RAW = re.compile(r"\bNone\b|\bNaN\b|\bnan\b|\{\s*\"|\[\s*\"|\"\s*:\s*")
 @pytest.fixture
 def demo_store(demo_store: Store, tmp_path: Path, monkeypatch) -> Store:  # the server fixture serves this
     """The demo with the three offline judges run, served with a public URL configured."""
-    monkeypatch.setenv("RADJUDGE_PUBLIC_URL", PUBLIC)
+    monkeypatch.setenv("RADCONCORD_PUBLIC_URL", PUBLIC)
     store = copy_store(demo_store, tmp_path / "plain.duckdb")
     for judge in ("rules", "lexical", "length"):
         run_judge(store, dataset="demo", judge=judge)

@@ -37,9 +37,9 @@ def team_server(demo_store: Store, tmp_path: Path):
         "[auth]\n"
         f'redirect_uri = "{base}/oauth2callback"\n'
         f'cookie_secret = "{SECRET}"\n'
-        'client_id = "radjudge"\nclient_secret = "not-used-here"\n'
+        'client_id = "radconcord"\nclient_secret = "not-used-here"\n'
         'server_metadata_url = "http://127.0.0.1:9/.well-known/openid-configuration"\n'
-        "[radjudge.roles]\n"
+        "[radconcord.roles]\n"
         'researchers = ["lead@hospital.org"]\n'
         'viewers = ["@hospital.org"]\n', encoding="utf-8")
     with serve_dashboard(store.path, tmp_path, "--secrets.files", str(secrets), env={"HOME": str(tmp_path)},

@@ -58,7 +58,7 @@ def test_no_page_says_what_issue_30_found(tmp_path: Path, demo_store: Store):
         nav.wait_for(timeout=UI_TIMEOUT_MS)
         # the very first visit of a fresh server: the navigation holds page titles, never module names
         links = [t.strip() for t in nav.get_by_role("link").all_inner_texts()]
-        assert links and set(links) <= set(PAGES.values()) | {"RadJudge"}, links
+        assert links and set(links) <= set(PAGES.values()) | {"RadConcord"}, links
         found = []
         for path, title in PAGES.items():
             page.goto(f"{url}/{path}?dataset=demo", wait_until="domcontentloaded")

@@ -233,7 +233,7 @@ def test_with_oidc_configured_the_rater_signs_in(app_test, demo_store_copy: Stor
     ratings.create_queue(demo_store_copy, "demo", "q", "sample", n=3, seed=9, role="researcher")
     at = app_test(demo_store_copy, {"rater": "typed"})
     at.secrets["auth"] = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 32,
-                          "client_id": "radjudge", "client_secret": "y" * 16,
+                          "client_id": "radconcord", "client_secret": "y" * 16,
                           "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
     at.switch_page(PAGE)
     at.run()
@@ -292,7 +292,7 @@ def test_hostile_names_are_shown_as_text(app_test, demo_store_copy: Store):
 
 
 AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 32,
-        "client_id": "radjudge", "client_secret": "y" * 16,
+        "client_id": "radconcord", "client_secret": "y" * 16,
         "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
 
 

@@ -77,7 +77,7 @@ def test_no_model_configured_says_how_and_a_configured_model_runs_the_llm_phase(
 
     monkeypatch.setattr(fake_openai, "task_answer", answer)
     with fake_openai.FakeOpenAI() as server:
-        monkeypatch.setenv("RADJUDGE_MODELS", f"openai/fake-judge={server.url}")
+        monkeypatch.setenv("RADCONCORD_MODELS", f"openai/fake-judge={server.url}")
         at = _open(app_test, demo_store_copy)
         assert at.selectbox(key="chk_llm_model").value == "openai/fake-judge"
         at.button(key="chk_llm_go").click().run()

@@ -69,7 +69,7 @@ def test_page_says_how_to_install_the_extra_without_torch(judged_store, tmp_path
     """The page without torch (blocked in a subprocess): a clear message, no exception."""
     prog = BLOCK_TORCH + f"""
 import os
-os.environ['RADJUDGE_STORE'] = {str(judged_store.path)!r}
+os.environ['RADCONCORD_STORE'] = {str(judged_store.path)!r}
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 orig = PagesManager.__init__

@@ -98,7 +98,7 @@ def test_without_models_offline_judges_work_and_the_page_says_how_to_configure(a
                                                                               no_models):
     at = _open(app_test, demo_store)
     message = " ".join(i.value for i in at.info)
-    assert "RADJUDGE_MODELS" in message and ".streamlit/secrets.toml.example" in message
+    assert "RADCONCORD_MODELS" in message and ".streamlit/secrets.toml.example" in message
     assert at.multiselect(key="run_judges").options == ["rules", "lexical", "length"]
     at.multiselect(key="run_judges").set_value(["rules", "lexical"]).run()
     assert_ok(at)
@@ -108,9 +108,9 @@ def test_without_models_offline_judges_work_and_the_page_says_how_to_configure(a
 
 
 def test_local_only_is_shown_and_enforced(app_test, demo_store_copy: Store, monkeypatch):
-    monkeypatch.setenv("RADJUDGE_MODELS", "openai/gpt-4o-mini")
-    monkeypatch.delenv("RADJUDGE_API_BASE", raising=False)
-    monkeypatch.setenv("RADJUDGE_LOCAL_ONLY", "true")
+    monkeypatch.setenv("RADCONCORD_MODELS", "openai/gpt-4o-mini")
+    monkeypatch.delenv("RADCONCORD_API_BASE", raising=False)
+    monkeypatch.setenv("RADCONCORD_LOCAL_ONLY", "true")
     at = _open(app_test, demo_store_copy)
     assert any("local only" in m.value and "badge" in m.value for m in at.markdown)
     _sample(at, 3, 0)
@@ -170,8 +170,8 @@ def test_model_run_in_background_then_retry_failed_and_all_cached(app_test, demo
 
 def test_secret_key_marks_the_model_usable_and_is_never_shown(app_test, demo_store: Store, monkeypatch):
     secret = "sk-" + "ant-page-secret-0123456789"  # fake; no key-shaped literal tracked
-    monkeypatch.setenv("RADJUDGE_MODELS", "anthropic/claude-3-5-haiku-20241022,gemini/gemini-1.5-flash")
-    for var in ("RADJUDGE_API_BASE", "RADJUDGE_LOCAL_ONLY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
+    monkeypatch.setenv("RADCONCORD_MODELS", "anthropic/claude-3-5-haiku-20241022,gemini/gemini-1.5-flash")
+    for var in ("RADCONCORD_API_BASE", "RADCONCORD_LOCAL_ONLY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
                 "GOOGLE_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     at = app_test(demo_store)

@@ -1,4 +1,4 @@
-"""The shipped reverse proxy (deploy/nginx-radjudge.conf) in front of a real team server.
+"""The shipped reverse proxy (deploy/nginx-radconcord.conf) in front of a real team server.
 
 Debian's nginx with TLS from a certificate made here: Streamlit's /_stcore/metrics is refused
 through it (while the server itself would answer), the health check and every page work through it
@@ -57,9 +57,9 @@ def proxied_team(demo_store: Store, tmp_path: Path):
         "[auth]\n"
         f'redirect_uri = "{proxy}/oauth2callback"\n'
         f'cookie_secret = "{SECRET}"\n'
-        'client_id = "radjudge"\nclient_secret = "not-used-here"\n'
+        'client_id = "radconcord"\nclient_secret = "not-used-here"\n'
         'server_metadata_url = "http://127.0.0.1:9/.well-known/openid-configuration"\n'
-        "[radjudge.roles]\n"
+        "[radconcord.roles]\n"
         'researchers = ["lead@hospital.org"]\n', encoding="utf-8")
     rendered = subprocess.run([sys.executable, str(ROOT / "deploy" / "render_nginx.py"), "--listen",
                                f"127.0.0.1:{proxy_port}", "--cert", str(cert), "--key", str(key), "--upstream",
@@ -103,7 +103,7 @@ def test_the_proxy_refuses_metrics_and_serves_every_page(proxied_team):
     proxy, direct = proxied_team
     assert _get(f"{direct}/_stcore/metrics")[0] == 200  # what the proxy keeps from anonymous visitors
     status, body = _get(f"{proxy}/_stcore/metrics")
-    assert status == 403 and "radjudge" not in body.lower() and "/work" not in body
+    assert status == 403 and "radconcord" not in body.lower() and "/work" not in body
     assert _get(f"{proxy}/_stcore/health") == (200, "ok")
     assert _get(f"{proxy}/_stcore/agent")[0] == 403  # no other core endpoint either
     with chromium_browser() as browser:

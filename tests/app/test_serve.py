@@ -16,13 +16,13 @@ ENV = dict(os.environ, PYTHONPATH=str(ROOT), LITELLM_LOCAL_MODEL_COST_MAP="True"
 
 def test_models_are_configured_by_the_environment_or_the_secrets_file(tmp_path):
     assert not models_configured(tmp_path, {})
-    assert models_configured(tmp_path, {"RADJUDGE_MODELS": "openai/x"})
-    assert not models_configured(tmp_path, {"RADJUDGE_MODELS": "  "})
+    assert models_configured(tmp_path, {"RADCONCORD_MODELS": "openai/x"})
+    assert not models_configured(tmp_path, {"RADCONCORD_MODELS": "  "})
     secrets = tmp_path / ".streamlit" / "secrets.toml"
     secrets.parent.mkdir()
     secrets.write_text('OPENAI_API_KEY = "k"\n')
     assert not models_configured(tmp_path, {})
-    secrets.write_text('RADJUDGE_MODELS = "openai/x=http://127.0.0.1:8000/v1"\n[endpoint_keys]\n"u" = "k"\n')
+    secrets.write_text('RADCONCORD_MODELS = "openai/x=http://127.0.0.1:8000/v1"\n[endpoint_keys]\n"u" = "k"\n')
     assert models_configured(tmp_path, {})
     secrets.write_text("this is [not toml")
     assert not models_configured(tmp_path, {})  # Streamlit reports a broken file; the launcher goes on

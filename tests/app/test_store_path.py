@@ -10,12 +10,12 @@ def test_a_mistyped_store_path_is_refused_on_the_page_and_nothing_is_made(app_te
     at = app_test(typo).run()
     assert not at.exception
     errors = [e.value.replace("\\", "") for e in at.error]  # the line is Markdown-escaped
-    assert len(errors) == 1 and "does not exist" in errors[0] and "RADJUDGE_STORE" in errors[0], errors
+    assert len(errors) == 1 and "does not exist" in errors[0] and "RADCONCORD_STORE" in errors[0], errors
     assert not typo.exists() and not (tmp_path / "tema.duckdb.wal").exists()
 
 
 def test_a_researcher_makes_a_missing_store_with_one_click(app_test, tmp_path):
-    """A new deployment's first run (RADJUDGE_STORE set, no file yet): nothing is made until a researcher
+    """A new deployment's first run (RADCONCORD_STORE set, no file yet): nothing is made until a researcher
     clicks; then the page opens on the empty store."""
     path = tmp_path / "team.duckdb"
     at = app_test(path).run()

@@ -1,4 +1,4 @@
-"""RADJUDGE_API_BASE may list several URLs, replicas for `judge` (issue 34). The commands that call one endpoint
+"""RADCONCORD_API_BASE may list several URLs, replicas for `judge` (issue 34). The commands that call one endpoint
 (inject, score, review-judge, checks) take its first URL, say so in their help, and send nothing to the others;
 `judge` still gets every URL."""
 
@@ -23,19 +23,19 @@ MODEL = "openai/fake-judge"
                                    " http://127.0.0.1:8001/v1,http://127.0.0.1:8002/v1 ",
                                    "http://127.0.0.1:8001/v1\n  http://127.0.0.1:8002/v1", "http://127.0.0.1:8001/v1"])
 def test_the_default_is_the_first_url_as_judge_splits_them(monkeypatch, value):
-    monkeypatch.setenv("RADJUDGE_API_BASE", value)
+    monkeypatch.setenv("RADCONCORD_API_BASE", value)
     assert api_base_default() == endpoints(value)[0] == "http://127.0.0.1:8001/v1"
     assert endpoints(api_bases_default()) == endpoints(value)  # judge's default: every URL
 
 
 @pytest.mark.parametrize("value", ["", "  , "])
 def test_a_blank_setting_is_no_default(monkeypatch, value):
-    monkeypatch.setenv("RADJUDGE_API_BASE", value)
+    monkeypatch.setenv("RADCONCORD_API_BASE", value)
     assert api_base_default() is None
 
 
 def test_single_endpoint_commands_say_so_in_their_help(monkeypatch, capsys):
-    monkeypatch.setenv("RADJUDGE_API_BASE", "http://127.0.0.1:8001/v1 http://127.0.0.1:8002/v1")
+    monkeypatch.setenv("RADCONCORD_API_BASE", "http://127.0.0.1:8001/v1 http://127.0.0.1:8002/v1")
     for command in ("inject", "score", "review-judge", "checks"):
         with pytest.raises(SystemExit):
             main([command, "--help"])
@@ -48,7 +48,7 @@ def test_single_endpoint_commands_say_so_in_their_help(monkeypatch, capsys):
 def test_score_and_inject_call_the_first_url_only(monkeypatch, tmp_path, capsys):
     store = marked_store(tmp_path / "s.duckdb", 4)
     with FakeOpenAI() as first, FakeOpenAI() as second:
-        monkeypatch.setenv("RADJUDGE_API_BASE", f"{first.url} {second.url}")
+        monkeypatch.setenv("RADCONCORD_API_BASE", f"{first.url} {second.url}")
         code = main(["--store", str(store.path), "score", "--reference", "Small left pleural effusion.",
                      "--candidate", "No effusion.", "--judge", MODEL, "--json"])
         out = json.loads(capsys.readouterr().out)

@@ -32,16 +32,16 @@ def test_exit_codes_and_output_match_a_real_process(tmp_path: Path):
 
 
 def test_environment_cwd_streams_and_signals_are_restored(tmp_path: Path, monkeypatch):
-    monkeypatch.setenv("RADJUDGE_ARCH_PROBE", "before")
+    monkeypatch.setenv("RADCONCORD_ARCH_PROBE", "before")
     handler = signal.getsignal(signal.SIGTERM)
     streams = sys.stdin, sys.stdout, sys.stderr
     cwd = os.getcwd()
     store = tmp_path / "s.duckdb"
     done = run_cli("--store", str(store), "demo", "--pairs", "20", "--json",
-                   env={**os.environ, "RADJUDGE_ARCH_PROBE": "during"}, cwd=tmp_path)
+                   env={**os.environ, "RADCONCORD_ARCH_PROBE": "during"}, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["added"] >= 20 and "created a new store" in done.stderr
-    assert os.environ["RADJUDGE_ARCH_PROBE"] == "before" and os.getcwd() == cwd
+    assert os.environ["RADCONCORD_ARCH_PROBE"] == "before" and os.getcwd() == cwd
     assert (sys.stdin, sys.stdout, sys.stderr) == streams and signal.getsignal(signal.SIGTERM) == handler
     judged = run_cli("--store", str(store), "judge", "--dataset", "demo", "--judge", "length", "--json")
     assert judged.returncode == 0 and json.loads(judged.stdout)["ok"] >= 20  # the job worker ran here

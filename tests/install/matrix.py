@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true",
                         help="with --work: use a venv already there as it is (no venv, no pip install)")
     args = parser.parse_args(argv)
-    work = args.work or Path(tempfile.mkdtemp(prefix="radjudge-matrix-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="radconcord-matrix-"))
     work.mkdir(parents=True, exist_ok=True)
     failed, total = [], time.monotonic()
     try:

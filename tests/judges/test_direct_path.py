@@ -1,6 +1,6 @@
 """The direct HTTP path (core.judges.direct) gives what litellm gives, through real loopback servers.
 
-Each case is sent twice, once through litellm (``RADJUDGE_LITELLM_ONLY``) and once straight over HTTP, and
+Each case is sent twice, once through litellm (``RADCONCORD_LITELLM_ONLY``) and once straight over HTTP, and
 the two must agree: the request the server received, the answer, tokens and price, and every error line
 (class, status, message, redaction; only litellm's measured "time taken" differs between two timeouts).
 """

@@ -123,7 +123,7 @@ def test_a_store_held_past_its_patience_stops_sending_and_the_journal_is_replaye
     store = marked_store(tmp_path / "s.duckdb", n)
     held, release = threading.Event(), threading.Event()
     with FakeOpenAI(latency=0.1) as server:
-        proc = _judge(store, server.url, concurrency=2, env=_env(RADJUDGE_STORE_TIMEOUT=str(patience)))
+        proc = _judge(store, server.url, concurrency=2, env=_env(RADCONCORD_STORE_TIMEOUT=str(patience)))
         deadline = time.monotonic() + 60
         while server.requests < 20:
             assert time.monotonic() < deadline and proc.poll() is None
@@ -204,7 +204,7 @@ def test_the_store_patience_is_one_wait_for_the_whole_run_not_one_per_writer(tmp
     n, patience, concurrency = 1000, 3, 4
     store = marked_store(tmp_path / "s.duckdb", n)
     with FakeOpenAI(latency=0.05) as server:
-        proc = _judge(store, server.url, concurrency=concurrency, env=_env(RADJUDGE_STORE_TIMEOUT=str(patience)))
+        proc = _judge(store, server.url, concurrency=concurrency, env=_env(RADCONCORD_STORE_TIMEOUT=str(patience)))
         deadline = time.monotonic() + 60
         while server.requests < 20:
             assert time.monotonic() < deadline and proc.poll() is None

@@ -74,7 +74,7 @@ def test_judge_exits_non_zero_when_pairs_failed_unless_allowed(tmp_path):
 
 
 def test_an_environment_key_goes_only_to_its_providers_own_endpoint(tmp_path):
-    real = "sk-" + "radjudge-REAL-provider-key-0123456789"  # fake, built so no key-shaped literal is tracked
+    real = "sk-" + "radconcord-REAL-provider-key-0123456789"  # fake, built so no key-shaped literal is tracked
     named = "endpoint-key-" + "abcdef0123456789"
     env = dict(ENV, OPENAI_API_KEY=real, MY_ENDPOINT_KEY=named)
     store = make_store(tmp_path / "s.duckdb", 3)
@@ -147,8 +147,8 @@ def test_live_and_run_pages_say_why_a_bare_model_name_cannot_be_used(app_test, d
     from tests.app.test_page_run import _sample
 
     with FakeOpenAI() as server:
-        monkeypatch.setenv("RADJUDGE_MODELS", f"my-local-model={server.url}")
-        monkeypatch.delenv("RADJUDGE_LOCAL_ONLY", raising=False)
+        monkeypatch.setenv("RADCONCORD_MODELS", f"my-local-model={server.url}")
+        monkeypatch.delenv("RADCONCORD_LOCAL_ONLY", raising=False)
         at = _paste(_open(app_test, demo_store_copy), REFERENCE, CANDIDATE)
         at.multiselect(key="live_models").set_value(["my-local-model"]).run()
         at.button(key="live_score").click().run()
@@ -169,7 +169,7 @@ def test_dashboard_secrets_give_a_custom_endpoint_only_the_key_named_for_it():
     from core.models import configured_models, secret_api_key
 
     url = "http://10.1.2.3:8000/v1"
-    secrets = {"OPENAI_API_KEY": "provider-secret-value", "RADJUDGE_MODELS": f"openai/gpt-4o-mini,openai/mine={url}"}
+    secrets = {"OPENAI_API_KEY": "provider-secret-value", "RADCONCORD_MODELS": f"openai/gpt-4o-mini,openai/mine={url}"}
     own, custom = configured_models({}, secrets)
     assert secret_api_key(own, secrets) == "provider-secret-value" and own.key_present
     assert secret_api_key(custom, secrets) is None and not custom.key_present

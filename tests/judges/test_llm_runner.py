@@ -198,7 +198,7 @@ def test_local_only_run_is_refused_before_any_request(tmp_path):
 
 
 def test_api_key_never_reaches_store_or_errors(tmp_path):
-    key = "sk-" + "radjudge-test-KEY-0123456789abcdef"  # fake; built so no key-shaped literal is tracked
+    key = "sk-" + "radconcord-test-KEY-0123456789abcdef"  # fake; built so no key-shaped literal is tracked
     store = make_store(tmp_path, 4, {0: "MLEAK"})
     with FakeOpenAI(plan={"MLEAK": ["echo401"]}) as server:
         summary = run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url, api_key=key,

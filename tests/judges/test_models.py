@@ -30,7 +30,7 @@ def _by_name(models):
 
 
 def test_models_come_from_env_and_secrets_without_key_values():
-    env = {"RADJUDGE_MODELS": "openai/gpt-4o-mini, anthropic/claude-3-5-haiku-20241022,gemini/gemini-1.5-flash,"
+    env = {"RADCONCORD_MODELS": "openai/gpt-4o-mini, anthropic/claude-3-5-haiku-20241022,gemini/gemini-1.5-flash,"
                               "openai/gpt-4o-mini",  # duplicate: listed once
            "OPENAI_API_KEY": OPENAI_KEY}
     secrets = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "nested": {"OPENAI_API_KEY": "ignored"}}
@@ -51,13 +51,13 @@ def test_models_come_from_env_and_secrets_without_key_values():
 
 def test_no_models_configured_is_an_empty_list():
     assert configured_models({}, None) == []
-    assert configured_models({"RADJUDGE_MODELS": " , "}, {}) == []
+    assert configured_models({"RADCONCORD_MODELS": " , "}, {}) == []
 
 
 def test_api_base_applies_to_openai_compatible_models_and_loses_credentials():
-    env = {"RADJUDGE_MODELS": "openai/local-model,anthropic/claude-3-5-haiku-20241022,"
+    env = {"RADCONCORD_MODELS": "openai/local-model,anthropic/claude-3-5-haiku-20241022,"
                               "hosted_vllm/qwen=http://10.1.2.3:8000/v1",
-           "RADJUDGE_API_BASE": "http://user:pa55word@127.0.0.1:8000/v1"}
+           "RADCONCORD_API_BASE": "http://user:pa55word@127.0.0.1:8000/v1"}
     m = _by_name(configured_models(env))
     local = m["openai/local-model"]
     assert local.api_base == "http://127.0.0.1:8000/v1"  # user:password never returned
@@ -75,15 +75,15 @@ def test_api_base_applies_to_openai_compatible_models_and_loses_credentials():
     ("ollama/llama3", None, True),  # Ollama's default is localhost
 ])
 def test_local_classification(entry, base, expected):
-    env = {"RADJUDGE_MODELS": entry, **({"RADJUDGE_API_BASE": base} if base else {})}
+    env = {"RADCONCORD_MODELS": entry, **({"RADCONCORD_API_BASE": base} if base else {})}
     (model,) = configured_models(env)
     assert model.local is expected
 
 
 def test_local_only_setting_from_env_or_secrets():
-    assert local_only({"RADJUDGE_LOCAL_ONLY": "true"}) is True
-    assert local_only({}, {"RADJUDGE_LOCAL_ONLY": "1"}) is True
-    assert local_only({"RADJUDGE_LOCAL_ONLY": "no"}, {"RADJUDGE_LOCAL_ONLY": "true"}) is False  # env wins
+    assert local_only({"RADCONCORD_LOCAL_ONLY": "true"}) is True
+    assert local_only({}, {"RADCONCORD_LOCAL_ONLY": "1"}) is True
+    assert local_only({"RADCONCORD_LOCAL_ONLY": "no"}, {"RADCONCORD_LOCAL_ONLY": "true"}) is False  # env wins
     assert local_only({}, {}) is False
 
 

@@ -32,7 +32,7 @@ MODEL = "openai/fake-judge"
 
 def fake_key(prefix: str) -> str:
     """A recognizable fake key, made at run time (no key-shaped literal is tracked in the repo)."""
-    return prefix + "-radjudge-canary-" + secrets.token_hex(12)
+    return prefix + "-radconcord-canary-" + secrets.token_hex(12)
 
 
 def make_store(path: Path, n: int = 6, leak_rows: tuple[int, ...] = (0,)) -> Store:
@@ -107,7 +107,7 @@ def test_fake_keys_never_reach_store_logs_exports_or_exceptions(tmp_path, caplog
 
 def test_local_only_refuses_public_endpoints_from_the_environment(tmp_path, monkeypatch):
     store = make_store(tmp_path / "s.duckdb", 2, leak_rows=())
-    monkeypatch.setenv("RADJUDGE_LOCAL_ONLY", "true")
+    monkeypatch.setenv("RADCONCORD_LOCAL_ONLY", "true")
     for api_base in ("http://1.1.1.1:8000/v1", None):  # a public address; a hosted provider
         with pytest.raises(EndpointRefused, match="local_only"):
             run_llm_judge(store, dataset="d", model="openai/x" if api_base else "gpt-4o-mini", api_base=api_base)

@@ -35,16 +35,16 @@ def test_endpoints_are_read_from_a_list_or_from_urls_separated_by_spaces_or_comm
 
 
 def test_configured_replicas_come_from_the_environment_or_a_list_in_the_secrets():
-    env = {"RADJUDGE_MODELS": f"{MODEL},anthropic/claude-3-5-haiku-20241022",
-           "RADJUDGE_API_BASE": "http://127.0.0.1:8001/v1 http://127.0.0.1:8002/v1"}
+    env = {"RADCONCORD_MODELS": f"{MODEL},anthropic/claude-3-5-haiku-20241022",
+           "RADCONCORD_API_BASE": "http://127.0.0.1:8001/v1 http://127.0.0.1:8002/v1"}
     local, remote = configured_models(env=env)
     assert local.api_base == "http://127.0.0.1:8001/v1" and local.local
     assert local.endpoint == ["http://127.0.0.1:8001/v1", "http://127.0.0.1:8002/v1"]
     assert remote.replicas == () and remote.endpoint is None  # not an OpenAI-compatible entry
-    secrets = {"RADJUDGE_API_BASE": ["http://10.0.0.1:8000/v1", "http://10.0.0.2:8000/v1", "http://10.0.0.3:8000/v1"]}
-    [m] = configured_models(env={"RADJUDGE_MODELS": MODEL}, secrets=secrets)
-    assert m.endpoint == secrets["RADJUDGE_API_BASE"] and m.local
-    [one] = configured_models(env={"RADJUDGE_MODELS": MODEL, "RADJUDGE_API_BASE": "http://127.0.0.1:8001/v1"})
+    secrets = {"RADCONCORD_API_BASE": ["http://10.0.0.1:8000/v1", "http://10.0.0.2:8000/v1", "http://10.0.0.3:8000/v1"]}
+    [m] = configured_models(env={"RADCONCORD_MODELS": MODEL}, secrets=secrets)
+    assert m.endpoint == secrets["RADCONCORD_API_BASE"] and m.local
+    [one] = configured_models(env={"RADCONCORD_MODELS": MODEL, "RADCONCORD_API_BASE": "http://127.0.0.1:8001/v1"})
     assert one.replicas == () and one.endpoint == "http://127.0.0.1:8001/v1"
 
 

@@ -20,10 +20,10 @@ from core.store.db import Store
 from tests.conftest import copy_store
 
 ROOT = Path(__file__).resolve().parents[2]
-# 20 pairs for GREEN and VERT (issue 46); RADJUDGE_TEST_LOCAL_PAIRS makes it fewer on a machine too busy for that.
+# 20 pairs for GREEN and VERT (issue 46); RADCONCORD_TEST_LOCAL_PAIRS makes it fewer on a machine too busy for that.
 # CRIMSON's prompt is about 4,400 tokens with the pair's text near its start, so llama.cpp reads all of it again for
 # every pair: 183 s for 3 pairs here at load average 8 (about 20 min for 20), so `make test` sends it 5 pairs.
-PAIRS = int(os.environ.get("RADJUDGE_TEST_LOCAL_PAIRS", "20"))
+PAIRS = int(os.environ.get("RADCONCORD_TEST_LOCAL_PAIRS", "20"))
 FAMILY_PAIRS = {"green": PAIRS, "vert": PAIRS, "crimson": min(PAIRS, 5)}
 MAX_TOKENS = 32  # enough for the start of an answer; a small model left alone runs on to the budget
 

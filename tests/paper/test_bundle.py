@@ -102,7 +102,7 @@ def test_the_extracted_bundle_reproduces_with_its_own_script(three_rater, tmp_pa
     cli(three_rater, "bundle", "--dataset", THREE, "--out", str(zip_path), "--raters", "r1,r2", "--with-ci")
     with zipfile.ZipFile(zip_path) as zf:
         zf.extractall(tmp_path / "x")
-    folder = tmp_path / "x" / "radjudge-bundle-study3"
+    folder = tmp_path / "x" / "radconcord-bundle-study3"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     run = subprocess.run(["sh", "reproduce.sh"], cwd=folder, capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -117,7 +117,7 @@ def test_a_changed_bundle_is_caught(paper_demo, tmp_path):
     cli(paper_demo, "bundle", "--dataset", "demo", "--out", str(zip_path), "--n-boot", "100")
     with zipfile.ZipFile(zip_path) as zf:
         zf.extractall(tmp_path / "x")
-    folder = tmp_path / "x" / "radjudge-bundle-demo"
+    folder = tmp_path / "x" / "radconcord-bundle-demo"
     table = folder / "tables" / "correlations-score-kendall.md"
     table.write_bytes(table.read_bytes().replace(b"0.", b"0,", 1))
     run = cli(tmp_path / "none.duckdb", "reproduce", str(folder), "--out", str(tmp_path / "r1"), check=False)

@@ -96,7 +96,7 @@ def test_run_page_shows_every_runs_time_and_cost(app_test, tmp_path, monkeypatch
     run_judge(store, dataset="d", judge="rules")
     with FakeOpenAI() as server:
         run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url)
-    monkeypatch.delenv("RADJUDGE_MODELS", raising=False)
+    monkeypatch.delenv("RADCONCORD_MODELS", raising=False)
     at = app_test(store)
     at.switch_page("pages/run.py")
     at.run()

@@ -66,7 +66,7 @@ def test_report_has_every_section_and_the_synthetic_banner(report: str):
     # provenance: both runs with their params, bootstrap settings, version and command
     assert ">rules<" in report and ">lexical<" in report and "sacrebleu" in report
     assert f"{N_BOOT:,} resamples, seed 0" in report
-    assert "RadJudge</th><td>0." in report
+    assert "RadConcord</th><td>0." in report
     assert "core.report.html.build_report(store, &#x27;demo&#x27;, n_boot=200, seed=0" in report
 
 
@@ -258,20 +258,20 @@ def test_share_page_reads_its_settings_from_the_url(app_test, judged: Store):
 
 
 def test_share_links_start_with_the_public_url_when_one_is_set(app_test, judged: Store, monkeypatch):
-    monkeypatch.setenv("RADJUDGE_PUBLIC_URL", "https://radjudge.example.org/team/")
+    monkeypatch.setenv("RADCONCORD_PUBLIC_URL", "https://radconcord.example.org/team/")
     at = app_test(judged)
     at.switch_page("pages/share.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     links = at.code[0].value.splitlines()
-    assert links and all(u.startswith("https://radjudge.example.org/team/") for u in links)
-    assert "https://radjudge.example.org/team/share?dataset=demo" in links
-    assert not any("RADJUDGE_PUBLIC_URL" in c.value for c in at.caption)
-    monkeypatch.delenv("RADJUDGE_PUBLIC_URL")
+    assert links and all(u.startswith("https://radconcord.example.org/team/") for u in links)
+    assert "https://radconcord.example.org/team/share?dataset=demo" in links
+    assert not any("RADCONCORD_PUBLIC_URL" in c.value for c in at.caption)
+    monkeypatch.delenv("RADCONCORD_PUBLIC_URL")
     at = app_test(judged)
     at.switch_page("pages/share.py")
     at.run()
-    assert any("Set `RADJUDGE_PUBLIC_URL`" in c.value.replace("\\", "") for c in at.caption)
+    assert any("Set `RADCONCORD_PUBLIC_URL`" in c.value.replace("\\", "") for c in at.caption)
 
 
 def test_report_intervals_follow_the_size_rule_and_say_which(judged: Store, monkeypatch):

@@ -99,7 +99,7 @@ def test_check_store_notes_context_written_outside_the_importer(demo_store: Stor
     report = check_store(store.path)
     assert report.ok  # a note, not damage
     assert report.notes == ["3 pair(s) whose patient context is empty text or starts or ends with whitespace "
-                            "(written outside RadJudge's importer): shown as stored"]
+                            "(written outside RadConcord's importer): shown as stored"]
 
 
 def test_the_readme_counts_the_default_demos_context(tmp_path):

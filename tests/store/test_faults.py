@@ -94,7 +94,7 @@ def test_check_store_on_an_older_schema_says_so_without_failing(tmp_path):
     # a schema-3 store: before pairs.identical (migration 004) and pair numbers (005)
     path = older_copy(Store(tmp_path / "new.duckdb").path, tmp_path / "old.duckdb", 3)
     report = check_store(path)
-    assert report.problems == [f"schema v3, this RadJudge expects v{latest_schema_version()}"]
+    assert report.problems == [f"schema v3, this RadConcord expects v{latest_schema_version()}"]
 
 
 # -- SIGKILL at random points, several times, then resume --------------------------------------
@@ -341,7 +341,7 @@ sys.exit(main(["--store", sys.argv[1], "import-pairs", sys.argv[3], "--dataset",
 @pytest.fixture
 def shared_folder():
     """A folder in /tmp (not pytest's 0700 tmp_path) that a process running as another user can reach."""
-    with tempfile.TemporaryDirectory(prefix="radjudge-fault-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="radconcord-fault-") as tmp:
         os.chmod(tmp, 0o755)
         yield Path(tmp)
 
@@ -350,7 +350,7 @@ def shared_folder():
 def private_install():
     """A copy of the code in a folder only its owner can enter, as a clone under ``mktemp -d`` is:
     the writer below runs from it, so these tests behave the same wherever the checkout lives."""
-    with tempfile.TemporaryDirectory(prefix="radjudge-install-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="radconcord-install-") as tmp:
         os.chmod(tmp, 0o700)
         shutil.copytree(ROOT / "core", Path(tmp) / "core", ignore=shutil.ignore_patterns("__pycache__"))
         yield Path(tmp)
@@ -397,7 +397,7 @@ def test_an_unreadable_install_is_a_one_line_error_and_changes_nothing(shared_fo
     proc = _write_big(shared_folder, store, "install", private_install, 20)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: cannot read RadJudge's schema migrations in ")
+    assert len(lines) == 1 and lines[0].startswith("error: cannot read RadConcord's schema migrations in ")
     assert "Permission denied" in lines[0] and "check that this user can read the installation" in lines[0]
     assert Store(store.path).data_version() == version
     assert_intact(store.path)

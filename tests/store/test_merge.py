@@ -304,8 +304,8 @@ def test_an_older_source_is_migrated_in_a_copy_and_a_newer_one_refused(study, tm
     done = cli("--store", target.path, "merge", "--from", newer)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"error: the source {newer} has schema v99, newer than this RadJudge (v{latest_schema_version()}); upgrade "
-        "RadJudge here first; "
+        f"error: the source {newer} has schema v99, newer than this RadConcord (v{latest_schema_version()}); upgrade "
+        "RadConcord here first; "
         "nothing was merged"]
     assert dump_sha(target.path) == before
 
@@ -325,7 +325,7 @@ def test_unusable_sources_are_refused_with_their_reason(study, tmp_path):
     cases = {
         export: "pairs.parquet: its SHA-256 differs from the manifest's",
         tmp_path / "empty": "without a readable manifest.json",
-        foreign: "is not a RadJudge store (another DuckDB database)",
+        foreign: "is not a RadConcord store (another DuckDB database)",
         tmp_path / "missing.duckdb": "does not exist",
     }
     for source, reason in cases.items():

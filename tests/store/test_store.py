@@ -38,9 +38,9 @@ def test_store_from_the_future_is_refused(tmp_path):
     store = Store(tmp_path / "s.duckdb")
     store.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [999, "future.sql"])
     later = Store(store.path)  # the check rides on the first connection
-    with pytest.raises(StoreError, match="newer than this RadJudge"):
+    with pytest.raises(StoreError, match="newer than this RadConcord"):
         later.data_version()
-    with pytest.raises(StoreError, match="newer than this RadJudge"):
+    with pytest.raises(StoreError, match="newer than this RadConcord"):
         later.execute("DELETE FROM datasets")
     assert store.query_one("SELECT max(version) FROM schema_version") == 999  # refused, not touched
 
@@ -109,21 +109,21 @@ def test_busy_store_names_a_connection_of_this_process_too(tmp_path):
 
 
 def test_a_store_timeout_that_is_not_a_finite_number_is_refused_in_one_line(tmp_path, monkeypatch):
-    """``RADJUDGE_STORE_TIMEOUT=inf`` would wait forever for a held store: refused before anything is opened,
+    """``RADCONCORD_STORE_TIMEOUT=inf`` would wait forever for a held store: refused before anything is opened,
     like a value that is no number; a finite one is taken (at least 0.1 s)."""
     path, kept = tmp_path / "s.duckdb", Store(tmp_path / "kept.duckdb").path
     for bad in ("inf", "-Infinity", "nan", "thirty"):
-        monkeypatch.setenv("RADJUDGE_STORE_TIMEOUT", bad)
-        with pytest.raises(ValueError, match=rf"^RADJUDGE_STORE_TIMEOUT must be a finite number of seconds "
+        monkeypatch.setenv("RADCONCORD_STORE_TIMEOUT", bad)
+        with pytest.raises(ValueError, match=rf"^RADCONCORD_STORE_TIMEOUT must be a finite number of seconds "
                                              rf"\(e.g. 30\), not '{bad}'$"):
             Store(path)
         assert not path.exists()  # nothing made
         done = run_cli("--store", str(kept), "datasets", env={**os.environ})
         lines = [ln for ln in done.stderr.strip().splitlines() if "is an old name, still read" not in ln]
         assert done.returncode != 0 and lines == [  # besides the old-name notice (docs/INSTALL.md)
-            f"error: RADJUDGE_STORE_TIMEOUT must be a finite number of seconds (e.g. 30), not '{bad}'"]
+            f"error: RADCONCORD_STORE_TIMEOUT must be a finite number of seconds (e.g. 30), not '{bad}'"]
     for good, seconds in (("2.5", 2.5), ("0", 0.1)):
-        monkeypatch.setenv("RADJUDGE_STORE_TIMEOUT", good)
+        monkeypatch.setenv("RADCONCORD_STORE_TIMEOUT", good)
         assert Store(path).timeout == seconds
 
 READER = textwrap.dedent("""

@@ -141,7 +141,7 @@ def _unused_store_is_whole(path: Path, block: int, capsys) -> None:
 
 def test_a_flipped_byte_in_a_free_block_is_not_damage(healthy, tmp_path, capsys):
     """A byte flipped in a block on the header's free list: DuckDB reads, writes and checkpoints; so do
-    RadJudge's reads and writes, and check-store passes with a note. (Before: "block N fails its checksum;
+    RadConcord's reads and writes, and check-store passes with a note. (Before: "block N fails its checksum;
     ... restore from a backup" from every read and from check-store.)"""
     path = tmp_path / "free.duckdb"
     shutil.copyfile(healthy, path)

@@ -200,8 +200,8 @@ def test_a_foreign_duckdb_file_is_refused_and_left_byte_identical(tmp_path, caps
                  ["correlate", "--dataset", "demo"], ["backup", "--out", str(tmp_path / "b")]):
         code, err = _cli(capsys, path, *argv)
         assert code == 1, (argv, err)
-        assert err.strip() == (f"error: {path} is a DuckDB database but not a RadJudge store (it holds {table}); "
-                               "it was left unchanged; point --store or RADJUDGE_STORE at a RadJudge store"), err
+        assert err.strip() == (f"error: {path} is a DuckDB database but not a RadConcord store (it holds {table}); "
+                               "it was left unchanged; point --store or RADCONCORD_STORE at a RadConcord store"), err
         assert sha(path) == before
     with pytest.raises(StoreForeign):
         Store(path).query_df("SELECT 1")
@@ -214,7 +214,7 @@ def test_an_empty_duckdb_file_becomes_a_store_only_by_a_command_that_creates_sto
     before = sha(path)
     for argv in (["datasets"], ["judge", "--dataset", "demo", "--judge", "rules"]):
         code, err = _cli(capsys, path, *argv)
-        assert code == 1 and "is an empty DuckDB database, not a RadJudge store" in err and len(err.splitlines()) == 1
+        assert code == 1 and "is an empty DuckDB database, not a RadConcord store" in err and len(err.splitlines()) == 1
         assert sha(path) == before
     code, err = _cli(capsys, path, "demo", "--pairs", "20")
     assert code == 0, err

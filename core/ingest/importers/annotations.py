@@ -235,7 +235,7 @@ def count_error_rows(df: pd.DataFrame, pair_ids: list, annotators: list, *, cate
             if n > MAX_ERROR_COUNT:
                 problems.append(f"rows from {first_row[key]}: annotator '{key[1]}' lists {n} errors of category {cat} "
                                 f"({'significant' if sig else 'not significant'}) for one pair, above "
-                                f"{MAX_ERROR_COUNT}, the most RadJudge accepts")
+                                f"{MAX_ERROR_COUNT}, the most RadConcord accepts")
     if problems:
         raise ImportValidationError(limit_problems(problems))
     rows = [(pid, who, "error_count", cat, sig, float(tally.get((cat, sig), 0)))

@@ -285,7 +285,7 @@ def import_radeval(store: Store, results, ids, *, dataset: str, judge: str = "ra
         added = _write(conn, run_id, judge, dataset, incoming, pair_ids, orientations, assumed,
                        results_name or validation.source_label(results))
     tick_progress(progress, 3, 3, "done")
-    warnings = [f"metric '{m}' is not in RadJudge's table of RadEval metrics: imported as higher-is-better, and "
+    warnings = [f"metric '{m}' is not in RadConcord's table of RadEval metrics: imported as higher-is-better, and "
                 "the tables flag its orientation as assumed" for m in assumed]
     return RadEvalReport(dataset=dataset, rows=len(incoming), added=added, skipped=len(incoming) - added,
                          warnings=warnings, run_id=run_id, pairs=len(pair_ids),

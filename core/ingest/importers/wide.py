@@ -128,7 +128,7 @@ def count_problem(raw, value: float | None, where: str) -> str | None:
     if value is None or math.isnan(value) or math.isinf(value) or value < 0 or not float(value).is_integer():
         return f"{where}: count {raw!r} is not a whole number >= 0"
     if value > MAX_ERROR_COUNT:
-        return (f"{where}: count {raw!r} is above {MAX_ERROR_COUNT}, the most errors of one kind RadJudge "
+        return (f"{where}: count {raw!r} is above {MAX_ERROR_COUNT}, the most errors of one kind RadConcord "
                 "accepts for one report pair")
     return None
 
