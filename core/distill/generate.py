@@ -58,16 +58,18 @@ def check_generated(teacher: dict, n: int) -> None:
             f"{', '.join(OFFLINE_TEACHERS)}")
 
 
-def label_offline(teacher: dict, refs: list[str], cands: list[str]) -> pd.DataFrame:
+def label_offline(teacher: dict, refs: list[str], cands: list[str],
+                  contexts: list[dict[str, str]] | None = None) -> pd.DataFrame:
     """The teacher's six significant counts for each pair, computed by running it (rules: GREEN format, parsed
-    exactly as a stored run's answers are)."""
+    exactly as a stored run's answers are). ``contexts``: each pair's patient context, as a stored run gives the
+    rules judge (generated pairs have none)."""
     from core.judges import rules
     from core.judges.runs import parsed_metrics
     from core.parse import parse_output
 
     rows = []
-    for r, c in zip(refs, cands, strict=True):
-        result = rules.judge_pair(r, c)
+    for r, c, ctx in zip(refs, cands, contexts or [None] * len(refs), strict=True):
+        result = rules.judge_pair(r, c, context=ctx or None)
         if result.failure:  # a label of zero errors would teach the student a clean report
             raise ValueError(f"the rules teacher could not read a generated pair: {result.failure}")
         metrics = parsed_metrics(parse_output(rules.render_green(result)))

@@ -80,13 +80,15 @@ def test_generated_labels_are_the_teachers_stored_counts(trained):
     """Labelling by running the rules judge gives exactly the counts its stored run holds."""
     from core.distill.data import LABELS, resolve_teacher, teacher_labels
     from core.distill.generate import label_offline
+    from core.reads.context import context_dict
 
     store, _ = trained
     teacher = resolve_teacher(store, "demo", "rules")
     stored = teacher_labels(store, "demo", teacher).set_index("pair_id").sort_index()
-    pairs = store.query_df("SELECT pair_id, reference, candidate FROM pairs WHERE dataset = 'demo' "
+    pairs = store.query_df("SELECT * FROM pairs WHERE dataset = 'demo' "
                            "ORDER BY pair_id").set_index("pair_id").loc[stored.index]
-    ran = label_offline(teacher, pairs["reference"].tolist(), pairs["candidate"].tolist())
+    contexts = [context_dict(row) for _, row in pairs.iterrows()]  # as the stored run read them (rules-18)
+    ran = label_offline(teacher, pairs["reference"].tolist(), pairs["candidate"].tolist(), contexts)
     assert np.array_equal(ran[list(LABELS)].to_numpy(), stored[list(LABELS)].to_numpy())
     assert ran.to_numpy().sum() > 50  # the demo has errors: not an all-zero comparison
 

@@ -188,9 +188,10 @@ def test_heatmap_rows_are_never_cut_and_a_capped_heatmap_says_what_it_left_out(f
         assert {f"{j} · {m}" for j, m in order[:shown]} <= set(texts)  # each row label whole
         assert set(figure.data["series"]) == {f"{j} · {m}" for j, m in order[:shown]}  # and in the CSV
         assert any(t == f"Showing {capped}." for t in texts) == bool(capped)
-    # `figures` on the 3-rater dataset: 11 judge metrics, the heatmap draws the best 10 and says so
+    # `figures` on the 3-rater dataset: 12 judge metrics (11 before the rules judge's CRIMSON-style score), the
+    # heatmap draws the best 10 and says so
     texts = svg_texts((figures_three / "heatmap-modality.svg").read_bytes())
-    assert any(t.startswith("Showing the 10 of 11 judge metrics with the highest |τ|") for t in texts), texts
+    assert any(t.startswith("Showing the 10 of 12 judge metrics with the highest |τ|") for t in texts), texts
 
 
 @pytest.mark.parametrize("name", ["fig.svg", "fig.PDF", "chart.png", "numbers.csv"])
