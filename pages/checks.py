@@ -105,11 +105,12 @@ def draw_llm_phase(store, dataset: str, locale: str) -> None:
         if st.button("Run LLM phase", key="chk_llm_go"):
             model = by_name[name]
             with st.spinner("Asking the judge..."):
-                try:
-                    summary = run_judge(store, dataset=dataset, judge=model.name, prompt_id="laias_judge",
-                                        locale=locale, api_base=model.api_base,
-                                        api_key=secret_api_key(model, secrets),
-                                        local_only=local_only(secrets=secrets))
+                try:  # outside the run's read session: the runner writes from worker threads
+                    with store.outside_session():
+                        summary = run_judge(store, dataset=dataset, judge=model.name, prompt_id="laias_judge",
+                                            locale=locale, api_base=model.api_base,
+                                            api_key=secret_api_key(model, secrets),
+                                            local_only=local_only(secrets=secrets))
                 except ValueError as exc:
                     st.error(escape_md(redact(str(exc))))
                     return
@@ -124,7 +125,7 @@ def draw_checks(store, dataset: str, synthetic: bool, locale: str) -> None:
         st.info(f"No {locale} checks on this dataset yet. They run offline in seconds "
                 f"(or: `python -m core checks --dataset {dataset} --locale {locale}`).", icon=":material/info:")
         if st.button("Run the checks", key="chk_run", type="primary"):
-            with st.spinner("Checking every pair..."):
+            with st.spinner("Checking every pair..."), store.outside_session():
                 run_checks(store, dataset, locale)
             st.rerun()
         return

@@ -186,9 +186,10 @@ if submitted:
         bar.progress(min(done / max(total, 1), 1.0), text=f"step {done}/{total} · {note}")
 
     try:
-        card = train_student(store, dataset=dataset, teacher=teacher, name=name, epochs=int(epochs),
-                             encoder=encoder, max_pairs=int(pairs) or None, seed=int(seed),
-                             generated=None if generated < 0 else int(generated), progress=progress)
+        with store.outside_session():  # minutes of training: the file is not held by the run's read session
+            card = train_student(store, dataset=dataset, teacher=teacher, name=name, epochs=int(epochs),
+                                 encoder=encoder, max_pairs=int(pairs) or None, seed=int(seed),
+                                 generated=None if generated < 0 else int(generated), progress=progress)
     except ValueError as exc:
         st.error(str(exc))
     else:
@@ -209,6 +210,7 @@ if st.button("Score the other pairs with this student", help="judge --judge dist
              "counts and score for every pair outside its training and validation splits"):
     from core.judges import run_judge
 
-    summary = run_judge(store, dataset=dataset, judge=f"distilled:{chosen}")
+    with store.outside_session():
+        summary = run_judge(store, dataset=dataset, judge=f"distilled:{chosen}")
     st.success(f"distilled:{escape_md(chosen)}: {summary.ok} pairs scored ({summary.skipped} already), "
                f"{summary.skipped_trained} training/validation pairs left out. It now appears on every page.")
