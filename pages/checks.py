@@ -105,12 +105,11 @@ def draw_llm_phase(store, dataset: str, locale: str) -> None:
         if st.button("Run LLM phase", key="chk_llm_go"):
             model = by_name[name]
             with st.spinner("Asking the judge..."):
-                try:  # outside the run's read session: the runner writes from worker threads
-                    with store.outside_session():
-                        summary = run_judge(store, dataset=dataset, judge=model.name, prompt_id="laias_judge",
-                                            locale=locale, api_base=model.api_base,
-                                            api_key=secret_api_key(model, secrets),
-                                            local_only=local_only(secrets=secrets))
+                try:
+                    summary = run_judge(store, dataset=dataset, judge=model.name, prompt_id="laias_judge",
+                                        locale=locale, api_base=model.api_base,
+                                        api_key=secret_api_key(model, secrets),
+                                        local_only=local_only(secrets=secrets))
                 except ValueError as exc:
                     st.error(escape_md(redact(str(exc))))
                     return

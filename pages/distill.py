@@ -210,7 +210,6 @@ if st.button("Score the other pairs with this student", help="judge --judge dist
              "counts and score for every pair outside its training and validation splits"):
     from core.judges import run_judge
 
-    with store.outside_session():
-        summary = run_judge(store, dataset=dataset, judge=f"distilled:{chosen}")
+    summary = run_judge(store, dataset=dataset, judge=f"distilled:{chosen}")
     st.success(f"distilled:{escape_md(chosen)}: {summary.ok} pairs scored ({summary.skipped} already), "
                f"{summary.skipped_trained} training/validation pairs left out. It now appears on every page.")

@@ -88,7 +88,7 @@ def draw(store, dataset: str, synthetic: bool) -> None:
         if st.button("Run the rules baseline", key="rv_run_rules"):
             from core.judges import run_judge
 
-            with st.spinner("Reviewing edits with the rules baseline"), store.outside_session():
+            with st.spinner("Reviewing edits with the rules baseline"):
                 run_judge(store, dataset=dataset, judge="rules")
             st.rerun()
         return

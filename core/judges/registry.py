@@ -122,7 +122,14 @@ def scale_problem(entry: Registration, judge: str, *, batch: bool, replicas: boo
 
 
 def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kwargs):
-    """Run ``judge`` on ``dataset``; returns a RunSummary (see core.judges.llm)."""
+    """Run ``judge`` on ``dataset``; returns a RunSummary (see core.judges.llm). Called inside a read
+    session (a dashboard run: Store.session), the run steps out of it: a model run writes from worker threads,
+    which the session's read-only connection on this thread would hold off."""
+    with store.outside_session():
+        return _run_judge(store, dataset=dataset, judge=judge, prompt_id=prompt_id, **kwargs)
+
+
+def _run_judge(store, *, dataset: str, judge: str, prompt_id: str, **kwargs):
     model = by_name(judge) is None
     if model and (not judge or judge.strip() != judge):
         raise ValueError(f"judge name {judge!r} is not valid; use {valid_names()} or a model")
