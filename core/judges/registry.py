@@ -125,14 +125,14 @@ def run_judge(store, *, dataset: str, judge: str, prompt_id: str = "green", **kw
     """Run ``judge`` on ``dataset``; returns a RunSummary (see core.judges.llm). Called inside a read
     session (a dashboard run: Store.session), the run steps out of it: a model run writes from worker threads,
     which the session's read-only connection on this thread would hold off."""
-    with store.outside_session():
-        return _run_judge(store, dataset=dataset, judge=judge, prompt_id=prompt_id, **kwargs)
-
-
-def _run_judge(store, *, dataset: str, judge: str, prompt_id: str, **kwargs):
     model = by_name(judge) is None
-    if model and (not judge or judge.strip() != judge):
+    if model and (not judge or judge.strip() != judge):  # refused before the store is touched
         raise ValueError(f"judge name {judge!r} is not valid; use {valid_names()} or a model")
+    with store.outside_session():
+        return _run_judge(store, model, dataset=dataset, judge=judge, prompt_id=prompt_id, **kwargs)
+
+
+def _run_judge(store, model: bool, *, dataset: str, judge: str, prompt_id: str, **kwargs):
     entry = entry_for(store, dataset, judge, prompt_id)
     problem = scale_problem(entry, judge, batch=kwargs.get("batch") is not None,
                             replicas=isinstance(kwargs.get("api_base"), list))
