@@ -283,25 +283,14 @@ def count_cached(store: Store, dataset: str, model: str, prompt_id: str, pair_id
     return sum(1 for k in keys if k in hits)
 
 
-# Output tokens per answer a plan assumes while the store holds no answer of the prompt to measure: the count
-# (litellm.token_counter, openai/gpt-4o-mini) of one worked answer in the prompt's own output format for a chest
-# X-ray pair of four findings a side (three matched, one missed, one added, three attribute differences),
-# rounded up to 50; bench/output_tokens.py prints the answers and their counts. CRIMSON's JSON lists every
-# finding of both reports with its significance, then the matches and errors: 532 -> 550. GREEN's sections
-# (green, vert and their variants, formula, rubric: the same format) 341-349 -> 350; RadFact's JSON 324 -> 350;
-# FineRadScore's 287 -> 300. Longer reports give longer answers: the figure is an assumption, and says so.
-CRIMSON_ASSUMED_OUTPUT = 550
-ASSUMED_OUTPUT = {"radfact": 350, "fineradscore": 300}
-GREEN_ASSUMED_OUTPUT = 350
-
-
 def assumed_output_tokens(prompt_id: str) -> int:
-    """Output tokens per answer a plan assumes for ``prompt_id`` when no stored answer can be measured."""
-    from core.prompts import CRIMSON_PROMPTS
+    """Output tokens per answer a plan assumes for ``prompt_id`` when no stored answer can be measured: its
+    row's ``assumed_output`` (core.prompts.specs says where each figure comes from; bench/output_tokens.py
+    prints the worked answers and their counts); GREEN's 350 for an id the table lacks."""
+    from core.prompts.specs import PromptSpec, prompt_spec
 
-    if prompt_id in CRIMSON_PROMPTS:
-        return CRIMSON_ASSUMED_OUTPUT
-    return ASSUMED_OUTPUT.get(prompt_id, GREEN_ASSUMED_OUTPUT)
+    spec = prompt_spec(prompt_id)
+    return (spec or PromptSpec("", "")).assumed_output
 
 
 def measured_output_tokens(store: Store, prompt_id: str, model: str | None = None) -> tuple[int, float | None]:

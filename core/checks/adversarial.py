@@ -117,7 +117,7 @@ def parse_answer(text: str) -> dict:
 
 
 def parse_for_store(text: str):
-    """(status, reason, metric values) for :mod:`core.judges.runs` (registered as the prompt's parser)."""
+    """(status, reason, metric values) for :mod:`core.judges.runs` (the prompt's parser in core.prompts.specs)."""
     try:
         parsed = parse_answer(text)
     except ValueError as exc:
@@ -130,12 +130,6 @@ def parse_for_store(text: str):
                   laias_adv_hallucinated=parsed["hallucinated"])
     complete = all(v is not None for v in parsed["scores"].values())
     return ("ok" if complete else "partial"), "" if complete else "some dimension scores missing", values
-
-
-def _register_parser() -> None:
-    from core.judges.runs import BASELINE_PARSERS
-
-    BASELINE_PARSERS.setdefault(PROMPT_ID, parse_for_store)
 
 
 def run_laias_judge(store, *, dataset: str, model: str, prompt_id: str = PROMPT_ID, locale: str = "en-US",
@@ -155,7 +149,6 @@ def run_laias_judge(store, *, dataset: str, model: str, prompt_id: str = PROMPT_
         raise ValueError(f"{PROMPT_ID} takes no few-shot examples")
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    _register_parser()
     params = params or llm.GenParams()
     llm.check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
     sql = "SELECT pair_id, ext_id, reference, candidate, modality, anatomy, meta FROM pairs WHERE dataset = ?"

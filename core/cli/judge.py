@@ -17,6 +17,7 @@ from core.cli.common import (
     print_result,
 )
 from core.cli.judgescale import add_scale_flags
+from core.prompts.specs import prompt_ids
 
 
 def cmd_judge(args) -> int:
@@ -207,8 +208,8 @@ def add_commands(add) -> None:
             epilog=_fewshot_epilog())
     p.add_argument("--dataset", required=True)
     p.add_argument("--judge", required=True, help="rules | lexical | length | distilled:NAME | a litellm model name")
-    p.add_argument("--prompt", default="green", help="prompt template id (green, vert, formula, rubric, ..., "
-                   "crimson, crimson_nocontext, crimson_noguide, crimson_noguide_nocontext)")
+    p.add_argument("--prompt", default="green", help="prompt id (core.prompts.specs): " + ", ".join(prompt_ids())
+                   + "; edit_review datasets: radar_review")
     p.add_argument("--crimson-map", metavar="KIND=CAT,...", help=CRIMSON_MAP_HELP)
     add_scale_flags(p)  # --api-base (repeatable: replicas) and --batch
     p.add_argument("--api-key-env", metavar="NAME", help=_KEY_HELP)

@@ -18,17 +18,19 @@ import json
 import sys
 from pathlib import Path
 
+from core.prompts.specs import PROMPTS, prompt_spec
+
 
 def read_answer(text: str, prompt: str = "green", crimson_map: str | None = None) -> dict:
     """``text`` (one answer to ``prompt``) read into the JSON that ``parse --json`` prints.
 
     ValueError for a prompt whose answers are neither GREEN-format nor CRIMSON's, or for a bad map.
     """
-    from core.judges.runs import BASELINE_PARSERS, answer_reader, crimson_map_param
+    from core.judges.runs import answer_reader, crimson_map_param
     from core.parse import parse_output
-    from core.prompts import JUDGE_PROMPTS
 
-    if prompt not in JUDGE_PROMPTS or prompt in BASELINE_PARSERS:
+    spec = prompt_spec(prompt)
+    if spec is None or spec.use != "judge" or spec.answer != "result":
         raise ValueError(f"--prompt {prompt}: parse reads GREEN-format answers (green, vert, formula, rubric, ...) "
                          "and CRIMSON's (crimson, crimson_nocontext, crimson_noguide, crimson_noguide_nocontext)")
     crimson_map_param(prompt, crimson_map)  # a bad map, or a map for a prompt that is not CRIMSON's
@@ -62,7 +64,8 @@ def add_commands(add) -> None:
                                 "or stdin")
     p.add_argument("file", nargs="?", default="-")
     p.add_argument("--prompt", default="green",
-                   help="the prompt answered: green (default) or another GREEN-format one (vert, formula, rubric, "
-                        "...), or a CRIMSON prompt (crimson, crimson_nocontext, ...) for its JSON answer")
+                   help="the prompt answered: green (default) or another GREEN-format one, or a CRIMSON prompt for "
+                        "its JSON answer: " + ", ".join(
+                            s.id for s in PROMPTS.values() if s.use == "judge" and s.answer == "result"))
     p.add_argument("--crimson-map", metavar="SPEC",
                    help="CRIMSON prompts: overrides of the ReXVal category map, as on judge (e.g. temporal=f)")

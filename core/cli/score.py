@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from core.cli.common import add_api_base_flag, api_key
+from core.prompts.specs import PROMPTS
 from core.taxonomy import MISSING
 
 _TEXT_HELP = "the report text, or @FILE to read it from a file (@- reads standard input)"
@@ -148,8 +149,9 @@ def add_commands(add) -> None:
     p.add_argument("--candidate", required=True, metavar="TEXT|@FILE", help=_TEXT_HELP)
     p.add_argument("--judge", required=True, metavar="rules|lexical|length|MODEL",
                    help="an offline judge, or a litellm model name (e.g. openai/NAME on a local server)")
-    p.add_argument("--prompt", default="green", help="a model judge's prompt (zero-shot: GREEN format, or crimson, "
-                   "crimson_noguide, ... with the context given below; default green)")
+    p.add_argument("--prompt", default="green", help="a model judge's prompt (zero-shot: GREEN format, or CRIMSON's "
+                   "with the context given below; default green): " + ", ".join(
+                       s.id for s in PROMPTS.values() if s.live))
     add_api_base_flag(p)
     p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key for --api-base")
     p.add_argument("--timeout", type=float, default=None, help="seconds for the model call (default: 600 for a "

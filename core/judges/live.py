@@ -29,6 +29,7 @@ from core.judges.llm import Caller, GenParams, check_endpoint, check_model, run_
 from core.judges.messages import default_params
 from core.judges.runs import answer_reader
 from core.parse import ParseResult, parse_output
+from core.prompts.specs import PROMPTS
 from core.settings import local_only as local_only_setting
 
 __all__ = ["BASELINES", "CRIMSON_ORDER", "LIVE_PROMPTS", "METRIC_ORDER", "MEANINGS", "BaselineLive", "LiveCallFailed",
@@ -37,8 +38,7 @@ __all__ = ["BASELINES", "CRIMSON_ORDER", "LIVE_PROMPTS", "METRIC_ORDER", "MEANIN
 
 # Zero-shot prompts: GREEN's format (what parse_output reads), and CRIMSON's JSON (read into the same shape:
 # scores, counts per category a-f, error texts, matched findings; core.parse.crimson).
-LIVE_PROMPTS = ("green", "green_original", "vert", "formula", "rubric", "crimson", "crimson_nocontext",
-                "crimson_noguide", "crimson_noguide_nocontext")
+LIVE_PROMPTS = tuple(s.id for s in PROMPTS.values() if s.live)  # the rows of core.prompts.specs marked live
 #: The offline baselines besides the rules judge (metrics computed, not parsed from text).
 BASELINES = ("lexical", "length")
 #: The scores of a GREEN-format answer, in the order shown.

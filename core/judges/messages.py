@@ -21,10 +21,12 @@ CRIMSON_MAX_TOKENS = 8192
 
 
 def default_max_tokens(prompt_id: str | None) -> int:
-    """The output budget of ``prompt_id`` when the user sets none: 8,192 for a CRIMSON prompt, else 2,048."""
-    from core.prompts import CRIMSON_PROMPTS
+    """The output budget of ``prompt_id`` when the user sets none (its row's ``max_tokens``, core.prompts.specs:
+    8,192 for a CRIMSON prompt, else 2,048); 2,048 for an id the table lacks."""
+    from core.prompts.specs import prompt_spec
 
-    return CRIMSON_MAX_TOKENS if prompt_id in CRIMSON_PROMPTS else DEFAULT_MAX_TOKENS
+    spec = prompt_spec(prompt_id)
+    return spec.max_tokens if spec is not None else DEFAULT_MAX_TOKENS
 
 
 def default_params(prompt_id: str | None, params=None):

@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from core.judges.answers import answer_reader, parsed_metrics, read_result, read_values
+from core.prompts.specs import prompt_spec
 from core.store.db import Store, insert_metric_values, stable_hash
 from core.taxonomy import CONTEXT_FIELDS
-
-# Metric name under which a prompt's overall score is stored (others store counts only).
-OVERALL_METRIC = {"vert": "vert", "rubric": "rubric"}
 
 
 @dataclass
@@ -76,78 +75,13 @@ def ensure_run(store: Store, spec: RunSpec, n_requested: int) -> str:
     return run_id
 
 
-def parsed_metrics(result, prompt_id: str | None = None) -> dict[str, float]:
-    """Metric values stored for one parsed GREEN-format answer.
-
-    The scores (green, green_f1, formula, ec_sig, ec_total and the overall
-    score, named after the prompt that asked for it: vert or rubric) plus the
-    counts behind them: ``sig_a``..``sig_f``, ``insig_a``..``insig_f`` and
-    ``matched``, which per-category analyses (F1, calibration) read. Unknown
-    values (a truncated answer) are left out, never stored as 0.
-    """
-    out: dict[str, float] = {}
-    for key, value in result.metrics.items():
-        if value is None:
-            continue
-        if key == "vert":
-            key = OVERALL_METRIC.get(prompt_id or "vert", "vert")
-        out[key] = float(value)
-    for prefix, counts in (("sig", result.sig), ("insig", result.insig)):
-        for cat, n in (counts or {}).items():
-            if n is not None:
-                out[f"{prefix}_{cat}"] = float(n)
-    if result.matched is not None:
-        out["matched"] = float(result.matched)
-    return out
-
-
-def _radfact(text: str):
-    from core.prompts import parse_radfact_answer
-
-    try:
-        r = parse_radfact_answer(text)
-    except ValueError as exc:
-        return "failed", str(exc)[:300], {}
-    values = {"radfact": r["logical_f1"], "radfact_precision": r["logical_precision"],
-              "radfact_recall": r["logical_recall"]}
-    return ("ok" if r["logical_f1"] is not None else "partial"), "", values
-
-
-def _fineradscore(text: str):
-    from core.prompts import parse_fineradscore_answer
-
-    try:
-        r = parse_fineradscore_answer(text)
-    except ValueError as exc:
-        return "failed", str(exc)[:300], {}
-    return "ok", "", {"fineradscore": r["severity_sum"], "fineradscore_corrections": r["n_corrections"],
-                      "fineradscore_max": r["max_severity"]}
-
-
-# The baselines answer in their own JSON, not in GREEN's format.
-BASELINE_PARSERS = {"radfact": _radfact, "fineradscore": _fineradscore}
-
-
-def _read_crimson(text: str, options: dict):
-    from core.parse.crimson import parse_category_map, parse_crimson
-
-    return parse_crimson(text, parse_category_map(options.get("crimson_map")))
-
-
-def answer_reader(prompt_id: str | None):
-    """How a prompt's own answer format is read into a ParseResult (scores, categories a-f, error texts), as
-    ``reader(text, run_params)``; None for GREEN's format and the baselines. Every CRIMSON prompt id has one."""
-    from core.prompts import CRIMSON_PROMPTS
-
-    return _read_crimson if prompt_id in CRIMSON_PROMPTS else None
-
-
 def crimson_map_param(prompt_id: str | None, text: str | None) -> str | None:
     """The run parameter recording a CRIMSON category map (``--crimson-map``): its full spec, or None for the
     default map (so a default run keeps its id). ValueError for a bad map or a prompt that is not CRIMSON's."""
     if not text or not text.strip():
         return None
-    if answer_reader(prompt_id) is not _read_crimson:
+    spec = prompt_spec(prompt_id)
+    if spec is None or "crimson_map" not in spec.options:
         raise ValueError(f"--crimson-map applies to the CRIMSON prompts only, not to {prompt_id!r}")
     from core.parse.crimson import DEFAULT_MAP, parse_category_map
 
@@ -176,14 +110,11 @@ def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None, options:
         status = "ok"
         metrics = [(run_id, rec.pair_id, k, float(v)) for k, v in rec.metrics.items() if v is not None]
         errors = [(run_id, rec.pair_id, sig, category, text) for sig, category, text in rec.errors or ()]
-    elif rec.error is None and prompt_id in BASELINE_PARSERS:
-        status, reason, values = BASELINE_PARSERS[prompt_id](rec.raw_text or "")
+    elif rec.error is None and (read := read_values(prompt_id, rec.raw_text or "")) is not None:
+        status, reason, values = read  # a prompt answering in its own JSON (core.prompts.specs: "values")
         metrics = [(run_id, rec.pair_id, k, float(v)) for k, v in values.items() if v is not None]
     elif rec.error is None:
-        from core.parse import parse_output
-
-        reader = answer_reader(prompt_id)
-        result = reader(rec.raw_text or "", options or {}) if reader else parse_output(rec.raw_text or "")
+        result = read_result(prompt_id, rec.raw_text or "", options)
         status, reason = result.status, result.reason
         metrics = [(run_id, rec.pair_id, k, v) for k, v in parsed_metrics(result, prompt_id).items()]
         if status == "ok" and rec.extra_metrics:

@@ -13,31 +13,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from core.prompts.specs import PROMPTS
 from core.store.db import Store
 
-# prompt id -> few-shot variant (core.prompts.FEWSHOT_VARIANTS)
-FEWSHOT_PROMPTS = {
-    "vert_random": "random",
-    "vert_rad_err": "rad_err",
-    "vert_rad_err_10": "rad_err_10",
-    "vert_rate_err": "rate_err",
-    "vert_rate_err_10": "rate_err_10",
-}
-
-
-# What each variant draws its shots from, and how to make that pool with RadConcord's own commands
-# (CLI --help, the Run page and the errors below say it).
-POOL_NEEDS = {
-    "vert_random": "D.5: any dataset with expert scores or error counts; k random pairs",
-    "vert_rad_err": "D.6: a dataset with expert error counts; one pair per error type (a)-(f)",
-    "vert_rad_err_10": "D.8: a dataset with expert error counts; 10 random pairs",
-    "vert_rate_err": ("D.7: a dataset made by `inject` holding single-error injections of both (a) and (b): "
-                      "python -m core inject --dataset SRC --target POOL --kind false_finding --k 1, then the "
-                      "same with --kind omission (same --target); shots from POOL"),
-    "vert_rate_err_10": ("D.9: a stored run of a judge's VERT answers (explanation, counts, matched findings, "
-                         "score) on the shots dataset: python -m core judge --dataset POOL --judge MODEL "
-                         "--prompt vert, then --shots-dataset POOL --shots-run RUN_ID (its run_id)"),
-}
+# prompt id -> few-shot variant, and what each variant draws its shots from and how to make that pool with
+# RadConcord's own commands (CLI --help, the Run page and the errors below say it): views of the prompt table
+FEWSHOT_PROMPTS = {s.id: s.shots for s in PROMPTS.values() if s.shots is not None}
+POOL_NEEDS = {s.id: s.shot_pool for s in PROMPTS.values() if s.shots is not None}
+# GREEN-format zero-shot prompts, whose stored answers can serve as D.9's assessments
+_ASSESSMENT_PROMPTS = [s.id for s in PROMPTS.values() if s.family == "green"]
 
 
 @dataclass(frozen=True)
@@ -127,8 +111,8 @@ def runs_with_assessments(store: Store, dataset: str) -> pd.DataFrame:
     """LLM runs on ``dataset`` that can supply D.9 shots (answers in GREEN/VERT format), newest first."""
     return store.query_df(
         "SELECT run_id, model, prompt_id, n_ok, started_at FROM judge_runs WHERE dataset = ? AND judge_kind = 'llm' "
-        "AND prompt_id IN ('vert', 'green', 'green_original', 'rubric', 'formula') AND n_ok > 0 "
-        "ORDER BY (prompt_id = 'vert') DESC, started_at DESC, run_id", [dataset])
+        "AND prompt_id IN (SELECT unnest(?::VARCHAR[])) AND n_ok > 0 "
+        "ORDER BY (prompt_id = 'vert') DESC, started_at DESC, run_id", [dataset, _ASSESSMENT_PROMPTS])
 
 
 def build_shots(store: Store, prompt_id: str, source: ShotSource, evaluated,

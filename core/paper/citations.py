@@ -12,6 +12,8 @@ identifier. The statistics' references are the standard ones.
 
 from __future__ import annotations
 
+from core.prompts.specs import prompt_spec
+
 BIBTEX: dict[str, str] = {
     "ostmeier2024green": """@inproceedings{ostmeier2024green,
   title = {{GREEN}: Generative Radiology Report Evaluation and Error Notation},
@@ -197,11 +199,7 @@ SHORT: dict[str, str] = {
     "wilson1927": "Wilson, 1927",
 }
 
-#: A prompt id (prefix) or a metric -> the works its text or formula comes from.
-PROMPT_CITES = {"green_original": ("ostmeier2024green",), "green": ("ostmeier2024green", "bologna2026vert"),
-                "vert": ("bologna2026vert",), "formula": ("bologna2026vert",), "rubric": ("bologna2026vert",),
-                "radfact": ("bannur2024maira2", "bologna2026vert"), "fineradscore": ("huang2024fineradscore", "bologna2026vert"),
-                "crimson": ("baharoon2026crimson",)}
+#: A metric -> the works its formula comes from (a prompt's: its row's ``cites``, core.prompts.specs).
 METRIC_CITES = {"green": ("ostmeier2024green",), "ec_sig": ("ostmeier2024green", "bologna2026vert"),
                 "ec_total": ("bologna2026vert",), "green_f1": ("bologna2026vert",), "formula": ("bologna2026vert",), "vert": ("bologna2026vert",),
                 "rubric": ("bologna2026vert",), "radfact": ("bannur2024maira2",), "fineradscore": ("huang2024fineradscore",),
@@ -211,14 +209,9 @@ METRIC_CITES = {"green": ("ostmeier2024green",), "ec_sig": ("ostmeier2024green",
 
 
 def prompt_cites(prompt_id: str | None) -> tuple[str, ...]:
-    """The works a prompt comes from (few-shot VERT variants ``vert_*`` cite VERT, every ``crimson*`` CRIMSON)."""
-    if not prompt_id:
-        return ()
-    if prompt_id in PROMPT_CITES:
-        return PROMPT_CITES[prompt_id]
-    if prompt_id.startswith("crimson"):
-        return PROMPT_CITES["crimson"]
-    return ("bologna2026vert",) if prompt_id.startswith("vert") else ()
+    """The works a prompt comes from: its row's ``cites`` (core.prompts.specs); () for an id the table lacks."""
+    spec = prompt_spec(prompt_id)
+    return spec.cites if spec is not None else ()
 
 
 def metric_cites(metric: str) -> tuple[str, ...]:

@@ -39,6 +39,7 @@ from .fewshot import (
     render_fewshot_section,
 )
 from .loader import get_template
+from .specs import PROMPTS, PromptSpec, prompt_ids, resolve
 
 __all__ = [
     "CONTEXT_PROMPTS",
@@ -55,16 +56,13 @@ __all__ = [
     "render_messages",
 ]
 
-ZERO_SHOT = ("green", "green_original", "vert", "formula", "rubric", "radfact", "fineradscore")
 BASE_SEPARATOR = "\n\n"  # between the rendered vert prompt and the few-shot section
-_FEWSHOT_BY_PROMPT = {v.prompt_id: v for v in FEWSHOT_VARIANTS.values()}
 
 # CRIMSON prompt id -> (with the guidelines, reads the pair's context): build_prompt's include_guidelines and
-# patient_context (None vs given). Without guidelines upstream drops the context guidelines, not the context.
+# patient_context (None vs given), read from the table (core.prompts.specs). Without guidelines upstream drops
+# the context guidelines, not the context.
 CRIMSON_PROMPTS: dict[str, tuple[bool, bool]] = {
-    "crimson": (True, True), "crimson_nocontext": (True, False),
-    "crimson_noguide": (False, True), "crimson_noguide_nocontext": (False, False),
-}
+    s.id: (s.guidelines, s.reads_context) for s in PROMPTS.values() if s.family == "crimson"}
 # How a context field is named in CRIMSON's "Patient Context:" block: upstream prints the dict's keys as given,
 # and its README's example writes them capitalised ({"Age": "82", "Indication": "..."}).
 CRIMSON_CONTEXT_LABELS = {"age": "Age", "sex": "Sex", "indication": "Indication", "history": "History"}
@@ -73,22 +71,11 @@ _CRIMSON_FORMAT = {"section_separator": "\n\n", "context_header": "Patient Conte
                    "context_guidelines_end": "\n"}
 
 # Prompts that read a pair's patient context (core.taxonomy.CONTEXT_FIELDS); the others ignore it.
-CONTEXT_PROMPTS: frozenset[str] = frozenset(p for p, (_, ctx) in CRIMSON_PROMPTS.items() if ctx)
+CONTEXT_PROMPTS: frozenset[str] = frozenset(s.id for s in PROMPTS.values() if s.reads_context)
 
-# prompt id -> the template ids it is made of
-JUDGE_PROMPTS: dict[str, tuple[str, ...]] = {
-    **{pid: (pid,) for pid in ZERO_SHOT},
-    **{v.prompt_id: ("vert", v.section_template, v.example_template)
-       for v in FEWSHOT_VARIANTS.values()},
-    **{pid: ("crimson_system", "crimson" if guide else "crimson_noguide")
-       + (("crimson_context_guidelines",) if guide and ctx else ())
-       for pid, (guide, ctx) in CRIMSON_PROMPTS.items()},
-}
-INJECTION_PROMPTS: dict[str, tuple[str, ...]] = {
-    "inject_false_finding": ("inject_false_finding", "inject_user"),
-    "inject_omission": ("inject_omission", "inject_user"),
-    "plausibility": ("plausibility", "plausibility_user"),
-}
+# prompt id -> the template ids it is made of (views of the table)
+JUDGE_PROMPTS: dict[str, tuple[str, ...]] = {pid: PROMPTS[pid].templates for pid in prompt_ids("judge")}
+INJECTION_PROMPTS: dict[str, tuple[str, ...]] = {pid: PROMPTS[pid].templates for pid in prompt_ids("injection")}
 # Formatting done in code rather than in a template; part of the few-shot hash.
 _FEWSHOT_FORMAT = {
     "category_names": CATEGORY_NAMES,
@@ -109,10 +96,7 @@ class RenderedPrompt(NamedTuple):
 
 def list_prompts(include_injection: bool = False) -> list[str]:
     """Judge prompt ids (and the injection/validation ids if asked)."""
-    ids = list(JUDGE_PROMPTS)
-    if include_injection:
-        ids += list(INJECTION_PROMPTS)
-    return ids
+    return prompt_ids("judge", "injection") if include_injection else prompt_ids("judge")
 
 
 def prompt_templates(prompt_id: str) -> tuple[str, ...]:
@@ -132,9 +116,9 @@ def prompt_hash(prompt_id: str) -> str:
     if len(parts) == 1:
         return get_template(parts[0]).hash
     payload = {"templates": [f"{t}:{get_template(t).hash}" for t in parts]}
-    if prompt_id in _FEWSHOT_BY_PROMPT:
+    if PROMPTS[prompt_id].family == "fewshot":
         payload["format"] = _FEWSHOT_FORMAT
-    if prompt_id in CRIMSON_PROMPTS:
+    if PROMPTS[prompt_id].family == "crimson":
         guidelines, context = CRIMSON_PROMPTS[prompt_id]
         payload["format"] = _CRIMSON_FORMAT | {"guidelines": guidelines, "context": context}
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
@@ -148,7 +132,7 @@ def _effective_id(prompt_id: str, shots: list[Shot] | None) -> str:
             "(render_injection / render_plausibility)"
         )
     prompt_templates(prompt_id)  # unknown id -> ValueError with the list
-    if prompt_id in _FEWSHOT_BY_PROMPT:
+    if PROMPTS[prompt_id].shots is not None:
         if not shots:
             raise ValueError(f"{prompt_id!r} is a few-shot prompt: pass its shots")
         return prompt_id
@@ -158,7 +142,7 @@ def _effective_id(prompt_id: str, shots: list[Shot] | None) -> str:
         return FEWSHOT_VARIANTS["random"].prompt_id  # D.5, the plain few-shot form
     raise ValueError(
         f"the paper adds shots to the VERT prompt only; {prompt_id!r} takes no shots "
-        f"(few-shot ids: {', '.join(_FEWSHOT_BY_PROMPT)})"
+        f"(few-shot ids: {', '.join(p for p in JUDGE_PROMPTS if PROMPTS[p].shots)})"
     )
 
 
@@ -168,34 +152,37 @@ def _check_report(value: object, name: str) -> str:
     return value
 
 
-def _crimson_messages(prompt_id: str, reference: str, candidate: str, context: dict[str, str]) -> list[dict]:
+def render_crimson(spec: PromptSpec, reference: str, candidate: str, shots, context: dict[str, str]) -> list[dict]:
     """build_prompt's text for this variant, after upstream's system message.
 
     The context block is build_prompt's ``Patient Context:`` section (one ``    Label: value`` line per known
     field); with guidelines, the context guidelines follow the attribute guidelines when a context is given.
     """
-    guidelines, reads_context = CRIMSON_PROMPTS[prompt_id]
-    context = context if reads_context else {}
+    context = context if spec.reads_context else {}
     block = "".join(f"    {CRIMSON_CONTEXT_LABELS[k]}: {v}\n" for k, v in context.items())
     values = {"patient_context": "\n\nPatient Context:\n" + block if context else "",
               "reference": reference, "candidate": candidate}
-    if guidelines:
+    if spec.guidelines:
         extra = get_template("crimson_context_guidelines").body + "\n"
         values["context_guidelines"] = "\n\n" + extra if context else ""
-    user = get_template("crimson" if guidelines else "crimson_noguide").render(**values)
+    user = get_template("crimson" if spec.guidelines else "crimson_noguide").render(**values)
     return [{"role": "system", "content": get_template("crimson_system").body}, {"role": "user", "content": user}]
 
 
-def _render(prompt_id: str, reference: str, candidate: str, shots: list[Shot] | None) -> str:
-    if prompt_id in _FEWSHOT_BY_PROMPT:
-        base = get_template("vert").render(reference=reference, candidate=candidate)
-        section = render_fewshot_section(_FEWSHOT_BY_PROMPT[prompt_id].name, list(shots or []))
-        return base + BASE_SEPARATOR + section
-    template = get_template(prompt_id)
+def render_fewshot(spec: PromptSpec, reference: str, candidate: str, shots: list[Shot] | None, context) -> list[dict]:
+    """The vert prompt, then the few-shot section of the row's variant (VERT D.5-D.9): one user message."""
+    base = get_template(spec.templates[0]).render(reference=reference, candidate=candidate)
+    section = render_fewshot_section(spec.shots, list(shots or []))
+    return [{"role": "user", "content": base + BASE_SEPARATOR + section}]
+
+
+def render_single(spec: PromptSpec, reference: str, candidate: str, shots, context) -> list[dict]:
+    """The row's one template as one user message (the candidate's numbered lines where it asks for them)."""
+    template = get_template(spec.templates[0])
     values = {"reference": reference, "candidate": candidate}
     if "candidate_lines" in template.placeholders:
         values["candidate_lines"] = number_lines(candidate)
-    return template.render(**values)
+    return [{"role": "user", "content": template.render(**values)}]
 
 
 def check_context(context: dict[str, str] | None) -> dict[str, str]:
@@ -229,15 +216,14 @@ def render_messages(
     inserted verbatim, whatever braces they contain.
     ``shots`` with ``prompt_id="vert"`` means the D.5 form (``vert_random``).
     ``context`` (patient age, sex, indication, history) is read by the
-    prompts of ``CONTEXT_PROMPTS`` only; the others ignore it.
+    prompts of ``CONTEXT_PROMPTS`` only; the others ignore it. The row's ``render`` (core.prompts.specs)
+    makes the messages.
     """
     context = check_context(context)
     reference = _check_report(reference, "reference")
     candidate = _check_report(candidate, "candidate")
-    effective = _effective_id(prompt_id, shots)
-    if effective in CRIMSON_PROMPTS:
-        return _crimson_messages(effective, reference, candidate, context)
-    return [{"role": "user", "content": _render(effective, reference, candidate, shots)}]
+    spec = PROMPTS[_effective_id(prompt_id, shots)]
+    return resolve(spec.render)(spec, reference, candidate, shots, context)
 
 
 def prompt_for(

@@ -26,23 +26,19 @@ from pathlib import Path
 from core.judges import llm
 from core.judges.llm import GenParams, RunSummary, cache_key, check_endpoint, safe_api_base
 from core.judges.offline import run_offline_judge
-from core.judges.runs import BASELINE_PARSERS, RunSpec, ensure_run
+from core.judges.runs import RunSpec, ensure_run
 from core.review import rules
 from core.review.data import edits, require_review_dataset
 from core.review.prompt import (
     PROMPT_ID,
     SLICE_CHOICES,
     data_url,
-    parse_for_runs,
     render_review_messages,
     sample_slices,
     template,
 )
 from core.settings import local_only as local_only_setting
 from core.store.db import Store
-
-# The shared writer parses an answer by its prompt id (core.judges.runs.BASELINE_PARSERS).
-BASELINE_PARSERS.setdefault(PROMPT_ID, parse_for_runs)
 
 SAMPLING = "uniform: index round(i*(n-1)/(k-1)), i=0..k-1 (first and last slice included); all when n<=k"
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 
 from core.judges.llm import run_llm_judge
-from core.models import CRIMSON_ASSUMED_OUTPUT
+from core.prompts.specs import PROMPTS
 from core.store.db import Store
 from tests.app.test_page_run import MODEL, _expected_sample, _open, _sample
 from tests.apptest_helpers import assert_ok, table, use_fake_model
 from tests.fake_openai import FakeOpenAI
 from tests.judges.test_crimson_run import PARTIAL
+
+CRIMSON_ASSUMED_OUTPUT = PROMPTS["crimson"].assumed_output
 
 COLUMN = "output tokens per call"
 

@@ -10,18 +10,14 @@ import re
 import statistics
 
 from core.judges.llm import GenParams, run_llm_judge
-from core.models import (
-    CRIMSON_ASSUMED_OUTPUT,
-    GREEN_ASSUMED_OUTPUT,
-    assumed_output_tokens,
-    estimate_cost,
-    measured_output_tokens,
-    plan_run,
-)
+from core.models import assumed_output_tokens, estimate_cost, measured_output_tokens, plan_run
+from core.prompts.specs import PROMPTS
 from tests.conftest import marked_store
 from tests.fake_openai import FakeOpenAI
 from tests.judges.test_crimson_run import PARTIAL
 
+CRIMSON_ASSUMED_OUTPUT = PROMPTS["crimson"].assumed_output  # 550: the table's figures
+GREEN_ASSUMED_OUTPUT = PROMPTS["green"].assumed_output  # 350
 RUN_MODEL = "openai/fake-judge"  # answered by the loopback server
 PLAN_MODEL = "openai/gpt-4o-mini"  # priced in litellm's bundled table; never called here
 N = 5
