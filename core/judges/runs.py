@@ -101,7 +101,7 @@ def run_parse_options(store: Store, run_id: str) -> dict:
     return _RUN_OPTIONS[key]
 
 
-def _parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None, options: dict | None = None):
+def parsed_rows(run_id: str, rec: OutputRecord, prompt_id: str | None, options: dict | None = None):
     """(output row, metric rows, error rows) for one record (``options``: the run's params, for a reader)."""
     status = reason = None
     metrics: list[tuple] = []
@@ -216,7 +216,7 @@ def write_outputs(store: Store, run_id: str, records: list[OutputRecord], prompt
     if not records:
         return finish_run(store, run_id, finish) if finish else None
     options = run_parse_options(store, run_id) if answer_reader(prompt_id) else None
-    parsed = {rec.pair_id: _parsed_rows(run_id, rec, prompt_id, options) for rec in records}  # outside the lock
+    parsed = {rec.pair_id: parsed_rows(run_id, rec, prompt_id, options) for rec in records}  # outside the lock
     with store.write() as conn:
         answered, failed = _reconcile(conn, run_id, list(parsed))
         rows = [v for k, v in parsed.items() if k not in answered]

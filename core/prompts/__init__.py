@@ -53,8 +53,6 @@ from .render import (
     CONTEXT_PROMPTS,
     CRIMSON_CONTEXT_LABELS,
     CRIMSON_PROMPTS,
-    INJECTION_PROMPTS,
-    JUDGE_PROMPTS,
     RenderedPrompt,
     check_context,
     list_prompts,
@@ -63,6 +61,7 @@ from .render import (
     prompt_templates,
     render_messages,
 )
+from .specs import PROMPTS, PromptSpec
 
 __all__ = [
     "ALLOWED_K",
@@ -74,8 +73,8 @@ __all__ = [
     "FEWSHOT_VARIANTS",
     "INJECTION_K",
     "INJECTION_KINDS",
-    "INJECTION_PROMPTS",
-    "JUDGE_PROMPTS",
+    "PROMPTS",
+    "PromptSpec",
     "PromptTemplate",
     "RenderedPrompt",
     "SEVERITY_LEVELS",

@@ -45,8 +45,6 @@ __all__ = [
     "CONTEXT_PROMPTS",
     "CRIMSON_CONTEXT_LABELS",
     "CRIMSON_PROMPTS",
-    "INJECTION_PROMPTS",
-    "JUDGE_PROMPTS",
     "RenderedPrompt",
     "check_context",
     "list_prompts",
@@ -72,10 +70,6 @@ _CRIMSON_FORMAT = {"section_separator": "\n\n", "context_header": "Patient Conte
 
 # Prompts that read a pair's patient context (core.taxonomy.CONTEXT_FIELDS); the others ignore it.
 CONTEXT_PROMPTS: frozenset[str] = frozenset(s.id for s in PROMPTS.values() if s.reads_context)
-
-# prompt id -> the template ids it is made of (views of the table)
-JUDGE_PROMPTS: dict[str, tuple[str, ...]] = {pid: PROMPTS[pid].templates for pid in prompt_ids("judge")}
-INJECTION_PROMPTS: dict[str, tuple[str, ...]] = {pid: PROMPTS[pid].templates for pid in prompt_ids("injection")}
 # Formatting done in code rather than in a template; part of the few-shot hash.
 _FEWSHOT_FORMAT = {
     "category_names": CATEGORY_NAMES,
@@ -101,13 +95,13 @@ def list_prompts(include_injection: bool = False) -> list[str]:
 
 def prompt_templates(prompt_id: str) -> tuple[str, ...]:
     """The template ids a prompt is made of; ``ValueError`` listing valid ids."""
-    parts = JUDGE_PROMPTS.get(prompt_id) or INJECTION_PROMPTS.get(prompt_id)
-    if parts is None:
+    spec = PROMPTS.get(prompt_id)
+    if spec is None or spec.use not in ("judge", "injection"):
         raise ValueError(
             f"unknown prompt id {prompt_id!r}; valid ids: "
             f"{', '.join(list_prompts(include_injection=True))}"
         )
-    return parts
+    return spec.templates
 
 
 def prompt_hash(prompt_id: str) -> str:
@@ -119,14 +113,14 @@ def prompt_hash(prompt_id: str) -> str:
     if PROMPTS[prompt_id].family == "fewshot":
         payload["format"] = _FEWSHOT_FORMAT
     if PROMPTS[prompt_id].family == "crimson":
-        guidelines, context = CRIMSON_PROMPTS[prompt_id]
-        payload["format"] = _CRIMSON_FORMAT | {"guidelines": guidelines, "context": context}
+        spec = PROMPTS[prompt_id]
+        payload["format"] = _CRIMSON_FORMAT | {"guidelines": spec.guidelines, "context": spec.reads_context}
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
 def _effective_id(prompt_id: str, shots: list[Shot] | None) -> str:
-    if prompt_id in INJECTION_PROMPTS and prompt_id not in JUDGE_PROMPTS:
+    if prompt_id in PROMPTS and PROMPTS[prompt_id].use == "injection":
         raise ValueError(
             f"{prompt_id!r} is not a judge prompt: use core.prompts.injection "
             "(render_injection / render_plausibility)"
@@ -142,7 +136,7 @@ def _effective_id(prompt_id: str, shots: list[Shot] | None) -> str:
         return FEWSHOT_VARIANTS["random"].prompt_id  # D.5, the plain few-shot form
     raise ValueError(
         f"the paper adds shots to the VERT prompt only; {prompt_id!r} takes no shots "
-        f"(few-shot ids: {', '.join(p for p in JUDGE_PROMPTS if PROMPTS[p].shots)})"
+        f"(few-shot ids: {', '.join(p for p in prompt_ids() if PROMPTS[p].shots)})"
     )
 
 

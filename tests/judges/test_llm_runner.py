@@ -119,7 +119,7 @@ def test_cache_hits_copy_what_was_parsed_and_equal_a_fresh_parse(tmp_path, monke
     with FakeOpenAI() as server:
         run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url)
         with monkeypatch.context() as m:  # copied, not parsed: the parser is never called
-            m.setattr(runs, "_parsed_rows", lambda *a: pytest.fail("a cache hit was parsed again"))
+            m.setattr(runs, "parsed_rows", lambda *a: pytest.fail("a cache hit was parsed again"))
             copied = run_llm_judge(store, dataset="copy", model=MODEL, api_base=server.url)
         # an answer stored under another prompt id is parsed again, as this prompt's
         store.execute("UPDATE judge_runs SET prompt_id = 'other' WHERE dataset IN ('d', 'copy')")
