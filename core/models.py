@@ -234,7 +234,10 @@ def estimate_prompt_tokens(messages: list[dict]) -> int:
 
 
 def _effective_prompt(prompt_id: str, shots: ShotSource | None) -> str:
-    return "vert_random" if prompt_id == "vert" and shots is not None else prompt_id
+    from core.prompts.specs import prompt_spec
+
+    spec = prompt_spec(prompt_id)
+    return spec.with_shots if shots is not None and spec is not None and spec.with_shots else prompt_id
 
 
 def _rendered(store: Store, dataset: str, prompt_id: str, pair_ids: list[str] | None,

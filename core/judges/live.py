@@ -77,7 +77,8 @@ def metric_order(prompt_id: str | None, judge: str | None = None) -> tuple[str, 
     judge's own order for ``judge="rules"``)."""
     if judge == "rules":
         return RULES_ORDER
-    return CRIMSON_ORDER if prompt_id and prompt_id.startswith("crimson") else METRIC_ORDER
+    spec = PROMPTS.get(prompt_id or "")
+    return CRIMSON_ORDER if spec is not None and spec.family == "crimson" else METRIC_ORDER
 
 
 class LiveCallFailed(RuntimeError):

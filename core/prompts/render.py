@@ -34,7 +34,6 @@ from .baselines import number_lines
 from .fewshot import (
     CATEGORY_NAMES,
     EXAMPLE_SEPARATOR,
-    FEWSHOT_VARIANTS,
     Shot,
     render_fewshot_section,
 )
@@ -132,8 +131,8 @@ def _effective_id(prompt_id: str, shots: list[Shot] | None) -> str:
         return prompt_id
     if shots is None:
         return prompt_id
-    if prompt_id == "vert":
-        return FEWSHOT_VARIANTS["random"].prompt_id  # D.5, the plain few-shot form
+    if PROMPTS[prompt_id].with_shots:
+        return PROMPTS[prompt_id].with_shots  # vert: D.5, the plain few-shot form
     raise ValueError(
         f"the paper adds shots to the VERT prompt only; {prompt_id!r} takes no shots "
         f"(few-shot ids: {', '.join(p for p in prompt_ids() if PROMPTS[p].shots)})"

@@ -53,6 +53,7 @@ class PromptSpec:
     max_tokens: int = 2048  # output budget when the user sets none (part of the cache key and run id)
     assumed_output: int = 350  # output tokens per answer a plan assumes before any answer is stored
     shots: str | None = None  # few-shot variant (core.prompts.FEWSHOT_VARIANTS); None: zero-shot
+    with_shots: str | None = None  # the few-shot prompt this zero-shot one becomes when shots are given
     shot_pool: str = ""  # what a few-shot prompt draws its shots from, and the commands that make it
     guidelines: bool = False  # CRIMSON: with upstream's guidelines
     reads_context: bool = False  # reads the pair's patient context (core.taxonomy.CONTEXT_FIELDS)
@@ -64,9 +65,10 @@ class PromptSpec:
 _VERT_PAPER = ("bologna2026vert",)
 
 
-def _green(pid: str, overall: str = "vert", cites: tuple[str, ...] = _VERT_PAPER) -> PromptSpec:
+def _green(pid: str, overall: str = "vert", cites: tuple[str, ...] = _VERT_PAPER,
+           with_shots: str | None = None) -> PromptSpec:
     return PromptSpec(pid, "green", (pid,), overall_metric=overall, metrics=(*GREEN_SCORES, overall, *COUNTS),
-                      live=True, cites=cites)
+                      live=True, cites=cites, with_shots=with_shots)
 
 
 _VERT = (*GREEN_SCORES, "vert", *COUNTS)
@@ -97,8 +99,10 @@ def _injection(pid: str, user: str) -> PromptSpec:
 # 324 -> 350; FineRadScore's 287 -> 300. CRIMSON's budget (max_tokens 8,192) is upstream generate_score.py's
 # DEFAULT_MAX_NEW_TOKENS: its JSON answer lists every finding of both reports.
 _ROWS = (
-    _green("green", cites=("ostmeier2024green", "bologna2026vert")), _green("green_original", cites=("ostmeier2024green",)),
-    _green("vert"), _green("formula"), _green("rubric", "rubric"),
+    _green("green", cites=("ostmeier2024green", "bologna2026vert")),
+    _green("green_original", cites=("ostmeier2024green",)),
+    _green("vert", with_shots="vert_random"),  # vert with shots: D.5, the plain few-shot form
+    _green("formula"), _green("rubric", "rubric"),
     PromptSpec("radfact", "baseline", ("radfact",), parser="core.judges.answers:read_radfact", answer="values",
                metrics=("radfact", "radfact_precision", "radfact_recall"), cites=("bannur2024maira2", "bologna2026vert")),
     PromptSpec("fineradscore", "baseline", ("fineradscore",), parser="core.judges.answers:read_fineradscore",

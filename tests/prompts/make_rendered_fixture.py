@@ -1,8 +1,9 @@
-"""Writes fixtures/rendered_messages.json: every prompt's messages for two demo pairs, and its hash.
+"""Writes fixtures/rendered_messages.json (every prompt's messages for two demo pairs, and its hash) and
+fixtures/prompt_facts.json (what every consumer of a prompt's facts answered: lists, budgets, citations...).
 
 Run once with the code before the PromptSpec table (commit 507060c) to pin the prompts' text:
 ``.venv/bin/python tests/prompts/make_rendered_fixture.py``. tests/prompts/test_prompt_table.py renders the
-same inputs with today's code and compares them with this file, byte for byte.
+same inputs with today's code and compares them with these files, byte for byte.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 from pathlib import Path
 
 FIXTURE = Path(__file__).with_name("fixtures") / "rendered_messages.json"
+FACTS = Path(__file__).with_name("fixtures") / "prompt_facts.json"
 
 
 def inputs() -> tuple[list[dict], list]:
@@ -44,6 +46,36 @@ def rendered() -> dict:
             for pid in list_prompts()}
 
 
+def facts() -> dict:
+    """What the consumers of the prompt table answer for every prompt id (the code's public names only)."""
+    from core.cli.parsing import read_answer
+    from core.judges.live import LIVE_PROMPTS, metric_order
+    from core.judges.messages import default_max_tokens
+    from core.judges.runs import answer_reader
+    from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS
+    from core.models import assumed_output_tokens
+    from core.paper.citations import prompt_cites
+    from core.prompts import CONTEXT_PROMPTS, CRIMSON_PROMPTS, list_prompts, prompt_templates
+
+    def parse_accepts(pid: str) -> bool:
+        try:
+            read_answer("", pid)
+        except ValueError:
+            return False
+        return True
+
+    ids = [*list_prompts(include_injection=True), "radar_review", "laias_judge", "review_rules", "unknown"]
+    return {"list_prompts": list_prompts(), "with_injection": list_prompts(include_injection=True),
+            "live": list(LIVE_PROMPTS), "fewshot": dict(FEWSHOT_PROMPTS), "pool_needs": dict(POOL_NEEDS),
+            "context": sorted(CONTEXT_PROMPTS), "crimson": {k: list(v) for k, v in CRIMSON_PROMPTS.items()},
+            "templates": {pid: list(prompt_templates(pid)) for pid in list_prompts(include_injection=True)},
+            "per_id": {pid: {"max_tokens": default_max_tokens(pid), "assumed_output": assumed_output_tokens(pid),
+                             "cites": list(prompt_cites(pid)), "reader": answer_reader(pid) is not None,
+                             "parse_accepts": parse_accepts(pid), "metric_order": list(metric_order(pid))}
+                       for pid in ids}}
+
+
 if __name__ == "__main__":
     FIXTURE.write_text(json.dumps(rendered(), indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {FIXTURE}")
+    FACTS.write_text(json.dumps(facts(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {FIXTURE} and {FACTS}")

@@ -1,7 +1,8 @@
 """The prompt table (core.prompts.specs): one row per prompt, read by every consumer, never added to at run time.
 
-- every prompt's messages for two demo pairs equal, byte for byte, those the code before the table rendered
-  (tests/prompts/fixtures/rendered_messages.json, written by make_rendered_fixture.py at 507060c);
+- every prompt's messages for two demo pairs equal, byte for byte, those the code before the table rendered,
+  and every consumer answers what it answered (tests/prompts/fixtures/, written by make_rendered_fixture.py
+  at 507060c);
 - an answer to every prompt parses the same in a fresh process that imports only core.judges.runs as in one
   that imported everything (before the table, the review and adversarial parsers were added to a dict when
   their modules were imported, and a fresh process read their answers as GREEN's format);
@@ -26,7 +27,7 @@ from core.judges.runs import OutputRecord, parsed_rows
 from core.prompts.specs import PROMPTS
 from tests.fake_openai import task_answer
 from tests.judges.test_crimson_run import PARTIAL
-from tests.prompts.make_rendered_fixture import FIXTURE, rendered
+from tests.prompts.make_rendered_fixture import FACTS, FIXTURE, facts, rendered
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,6 +39,17 @@ def test_every_prompt_renders_the_messages_the_code_before_the_table_rendered():
     for pid in old:
         assert new[pid]["hash"] == old[pid]["hash"], pid
         assert new[pid]["messages"] == old[pid]["messages"], pid
+
+
+def test_every_consumer_answers_what_it_answered_before_the_table():
+    """Lists, few-shot pools, output budgets, the planner's assumptions, citations, which ids parse reads and
+    the order Live shows scores in, for every prompt id: as the code before the table answered
+    (fixtures/prompt_facts.json, written at 507060c)."""
+    old = json.loads(FACTS.read_text(encoding="utf-8"))
+    new = json.loads(json.dumps(facts(), ensure_ascii=False))
+    assert old["per_id"]["crimson"]["max_tokens"] == 8192 and old["per_id"]["laias_judge"]["parse_accepts"] is False
+    for key in old:
+        assert new[key] == old[key], key
 
 
 def _answers() -> dict[str, str]:
