@@ -154,3 +154,18 @@ def test_every_row_names_code_and_templates_that_exist():
         assert spec.stop == ()  # stop sequences: decided elsewhere; none yet
     with pytest.raises(ValueError, match="module:function"):
         resolve("core.prompts.render")
+
+
+def test_the_families_own_modules_agree_with_their_rows():
+    """The few-shot variants and the injection kinds keep their section and system templates in their own
+    modules (what their builders need); each names the same prompt and templates as its row."""
+    from core.prompts import FEWSHOT_VARIANTS
+    from core.prompts.injection import INJECTION_KINDS
+
+    assert {v.prompt_id: ("vert", v.section_template, v.example_template) for v in FEWSHOT_VARIANTS.values()} == {
+        s.id: s.templates for s in PROMPTS.values() if s.family == "fewshot"}
+    assert {v.prompt_id: v.name for v in FEWSHOT_VARIANTS.values()} == {
+        s.id: s.shots for s in PROMPTS.values() if s.shots}
+    assert {tid: PROMPTS[tid].templates for tid, _ in INJECTION_KINDS.values()} == {
+        "inject_false_finding": ("inject_false_finding", "inject_user"),
+        "inject_omission": ("inject_omission", "inject_user")}
