@@ -46,6 +46,13 @@ def test_registry_entries_are_complete():
     assert set(locales()) >= {"en-US", "pt-BR"}
 
 
+def test_every_check_of_the_table_has_its_function():
+    from core.checks.rules import RUNS
+
+    assert list(RUNS) == list(CHECKS) and all(callable(fn) for fn in RUNS.values())
+    assert [RUNS[i].__name__ for i in CHECKS] == [c.run for c in CHECKS.values()]
+
+
 def test_the_reference_against_itself_passes_everything():
     for results in (en(EN_REF, modality="CT"), pt(PT_REF, modality="TC")):
         assert results and all(r.passed for r in results), [r for r in results if not r.passed]
