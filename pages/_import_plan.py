@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.ingest import importers
+from core.ingest import importers, presets
 from core.ingest.comparisons import import_preferences
 from core.store.db import Store
 from core.taxonomy import CONTEXT_FIELDS
@@ -273,7 +273,7 @@ def run_import(
             progress=progress,
         )
     if request.what == "preset":
-        return importers.import_preset(
+        return presets.import_preset(
             store, o["preset"], table, dataset=request.dataset, name=request.filename, progress=progress
         )
     raise ValueError(f"unknown import kind {request.what!r}; kinds are: {', '.join(WHAT_LABELS)}")

@@ -13,7 +13,7 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from core.ingest import importers
+from core.ingest import importers, presets
 from core.store.db import Store, StoreError
 from pages._import_memory import remember
 from pages._import_plan import (
@@ -283,10 +283,9 @@ def draw_import_wizard(store: Store, dataset_names: list[str], current: str | No
         draw_radeval_import(store, dataset_names, current)
     preset = None
     if what == "preset":
-        presets = importers.PRESETS
-        preset = st.selectbox("Preset", list(presets), key="data_imp_preset")
+        preset = st.selectbox("Preset", list(presets.PRESETS), key="data_imp_preset")
         if preset:
-            st.caption(escape_md(presets[preset].description))
+            st.caption(escape_md(presets.PRESETS[preset].description))
 
     limit_mb = st.get_option("server.maxUploadSize")
     uploaded = st.file_uploader(

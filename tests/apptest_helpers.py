@@ -5,14 +5,21 @@
 - ``tables(at, *columns)`` / ``table(at, *columns)``: the shown tables having all these columns.
 - ``judged_copy(demo_store, tmp_path_factory, folder, *judges)``: a copy of the demo store with
   the offline ``judges`` run on it.
+- ``injected_copy(demo_store, path)``: a copy of the demo store with a dataset ``inj`` of injected errors.
 - ``use_fake_model(monkeypatch, url, model)``: the pages offer ``model``, served at ``url``.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
 import pytest
 
+from core.ingest.importers import PairColumns, import_annotations, import_pairs
 from core.judges import run_judge
+from core.reads.frames import expert_counts
+from core.reads.queries import find_pairs
 from core.store.db import Store
 from tests.conftest import copy_store
 
@@ -51,6 +58,29 @@ def judged_copy(demo_store: Store, tmp_path_factory: pytest.TempPathFactory, fol
     store = copy_store(demo_store, tmp_path_factory.mktemp(folder) / "judged.duckdb")
     for judge in judges:
         run_judge(store, dataset="demo", judge=judge)
+    return store
+
+
+def injected_copy(demo_store: Store, path: Path) -> Store:
+    """A copy of the demo store at ``path`` with a dataset ``inj`` shaped like ``python -m core inject``
+    output (annotator ``injected``), built without a model: the demo pairs whose experts agree on 1-3
+    significant errors of type (a), or of type (b) and none of (a), as pairs with that many injected errors
+    of that type (as core/ingest/inject.py writes them); the rules judge run on it."""
+    store = copy_store(demo_store, path)
+    counts = expert_counts(store, "demo")
+    sig = counts[counts["significant"]].pivot_table(index="pair_id", columns="category", values="count")
+    pick_a = sig.index[sig["a"].isin([1, 2, 3])]
+    pick_b = sig.index[sig["b"].isin([1, 2, 3]) & (sig["a"] == 0)]
+    pairs, _ = find_pairs(store, "demo", limit=1000)
+    pairs = pairs[pairs["pair_id"].isin(pick_a.union(pick_b))]
+    import_pairs(store, pairs, dataset="inj", columns=PairColumns("ext_id", "reference", "candidate"),
+                 kind="error_counts")
+    ext = pairs.set_index("pair_id")["ext_id"]
+    rows = [{"id": ext[p], "category": cat, "significant": True, "count": int(sig.loc[p, cat])}
+            for cat, picked in (("a", pick_a), ("b", pick_b)) for p in picked]
+    import_annotations(store, pd.DataFrame(rows), dataset="inj", id_col="id", category_col="category",
+                       significant_col="significant", count_col="count", annotator="injected")
+    run_judge(store, dataset="inj", judge="rules")
     return store
 
 

@@ -32,12 +32,6 @@ ALLOWED_LONG: dict[str, str] = {
 ALLOWED_CIRCLES: dict[frozenset[str], str] = {
     frozenset({"core.judges.llm", "core.judges.messages", "core.judges.replicas", "core.judges.batch",
                "core.judges.batchfiles"}): "branch runner (issue 40 item 2)",
-    frozenset({"core.ingest.importers", "core.ingest.presets", "core.ingest.radeval_expert"}):
-        "not assigned: importers serves PRESETS lazily from presets, which imports importers",
-    frozenset({"core.checks.locale", "core.checks.pack_en_us", "core.checks.pack_pt_br"}):
-        "not assigned: locale imports the packs inside a function so each registers itself",
-    frozenset({"core.checks.registry", "core.checks.rules"}):
-        "not assigned: the registry loads the rules that register with it",
 }
 
 # SQL text in pages (docs/ARCHITECTURE.md: pages never run SQL; core/reads does): file -> how many places.

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from core.analysis.correlation import correlation, require_columns
+from core.analysis.statistic import ESTIMATE_P_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -100,14 +101,14 @@ def agreement_matrix(matrix: np.ndarray, names: Sequence[str], method: str = "in
     for i, a in enumerate(names):
         for j in range(i + 1, len(names)):
             res = correlation(matrix[i], matrix[j], min_n=min_n)
-            rows.append({"annotator_a": a, "annotator_b": names[j], "n": res["n"], "tau": res["tau"], "p": res["p"],
-                         "rho": res["rho"], "rho_p": res["rho_p"], "r": res["r"], "r_p": res["r_p"]})
+            rows.append({"annotator_a": a, "annotator_b": names[j], "n": res["n"],
+                         **{col: res[col] for col in ESTIMATE_P_COLUMNS}})
     rated = (~np.isnan(matrix)).sum(0) >= 2
     alpha = math.nan
     values = matrix[:, rated]
     # alpha on at least min_n units, as the pairwise taus (the ceiling passes core.taxonomy.MIN_N)
     if len(names) >= 2 and rated.sum() >= min_n and np.unique(values[~np.isnan(values)]).size > 1:
         alpha = float(krippendorff.alpha(reliability_data=values, level_of_measurement=method))
-    pairwise = pd.DataFrame(rows, columns=["annotator_a", "annotator_b", "n", "tau", "p", "rho", "rho_p", "r", "r_p"])
+    pairwise = pd.DataFrame(rows, columns=["annotator_a", "annotator_b", "n", *ESTIMATE_P_COLUMNS])
     return Agreement(pairwise=pairwise, alpha=alpha, method=method, n_units=int(rated.sum()),
                      n_annotators=len(names))

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from core.analysis.correlation import correlation
-from core.analysis.statistic import BY_NAME, STATISTICS, statistic
+from core.analysis.statistic import BY_NAME, ESTIMATE_P_COLUMNS, STATISTICS, statistic
 from core.analysis.tiedstats import dense_codes, kendall_tau_b
 
 MICRO = 10**6
@@ -33,7 +33,7 @@ STAT_ALIASES = {name: s.short for name, s in BY_NAME.items()}
 #: How the ceiling's statistic is named in words (page, CLI, report).
 STAT_WORDS = {s.short: s.name for s in STATISTICS}
 STAT_SYMBOLS = {s.short: s.symbol for s in STATISTICS}
-LOO_COLUMNS = ["annotator", "n", "tau", "p", "rho", "rho_p", "r", "r_p"]
+LOO_COLUMNS = ["annotator", "n", *ESTIMATE_P_COLUMNS]
 
 
 def stat_key(stat: str) -> str:

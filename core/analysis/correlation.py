@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from core.analysis.statistic import KEYS, STATISTICS
+from core.analysis.statistic import ESTIMATE_P_COLUMNS, KEYS, STATISTICS
 from core.analysis.tiedstats import dense_codes, kendall_tau_b, pearson_r, spearman_rho
 from core.taxonomy import MIN_N  # noqa: F401 - the one minimum n, re-exported for the analysis layer
 
@@ -91,8 +91,7 @@ def correlation(x, y, *, min_n: int = 3, y_codes: tuple[np.ndarray, int] | None 
     """
     x, y, n_missing = _as_pairs(x, y)
     n = len(x)
-    out = {"n": n, "n_missing": n_missing, "tau": math.nan, "p": math.nan, "rho": math.nan,
-           "rho_p": math.nan, "r": math.nan, "r_p": math.nan, "reason": None}
+    out = {"n": n, "n_missing": n_missing, **dict.fromkeys(ESTIMATE_P_COLUMNS, math.nan), "reason": None}
     if n < max(min_n, 2):
         out["reason"] = f"n < {max(min_n, 2)}"
         return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from core.analysis.correlation import require_columns
+from core.analysis.statistic import STATISTICS
 from core.taxonomy import MISSING
 
 #: Column order of judge x metric tables (VERT Tables 2-3, then baselines).
@@ -23,9 +24,9 @@ METRIC_ORDER: tuple[str, ...] = ("green", "ec_sig", "ec_total", "green_f1", "for
 TABLE_LEGEND = ("|tau| (Kendall tau-b). † p >= 0.01 (not significant at 0.01); ⚠ correlation has the wrong "
                 "sign for the metric's orientation; bold = best, underline = second best per metric.")
 
-_P_OF_VALUE = {"tau": "p", "abs_tau": "p", "tau_oriented": "p", "rho": "rho_p", "abs_rho": "rho_p",
-               "r": "r_p", "abs_r": "r_p"}
-_STAT_OF_VALUE = {"tau": "tau", "abs_tau": "tau", "rho": "rho", "abs_rho": "rho", "r": "r", "abs_r": "r"}
+# a value column (tau, abs_tau, tau_oriented, rho, ...) -> its statistic's estimate and p-value columns
+_STAT_OF_VALUE = {col: s.short for s in STATISTICS for col in (s.short, s.abs_col)}
+_P_OF_VALUE = {**{col: s.p_col for s in STATISTICS for col in (s.short, s.abs_col)}, "tau_oriented": "p"}
 
 
 def mark_best(table: pd.DataFrame, column: str = "abs_tau", within: str | Sequence[str] | None = "metric",

@@ -64,6 +64,8 @@ BY_NAME: dict[str, Statistic] = {**{s.key: s for s in STATISTICS}, **{s.short: s
 KEYS: tuple[str, ...] = tuple(s.key for s in STATISTICS)
 #: short name -> key (tau -> kendall), the CLI's choices.
 SHORT_TO_KEY: dict[str, str] = {s.short: s.key for s in STATISTICS}
+#: Each statistic's estimate and p-value columns, in output order: tau, p, rho, rho_p, r, r_p.
+ESTIMATE_P_COLUMNS: tuple[str, ...] = tuple(c for s in STATISTICS for c in (s.short, s.p_col))
 
 #: The score-like metrics (0-1, higher is better): the reliability views' metrics.
 SCORE_LIKE_METRICS: tuple[str, ...] = ("green", "green_f1", "formula", "vert", "rubric", "bleu4", "rouge_l",

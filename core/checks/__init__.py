@@ -1,7 +1,9 @@
 """Deterministic report checks and conservative scoring (LAIas Bench, ``seeds/laias-bench.txt``).
 
-- :mod:`core.checks.locale` (+ ``pack_en_us``, ``pack_pt_br``): locale packs, data only.
-- :mod:`core.checks.registry`, :mod:`core.checks.rules`: the checks (id, dimension, severity, message).
+- :mod:`core.checks.localespec`, ``pack_en_us``, ``pack_pt_br``: locale packs, data only; :mod:`core.checks.locale`
+  lists them by code and compiles them.
+- :mod:`core.checks.registry`: the table of checks (id, dimension, severity, message, function name);
+  :mod:`core.checks.rules`: the check functions.
 - :mod:`core.checks.scoring`: per-dimension 1-5 scores with caps, weighted overall, verdicts, dual phase.
 - :mod:`core.checks.adversarial`: the LLM phase (judge prompt, parser, run through the LLM runner).
 - :mod:`core.checks.store`: a dataset's checks as a judge run (kind ``checks``), and reading results back.

@@ -1,8 +1,10 @@
 """Locale packs: everything language-specific the checks need, as data.
 
-A pack is a :class:`LocaleSpec` (word lists and regular-expression fragments,
-no logic), registered by code with :func:`register_locale`; the checks and the
-scoring never name a language. This is LAIas Bench's *LocaleSpec* (Sec. 5):
+A pack is a :class:`~core.checks.localespec.LocaleSpec` (word lists and
+regular-expression fragments, no logic) in a module of its own; the table
+:data:`LOCALES` below lists the built-in packs by code (a new locale: its pack
+module and one entry there), and :func:`register_locale` adds one at run time.
+The checks and the scoring never name a language. This is LAIas Bench's *LocaleSpec* (Sec. 5):
 section name patterns, forbidden terms with corrections, forbidden sentence
 openers, contrast terminology, umbrella terms, banned phrases, normal-study
 patterns, modality vocabulary rules, coverage matrices, finding patterns and a
@@ -16,73 +18,35 @@ once per process (one alternation per list, so a check is one scan of the text).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
-MODALITY_FAMILIES = ("CT", "MR", "US", "XR", "MG")
-REGIONS = ("head", "neck", "chest", "abdomen", "pelvis", "spine", "breast", "vascular", "msk", "other")
+from core.checks.localespec import LocaleSpec
+from core.checks.pack_en_us import EN_US
+from core.checks.pack_pt_br import PT_BR
 
-
-@dataclass(frozen=True)
-class LocaleSpec:
-    """One locale's evaluation data (LAIas Bench Sec. 5). Fragments are regex source text."""
-
-    code: str
-    name: str
-    language: str  # for the judge prompt ("American English")
-    sections: dict[str, str]  # role (technique | analysis | conclusion | other) -> header fragment
-    contrast_terms: tuple[str, ...]  # C01
-    exam_with_contrast: str  # exam descriptor says contrast was given
-    exam_without_contrast: str
-    umbrella_terms: tuple[str, ...]  # C02, in the conclusion
-    banned_phrases: tuple[str, ...]  # C03
-    placeholders: tuple[str, ...]  # Q07
-    normal_conclusion: str  # C06: a conclusion that opens as a normal study
-    forbidden_terms: tuple[tuple[str, str], ...]  # T01: (fragment, preferred wording)
-    forbidden_openers: tuple[str, ...]  # T02: sentence openers
-    modality_vocabulary: dict[str, tuple[tuple[str, str], ...]]  # T03: family -> (fragment, why) not allowed
-    coverage: dict[tuple[str, str], tuple[tuple[str, str], ...]]  # GUIDE: (family, region) -> (label, fragment)
-    findings: tuple[tuple[str, str], ...]  # (key, fragment) finding vocabulary (C07, C08, R02, R05)
-    negation_pre: str  # cue before a finding that negates it ("no", "sem")
-    negation_post: str  # cue after it ("is not seen", "não caracterizado")
-    negation_stop: str  # words that end a negation's scope
-    laterality: dict[str, str]  # side -> fragment
-    modality_aliases: dict[str, str]  # family -> fragment matching a modality or exam name
-    regions: tuple[tuple[str, str], ...]  # (region, fragment) matched on the anatomy/exam text, first wins
-    decimal_comma: bool = False  # "1,6 cm" is one point six
-    measurements_in_conclusion: bool = True  # False: C05 applies (no measurements in the conclusion)
-    us_technique_forbidden: bool = False  # True: Q09 applies (ultrasound reports carry no technique section)
-    judge_instructions: str = ""  # locale part of the LLM judge's prompt (adversarial phase)
-    notes: tuple[str, ...] = field(default=(), compare=False)  # where the lists come from
-
-
-_LOCALES: dict[str, LocaleSpec] = {}
+#: The locales by code: the built-in packs, plus any added with :func:`register_locale`.
+LOCALES: dict[str, LocaleSpec] = {spec.code: spec for spec in (EN_US, PT_BR)}
 
 
 def register_locale(spec: LocaleSpec) -> LocaleSpec:
-    """Add a pack (a new locale needs only this call; nothing else changes)."""
-    if spec.code in _LOCALES and _LOCALES[spec.code] != spec:
+    """Add a pack at run time (a built-in one is an entry of :data:`LOCALES`)."""
+    if spec.code in LOCALES and LOCALES[spec.code] != spec:
         raise ValueError(f"locale '{spec.code}' is already registered with different data")
-    _LOCALES[spec.code] = spec
+    LOCALES[spec.code] = spec
     compiled.cache_clear()
     return spec
 
 
-def _load_builtin() -> None:
-    from core.checks import pack_en_us, pack_pt_br  # noqa: F401  (each registers itself)
-
-
 def locales() -> list[str]:
-    _load_builtin()
-    return sorted(_LOCALES)
+    return sorted(LOCALES)
 
 
 def get_locale(code: str) -> LocaleSpec:
-    _load_builtin()
     try:
-        return _LOCALES[code]
+        return LOCALES[code]
     except KeyError:
-        raise ValueError(f"unknown locale '{code}'; locales: {', '.join(sorted(_LOCALES))}") from None
+        raise ValueError(f"unknown locale '{code}'; locales: {', '.join(sorted(LOCALES))}") from None
 
 
 def _alt(fragments, flags=re.I) -> re.Pattern | None:

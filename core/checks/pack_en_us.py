@@ -11,7 +11,7 @@ b/l, r/o) do not belong in a signed report.
 
 from __future__ import annotations
 
-from core.checks.locale import LocaleSpec, register_locale
+from core.checks.localespec import LocaleSpec
 from core.judges.rules.vocab import CONCEPTS, NEGATION_STOP, POST_NEGATION, PRE_NEGATION
 
 _LIVER = r"liver|hepatic"
@@ -22,7 +22,7 @@ _PLEURA = r"pleura|pleural|costophrenic"
 _HEART = r"heart|cardiac|cardiomediastinal|pericardial|pericardium|cardiomegaly"
 _MEDIASTINUM = r"mediastinum|mediastinal|hilar|hila|hilum"
 
-EN_US = register_locale(LocaleSpec(
+EN_US = LocaleSpec(
     code="en-US",
     name="English (United States)",
     language="American English",
@@ -125,4 +125,4 @@ EN_US = register_locale(LocaleSpec(
         "lexicons, Fleischner Society glossary): no informal abbreviations, modality-appropriate words "
         "(signal for MRI, attenuation/density for CT, echogenicity for ultrasound)."),
     notes=("Lists written for RadConcord; LAIas Bench names the en-US rule kinds but does not list them.",),
-))
+)

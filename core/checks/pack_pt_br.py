@@ -14,7 +14,7 @@ only those; the other entries here are RadConcord's and marked ``# added``.
 
 from __future__ import annotations
 
-from core.checks.locale import LocaleSpec, register_locale
+from core.checks.localespec import LocaleSpec
 
 _FIGADO = r"f[íi]gado|hep[áa]tic[oa]s?"
 _RINS = r"rins|rim|renal|renais"
@@ -24,7 +24,7 @@ _PLEURA = r"pleura[ls]?|pleurais|seios?\s+costofr[êe]nicos?"
 _CORACAO = r"cora[çc][ãa]o|card[íi]ac[oa]|peric[áa]rdi\w*|cardiomegalia|[áa]rea\s+card[íi]aca"
 _MEDIASTINO = r"mediastin\w*|hilos?|hilar(?:es)?"
 
-PT_BR = register_locale(LocaleSpec(
+PT_BR = LocaleSpec(
     code="pt-BR",
     name="Português (Brasil)",
     language="Brazilian Portuguese",
@@ -162,4 +162,4 @@ PT_BR = register_locale(LocaleSpec(
         "'densidade') for CT, 'sinal' for MRI, 'ecogenicidade' only for ultrasound; no measurements in the "
         "conclusion; no technique section in ultrasound reports. Write your own text in English."),
     notes=("Terms named in LAIas Bench Secs. 1, 4.1, 5; entries marked '# added' in the source are RadConcord's.",),
-))
+)

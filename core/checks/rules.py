@@ -22,10 +22,11 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.checks.locale import CompiledLocale, compiled
-from core.checks.registry import all_checks, check
+from core.checks.registry import CHECKS
 from core.checks.text import (
     Mention,
     Report,
@@ -107,7 +108,6 @@ def _quote(items) -> str:
 
 # -- CRIT: hallucination resistance -----------------------------------------------------------
 
-@check("C01", "CRIT", "critical", "No contrast language in a non-contrast exam", "LAIas C01")
 def contrast_language(ctx: Context):
     if ctx.contrast is not False or ctx.loc.contrast.search(ctx.ref.text):
         return []  # contrast given, unknown, or the reference itself describes contrast
@@ -119,7 +119,6 @@ def _conclusion(report: Report) -> str:
     return report.section("conclusion")
 
 
-@check("C02", "CRIT", "major", "No umbrella phrase in the conclusion", "LAIas C02")
 def umbrella(ctx: Context):
     text = _conclusion(ctx.cand)
     if not text.strip():
@@ -128,13 +127,11 @@ def umbrella(ctx: Context):
     return [(not hits, _quote(hits))]
 
 
-@check("C03", "CRIT", "critical", "No banned phrases", "LAIas C03")
 def banned(ctx: Context):
     hits = _hits(ctx.loc.banned, ctx.cand.text)
     return [(not hits, _quote(hits))]
 
 
-@check("C04", "CRIT", "critical", "No markdown or foreign HTML/XML", "LAIas C04")
 def markup(ctx: Context):
     if _MARKUP.search(ctx.ref.text):
         return []  # the reference is formatted that way: not foreign
@@ -142,7 +139,6 @@ def markup(ctx: Context):
     return [(not hits, _quote(hits))]
 
 
-@check("C05", "CRIT", "major", "No measurements in the conclusion", "LAIas C05")
 def measurements_in_conclusion(ctx: Context):
     text = _conclusion(ctx.cand)
     if ctx.loc.spec.measurements_in_conclusion or not text.strip():
@@ -151,7 +147,6 @@ def measurements_in_conclusion(ctx: Context):
     return [(not found, f"{len(found)} measurement(s) in the conclusion")]
 
 
-@check("C06", "CRIT", "minor", "An abnormal study's conclusion does not open as normal", "LAIas C06")
 def normal_lead(ctx: Context):
     text = _conclusion(ctx.cand)
     if not positive_keys(ctx.ref_mentions) or not text.strip():
@@ -169,12 +164,10 @@ def _preserved(ref: set[str], cand: set[str], threshold_pct: int):
     return [(ok, f"{kept}/{len(ref)} kept; missing {_quote(ref - cand)}" if not ok else f"{kept}/{len(ref)} kept")]
 
 
-@check("C07", "CRIT", "critical", "Positive findings of the reference preserved (>= 75%)", "LAIas C07")
 def findings_preserved(ctx: Context):
     return _preserved(positive_keys(ctx.ref_mentions), {m.key for m in ctx.cand_mentions}, 75)
 
 
-@check("C08", "CRIT", "major", "No positive finding the reference does not report", "RadConcord")
 def no_invented_findings(ctx: Context):
     extra = positive_keys(ctx.cand_mentions) - positive_keys(ctx.ref_mentions)
     return [(not extra, f"not in the reference: {_quote(extra)}" if extra else "")]
@@ -189,31 +182,26 @@ def _section_kept(ctx: Context, role: str, message: str) -> list:
     return [(role in ctx.cand.roles, message)]
 
 
-@check("Q05", "QUAL", "major", "Conclusion section present when the reference has one", "LAIas Q05 (adapted)")
 def conclusion_present(ctx: Context):
     return _section_kept(ctx, "conclusion", "no conclusion/impression section")
 
 
-@check("Q07", "QUAL", "critical", "No placeholder tokens", "LAIas Q07")
 def placeholders(ctx: Context):
     ref_hits = set(_hits(ctx.loc.placeholder, ctx.ref.text, 50))
     hits = [h for h in _hits(ctx.loc.placeholder, ctx.cand.text, 50) if h not in ref_hits][:3]
     return [(not hits, _quote(hits))]
 
 
-@check("Q08", "QUAL", "critical", "Analysis (findings) section present", "LAIas Q08")
 def analysis_present(ctx: Context):
     return _section_kept(ctx, "analysis", "no findings/analysis section")
 
 
-@check("Q09", "QUAL", "critical", "Ultrasound report has no technique section", "LAIas Q09")
 def us_technique(ctx: Context):
     if not ctx.loc.spec.us_technique_forbidden or ctx.family != "US":
         return []
     return [("technique" not in ctx.cand.roles, "technique section in an ultrasound report")]
 
 
-@check("Q10", "QUAL", "major", "Conclusion does not duplicate the analysis", "LAIas Q10")
 def conclusion_duplicates(ctx: Context):
     concl, analysis = _conclusion(ctx.cand), ctx.cand.section("analysis")
     if not concl.strip() or not analysis.strip():
@@ -230,7 +218,6 @@ def conclusion_duplicates(ctx: Context):
 
 # -- TERM: terminology (one check per applicable pack entry) -------------------------------------
 
-@check("T01", "TERM", "minor", "No forbidden term (use the preferred wording)", "LAIas TERM (pack)")
 def forbidden_terms(ctx: Context):
     out = []
     for pattern, _, preferred in ctx.loc.forbidden_terms:
@@ -239,7 +226,6 @@ def forbidden_terms(ctx: Context):
     return out
 
 
-@check("T02", "TERM", "minor", "No forbidden sentence opener", "LAIas TERM (pack)")
 def forbidden_openers(ctx: Context):
     sents = sentences(ctx.cand.text)
     out = []
@@ -249,7 +235,6 @@ def forbidden_openers(ctx: Context):
     return out
 
 
-@check("T03", "TERM", "major", "Vocabulary fits the modality", "LAIas TERM (pack)")
 def modality_vocabulary(ctx: Context):
     out = []
     for pattern, _, why in ctx.loc.modality_vocabulary.get(ctx.family or "", ()):
@@ -267,12 +252,10 @@ def _coverage(ctx: Context):
     return [(label, bool(pattern.search(ctx.cand.text))) for label, pattern in tokens]
 
 
-@check("G01", "GUIDE", "minor", "Expected structure for the modality and region mentioned", "LAIas GUIDE (pack)")
 def structure_covered(ctx: Context):
     return [(ok, "" if ok else f"'{label}' not mentioned") for label, ok in _coverage(ctx)]
 
 
-@check("G02", "GUIDE", "major", "At most one expected structure missing", "LAIas GUIDE (Sec. 4.1)")
 def coverage_gap(ctx: Context):
     cov = _coverage(ctx)
     if not cov:
@@ -283,7 +266,6 @@ def coverage_gap(ctx: Context):
 
 # -- RAG: fidelity to the reference --------------------------------------------------------------
 
-@check("R02", "RAG", "major", "Laterality preserved", "LAIas R02")
 def laterality(ctx: Context):
     ref_sides = {m_side for m in ctx.ref_mentions for m_side in m.sides} | {
         side for side, pat in ctx.loc.sides if pat.search(ctx.ref.text)}
@@ -300,7 +282,6 @@ def laterality(ctx: Context):
     return [(not problems, "; ".join(problems))]
 
 
-@check("R03", "RAG", "major", "Spinal levels preserved", "LAIas R03")
 def levels(ctx: Context):
     ref = spinal_levels(ctx.ref.text)
     if not ref:
@@ -309,7 +290,6 @@ def levels(ctx: Context):
     return [(not missing, f"missing {_quote(missing)}" if missing else "")]
 
 
-@check("R04", "RAG", "major", "Measurements preserved", "LAIas R04")
 def measures(ctx: Context):
     comma = ctx.loc.spec.decimal_comma
     ref = measurements(ctx.ref.text, comma)
@@ -320,12 +300,10 @@ def measures(ctx: Context):
     return [(not missing, f"missing {shown}" if missing else "")]
 
 
-@check("R05", "RAG", "critical", "Findings of the reference mentioned (>= 80%)", "LAIas R05")
 def key_findings(ctx: Context):
     return _preserved({m.key for m in ctx.ref_mentions}, {m.key for m in ctx.cand_mentions}, 80)
 
 
-@check("R06", "RAG", "major", "Section order preserved", "LAIas R06")
 def section_order(ctx: Context):
     order = ("technique", "analysis", "conclusion")
     ref = [r for r in dict.fromkeys(ctx.ref.roles) if r in order]
@@ -338,11 +316,16 @@ def section_order(ctx: Context):
 
 # -- running them ------------------------------------------------------------------------------
 
+#: check id -> the function that runs it, bound from the registry's table (core.checks.registry.CHECKS names
+#: each check's function of this module: a name that is not one fails at import).
+RUNS: dict[str, Callable[[Context], list]] = {c.id: globals()[c.run] for c in CHECKS.values()}
+
+
 def evaluate(ctx: Context) -> list[Result]:
-    """Every registered check on one pair: one Result per applicable outcome."""
+    """Every check of the registry on one pair, in its order: one Result per applicable outcome."""
     out = []
-    for c in all_checks().values():
-        for passed, detail in c.run(ctx):
+    for c in CHECKS.values():
+        for passed, detail in RUNS[c.id](ctx):
             out.append(Result(c.id, c.dimension, c.severity, bool(passed), "" if passed else detail))
     return out
 

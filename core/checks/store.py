@@ -30,7 +30,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from core.checks.locale import get_locale, pack_signature
-from core.checks.registry import CHECKS, DIMENSIONS, all_checks, registry_signature
+from core.checks.registry import CHECKS, DIMENSIONS, registry_signature
 from core.checks.rules import CHECKS_VERSION, evaluate_pair
 from core.checks.scoring import VERDICT_CODE, VERDICTS, score_case
 from core.judges.llm import RunSummary
@@ -211,7 +211,7 @@ def failing_checks(store: Store, checks_run: str) -> pd.DataFrame:
     errs = store.query_df("SELECT category AS check_id, count(DISTINCT pair_id) AS n_pairs, count(*) AS n_failures "
                           "FROM judge_errors WHERE run_id = ? GROUP BY category", [checks_run])
     n_checked = store.query_one("SELECT count(*) FROM judge_outputs WHERE run_id = ?", [checks_run]) or 0
-    registry = all_checks()
+    registry = CHECKS
     rows = []
     for r in errs.itertuples(index=False):
         c = registry.get(r.check_id)

@@ -9,7 +9,9 @@ import json
 
 import pandas as pd
 
+from core.analysis.statistic import SCORE_LIKE_METRICS, SHORT_TO_KEY
 from core.cli.common import ProgressBar, dataset_caveat_of, frame_text, open_store
+from core.cli.paper import STAT_CHOICES
 from core.reads.raters import RATERS_HELP, resolve_raters
 from core.taxonomy import MIN_N
 
@@ -26,11 +28,6 @@ def _emit(table: pd.DataFrame, as_json: bool, title: str | None = None) -> None:
         print(frame_text(table, float_format=lambda v: f"{v:.3f}"))
 
 
-
-#: correlate --stat -> the analysis layer's name of the statistic
-STATS = {"tau": "kendall", "rho": "spearman", "r": "pearson"}
-
-
 def correlate_headline(args, store, table: pd.DataFrame, frame: pd.DataFrame, raters) -> tuple[list[str], str | None]:
     """``correlate``'s answer in words (core.analysis.headline, as the Correlations page and the report say
     it): the closest judge with its CI and n, the experts' ceiling in the same statistic, the paired test
@@ -40,7 +37,7 @@ def correlate_headline(args, store, table: pd.DataFrame, frame: pd.DataFrame, ra
     from core.analysis.stats import paired_difference
     from core.reads.targets import annotator_target_values
 
-    stat = STATS[args.stat]
+    stat = SHORT_TO_KEY[args.stat]  # correlate --stat (tau) -> the analysis layer's name (kendall)
     values = annotator_target_values(store, args.dataset, args.target)
     if raters.annotators is not None:
         values = values[values["annotator"].isin(raters.annotators)]
@@ -196,8 +193,7 @@ def cmd_calibrate(args) -> int:
     if not frame.empty:
         scores = frame[["pair_id", "judge", "metric", "value"]]
         targets = frame.drop_duplicates("pair_id")[["pair_id", "target"]]
-        known = scores["metric"].isin(["green", "green_f1", "formula", "vert", "rubric", "bleu4", "rouge_l",
-                                       "radfact"])
+        known = scores["metric"].isin(SCORE_LIKE_METRICS)
         out["reliability"] = reliability(scores[known], targets, n_bins=args.bins, n_boot=args.n_boot,
                                          seed=args.seed, groups=groups)
     if not out:
@@ -365,7 +361,7 @@ def add_commands(add) -> None:
     p = add("agreement", cmd_agreement, "inter-annotator agreement (pairwise tau, Krippendorff's alpha): the ceiling")
     add_dataset_and_raters(p)
     p.add_argument("--target", help=TARGET_HELP)
-    p.add_argument("--stat", choices=["tau", "rho", "r"], default="tau",
+    p.add_argument("--stat", choices=STAT_CHOICES, default="tau",
                    help="the ceiling's statistic, as the judges are read: Kendall tau-b (default, as `correlate "
                         "--table`), Spearman rho or Pearson r (the Correlations page's Statistic)")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from core.analysis.statistic import SHORT_TO_KEY
 from core.cli.common import (
     add_excerpt_flags,
     excerpt_flag,
@@ -12,7 +13,7 @@ from core.cli.common import (
     open_store,
     print_result,
 )
-from core.cli.paper import add_table_flags, print_correlate_table
+from core.cli.paper import STAT_CHOICES, add_table_flags, print_correlate_table
 from core.store.db import default_store_path
 from core.taxonomy import MIN_N
 
@@ -69,10 +70,6 @@ def cmd_correlate(args) -> int:
     return 0
 
 
-# report --stat -> the report's name for the statistic (core.report.html.build_report)
-REPORT_STATS = {"tau": "kendall", "rho": "spearman", "r": "pearson"}
-
-
 def cmd_report(args) -> int:
     import shlex
 
@@ -89,7 +86,7 @@ def cmd_report(args) -> int:
     ] + excerpt_flag(args.excerpts)
     out = write_report(store, args.dataset, args.out, n_boot=args.n_boot, seed=args.seed, min_n=args.min_n,
                        include_excerpts=args.excerpts, command=shlex.join(parts), annotators=raters.annotators,
-                       experts=raters.label, stat=REPORT_STATS[args.stat])
+                       experts=raters.label, stat=SHORT_TO_KEY[args.stat])
     print_result(out, args.json)
     return 0
 
@@ -130,7 +127,7 @@ def add_commands(add) -> None:
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the CIs (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap and clustering seed (recorded in the report)")
     p.add_argument("--min-n", type=int, default=MIN_N, help=f"fewer pairs than this: no statistics (default {MIN_N})")
-    p.add_argument("--stat", choices=list(REPORT_STATS), default="tau",
+    p.add_argument("--stat", choices=STAT_CHOICES, default="tau",
                    help="the statistic of the correlation tables, the headline and the experts' ceiling "
                         "(Kendall tau-b, Spearman rho or Pearson r; default tau)")
     add_excerpt_flags(p)

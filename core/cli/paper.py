@@ -9,10 +9,12 @@ import sys
 from pathlib import Path
 
 from core.access import RESEARCHER
+from core.analysis.statistic import SHORT_TO_KEY
 from core.cli.common import dataset_caveat_of, open_store
 from core.taxonomy import MIN_N
 
-STAT_CHOICES = ("tau", "rho", "r")
+#: --stat: the statistics by their short names (tau, rho, r), as core.analysis.statistic lists them
+STAT_CHOICES = tuple(SHORT_TO_KEY)
 
 
 def add_table_flags(p, *, stat: bool = True) -> None:

@@ -35,8 +35,11 @@ text is read as English. Short English reports ("No acute disease.",
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+
+from core.judges.runs import OutputRecord
 
 __all__ = ["DETECTED", "DETECTOR", "ENGLISH_WORDS", "MIN_CONFIDENCE", "MIN_WORDS", "MODELS", "SUPPORTED",
            "Detection", "Support", "detect", "language_name", "languages_of", "support_of", "unsupported"]
@@ -189,3 +192,12 @@ def unsupported(judge: str, reference: str, candidate: str) -> str | None:
             return (f"unsupported language: the {role} report is {found.name} ({DETECTOR}{sure}); the {judge} "
                     f"judge reads {support.describe()}")
     return None
+
+
+def score_if_read(judge: str, scores: Callable[[str, str], dict], reference: str, candidate: str) -> OutputRecord:
+    """An offline judge's answer for one pair: ``scores(reference, candidate)`` as its metrics, or the
+    failure :func:`unsupported` records when ``judge`` cannot read the pair's language."""
+    refused = unsupported(judge, reference, candidate)
+    if refused:
+        return OutputRecord(pair_id="", error=refused)
+    return OutputRecord(pair_id="", metrics=scores(reference, candidate))

@@ -18,7 +18,7 @@ translation.
 
 from __future__ import annotations
 
-from core.judges.language import unsupported
+from core.judges.language import score_if_read
 from core.judges.runs import OutputRecord, RunSpec
 
 LENGTH_VERSION = "words-whitespace-2"  # 2: no score for Chinese, Japanese, Thai
@@ -30,10 +30,7 @@ def length_scores(reference: str, candidate: str) -> dict[str, float]:
 
 
 def score_pair(reference: str, candidate: str) -> OutputRecord:
-    refused = unsupported("length", reference, candidate)
-    if refused:
-        return OutputRecord(pair_id="", error=refused)
-    return OutputRecord(pair_id="", metrics=length_scores(reference, candidate))
+    return score_if_read("length", length_scores, reference, candidate)
 
 
 def spec_for(dataset: str) -> RunSpec:

@@ -38,7 +38,7 @@ import math
 from collections import Counter
 from functools import lru_cache
 
-from core.judges.language import unsupported
+from core.judges.language import score_if_read
 from core.judges.runs import OutputRecord, RunSpec
 
 LEXICAL_VERSION = "sacrebleu-2.6.0/rouge-score-0.1.2/bleu2-cxr-report-metric/english-only"
@@ -121,10 +121,7 @@ def lexical_scores(reference: str, candidate: str) -> dict[str, float]:
 
 
 def score_pair(reference: str, candidate: str) -> OutputRecord:
-    refused = unsupported("lexical", reference, candidate)
-    if refused:
-        return OutputRecord(pair_id="", error=refused)
-    return OutputRecord(pair_id="", metrics=lexical_scores(reference, candidate))
+    return score_if_read("lexical", lexical_scores, reference, candidate)
 
 
 def spec_for(dataset: str) -> RunSpec:

@@ -39,9 +39,11 @@ from core.store.copies import (  # noqa: F401 (re-exported)
     auto_backups,
     backup_before_migration,
     copy_under_read_lock,
+    folder_written_whole,
     fsync_file,
     manifest_of,
     sha256_file,
+    write_manifest,
 )
 from core.store.db import Store, StoreError, latest_schema_version
 
@@ -67,8 +69,7 @@ def backup_store(store: Store, out: str | os.PathLike) -> dict:
     if not store.path.exists():
         raise StoreError(f"store {store.path} does not exist")
     out.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
-    try:
+    with folder_written_whole(out) as partial:
         t0 = time.monotonic()
         file = partial / STORE_FILE
         versions = copy_under_read_lock(store, file)
@@ -78,13 +79,7 @@ def backup_store(store: Store, out: str | os.PathLike) -> dict:
             raise StoreError(f"the copy of {store.path} failed check-store ({'; '.join(report.problems[:3])}); "
                              "no backup was written: run check-store on the store")
         manifest.update(rows=report.rows, check_seconds=report.seconds)
-        (partial / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        if out.exists():
-            out.rmdir()  # empty, checked above
-        partial.rename(out)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
+        write_manifest(partial, manifest)
     return manifest
 
 

@@ -19,6 +19,8 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -105,6 +107,28 @@ def auto_backups(store_path: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir() and _AUTO_NAME.match(p.name))
 
 
+@contextmanager
+def folder_written_whole(out: Path) -> Iterator[Path]:
+    """A folder written whole or not at all: the block writes into a new uniquely named hidden folder beside
+    ``out`` (``.OUT.XXXX.partial``, made by ``tempfile.mkdtemp``, so never a folder the user already has),
+    which is renamed to ``out`` when the block ends (``out`` must not exist, or be an empty folder: the
+    caller checks). On any error that folder, and only it, is removed: no half folder under the final name."""
+    partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        yield partial
+        if out.exists():
+            out.rmdir()  # empty, checked by the caller
+        partial.rename(out)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+
+
+def write_manifest(folder: Path, manifest: dict) -> None:
+    """``folder/manifest.json``: a backup's or an export's manifest, indented, one final newline."""
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+
 def backup_before_migration(store, schema: int) -> Path:
     """Keep a copy of ``store`` (schema ``schema``) in ``PATH.backups/`` before it is migrated; prune to
     the :data:`AUTO_BACKUPS_KEPT` newest. A copy that cannot be written stops the migration."""
@@ -113,18 +137,13 @@ def backup_before_migration(store, schema: int) -> Path:
     target = folder / f"{stamp}-schema-v{schema}"
     try:
         folder.mkdir(exist_ok=True)
-        partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=folder))
-        try:
+        with folder_written_whole(target) as partial:
             t0 = time.monotonic()
             file = partial / STORE_FILE
             versions = copy_under_read_lock(store, file)
             manifest = manifest_of(store, file, versions, time.monotonic() - t0)
             manifest["reason"] = f"before migrating from schema v{schema} to v{latest_schema_version()}"
-            (partial / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-            partial.rename(target)
-        except BaseException:
-            shutil.rmtree(partial, ignore_errors=True)
-            raise
+            write_manifest(partial, manifest)
     except OSError as exc:
         raise StoreError(f"could not keep a copy of {store.path} in {folder} before migrating it "
                          f"({exc.strerror or exc}); the store was not migrated") from exc

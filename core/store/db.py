@@ -190,9 +190,15 @@ class Store:
                     raise self._recheck(exc) from exc
                 raise
             return
-        conn = self._open_read()
-        try:
+        with self._closed_after(self._open_read()) as conn:
             yield Connection(conn)
+
+    @contextmanager
+    def _closed_after(self, conn) -> Iterator:
+        """``conn`` for the block, closed when it ends; a DuckDB error that reads as damage closes it first
+        and is then re-checked (:meth:`_recheck` wants no connection of this thread open)."""
+        try:
+            yield conn
         except duckdb.Error as exc:
             if is_damage(exc):
                 handles.close(conn, self.path)
@@ -429,18 +435,8 @@ class Store:
         latest = len(migrations)
         if self.path.exists():
             if current is None:
-                conn = self._connect(read_only=True)
-                try:
+                with self._closed_after(self._connect(read_only=True)) as conn:
                     current = self._recognise(conn)
-                except duckdb.Error as exc:
-                    if is_damage(exc):
-                        handles.close(conn, self.path)
-                        conn = None
-                        raise self._recheck(exc) from exc
-                    raise
-                finally:
-                    if conn is not None:
-                        handles.close(conn, self.path)
             if current > latest:
                 raise StoreError(
                     f"store {self.path} has schema v{current}, newer than this RadConcord "
@@ -457,36 +453,25 @@ class Store:
             if not self.create:
                 raise StoreError(f"store {self.path} does not exist")
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._lock:
-            conn = self._connect(read_only=False)
-            try:
-                current = schema_version(conn)  # re-check: another process may have won
-                for number, name, sql in migrations:
-                    if number <= current:
-                        continue
-                    conn.execute("BEGIN TRANSACTION")
-                    try:
-                        conn.execute(
-                            "CREATE TABLE IF NOT EXISTS schema_version ("
-                            "version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-                            "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
-                        )
-                        for statement in split_sql(sql):
-                            conn.execute(statement)
-                        conn.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [number, name])
-                        conn.execute("COMMIT")
-                    except BaseException:
-                        conn.execute("ROLLBACK")
-                        raise
-            except duckdb.Error as exc:
-                if is_damage(exc):
-                    handles.close(conn, self.path)
-                    conn = None
-                    raise self._recheck(exc) from exc
-                raise
-            finally:
-                if conn is not None:
-                    handles.close(conn, self.path)
+        with self._lock, self._closed_after(self._connect(read_only=False)) as conn:
+            current = schema_version(conn)  # re-check: another process may have won
+            for number, name, sql in migrations:
+                if number <= current:
+                    continue
+                conn.execute("BEGIN TRANSACTION")
+                try:
+                    conn.execute(
+                        "CREATE TABLE IF NOT EXISTS schema_version ("
+                        "version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                        "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+                    )
+                    for statement in split_sql(sql):
+                        conn.execute(statement)
+                    conn.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [number, name])
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
         self._schema_ok = True
 
 

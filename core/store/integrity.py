@@ -30,10 +30,7 @@ snapshot, into a fresh folder that appears only when complete.
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -42,7 +39,7 @@ from pathlib import Path
 import duckdb
 
 from core.store import handles
-from core.store.copies import sha256_file  # noqa: F401 (re-exported)
+from core.store.copies import folder_written_whole, sha256_file, write_manifest  # noqa: F401 (re-exported)
 from core.store.db import Store, StoreError, is_damage, latest_schema_version
 from core.store.forensics import FIRST_BLOCK, block_owners, check_blocks, truncation, unreadable_tables
 from core.store.texts import same_text_sql
@@ -350,9 +347,8 @@ def export_store(store: Store, out: str | os.PathLike) -> dict:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise StoreError(f"{out} exists and is not an empty folder; choose a new folder")
     out.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     tables: dict[str, dict] = {}
-    try:
+    with folder_written_whole(out) as partial:
         with store.read() as conn:
             names = [r[0] for r in conn.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
@@ -370,13 +366,7 @@ def export_store(store: Store, out: str | os.PathLike) -> dict:
         manifest = {"format": EXPORT_FORMAT, "source": store.path.name, "schema_version": schema,
                     "data_version": int(data_version),
                     "exported_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "tables": tables}
-        (partial / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        if out.exists():
-            out.rmdir()  # empty, checked above
-        partial.rename(out)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
+        write_manifest(partial, manifest)
     return manifest
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.analysis.statistic import KEYS, SCORE_LIKE_METRICS, STATISTICS, statistic, table
+from core.analysis.statistic import ESTIMATE_P_COLUMNS, KEYS, SCORE_LIKE_METRICS, STATISTICS, statistic, table
 from core.analysis.stats import correlate
 
 
@@ -34,3 +34,17 @@ def test_score_like_metrics_are_known_metrics():
     from core.analysis.judgetable import METRIC_ORDER
     assert set(SCORE_LIKE_METRICS) <= set(METRIC_ORDER)
     assert "ec_sig" not in SCORE_LIKE_METRICS
+
+
+def test_the_estimate_and_p_columns_keep_the_tables_order():
+    """The agreement, ceiling and correlation tables list their columns from the record: the order they
+    printed before it (tau, p, rho, rho_p, r, r_p)."""
+    from core.analysis.agreement import agreement_matrix
+    from core.analysis.ceiling import LOO_COLUMNS
+
+    assert ESTIMATE_P_COLUMNS == ("tau", "p", "rho", "rho_p", "r", "r_p")
+    assert LOO_COLUMNS == ["annotator", "n", "tau", "p", "rho", "rho_p", "r", "r_p"]
+    matrix = np.array([[1, 2, 3, 4, 5, 2.0], [1, 3, 2, 4, 5, 1.0]])
+    table = agreement_matrix(matrix, ["a", "b"], min_n=3).pairwise
+    assert list(table.columns) == ["annotator_a", "annotator_b", "n", "tau", "p", "rho", "rho_p", "r", "r_p"]
+

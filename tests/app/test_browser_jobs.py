@@ -202,6 +202,19 @@ def _answers_shown(main, total: int) -> int:
     return int(re.search(rf"([\d,]+) / {total:,} answers", text).group(1).replace(",", ""))
 
 
+@contextlib.contextmanager
+def _model_run_page(store: Store, tmp_path: Path):
+    """A fake model, the dashboard on ``store`` (its jobs stopped at the end) and a browser on the Run page
+    with that model chosen at concurrency 1: ``(fake, page, main)``."""
+    with FakeOpenAI(latency=LATENCY) as fake, _model_server(store.path, tmp_path, fake) as base, \
+            _stopping_jobs(store.path), chromium_browser() as browser:
+        page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+        main = _open_run_page(page, base)
+        _judges(page, main, MODEL)
+        _concurrency(page, main, 1)
+        yield fake, page, main
+
+
 # -- the tests ------------------------------------------------------------------------------------
 
 
@@ -212,12 +225,7 @@ def test_model_run_cancelled_after_a_reload_stops_sending_and_keeps_every_answer
     store = copy_store(demo_store, tmp_path / "cancel.duckdb")
     n_pairs = store.query_one("SELECT count(*) FROM pairs WHERE dataset = 'demo'")
     assert n_pairs == 120
-    with FakeOpenAI(latency=LATENCY) as fake, _model_server(store.path, tmp_path, fake) as base, \
-            _stopping_jobs(store.path), chromium_browser() as browser:
-        page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
-        main = _open_run_page(page, base)
-        _judges(page, main, MODEL)
-        _concurrency(page, main, 1)
+    with _model_run_page(store, tmp_path) as (fake, page, main):
         job = _start(page, main, store.path)
         assert job["origin"] == "dashboard" and json.loads(job["spec"])["concurrency"] == 1
         _wait_for("a few answers", lambda: fake.requests >= 3, timeout=60)
@@ -265,12 +273,7 @@ def test_model_run_reloaded_mid_run_finishes_with_one_answer_per_pair(demo_store
 
     store = copy_store(demo_store, tmp_path / "finish.duckdb")
     n_pairs = store.query_one("SELECT count(*) FROM pairs WHERE dataset = 'demo'")
-    with FakeOpenAI(latency=LATENCY) as fake, _model_server(store.path, tmp_path, fake) as base, \
-            _stopping_jobs(store.path), chromium_browser() as browser:
-        page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
-        main = _open_run_page(page, base)
-        _judges(page, main, MODEL)
-        _concurrency(page, main, 1)
+    with _model_run_page(store, tmp_path) as (fake, page, main):
         started = time.monotonic()
         job = _start(page, main, store.path)
         _wait_for("a few answers", lambda: fake.requests >= 3, timeout=60)

@@ -9,6 +9,7 @@ docs/make_screenshots.py.
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -90,10 +91,23 @@ def _watch(page) -> list[str]:  # noqa: F811
 
 
 def _settle(page) -> None:  # noqa: F811
-    """Wait until Streamlit has finished running the script for this view."""
-    page.wait_for_timeout(300)
-    page.get_by_test_id("stStatusWidget").wait_for(state="hidden", timeout=UI_TIMEOUT_MS)
-    page.wait_for_timeout(300)
+    """Wait until Streamlit has finished running the script for this view: the app says no script runs
+    (``stApp``'s ``data-test-script-state``, what Streamlit's own browser tests wait on) and the page's text is
+    the same in two reads 0.3 s apart. A poll with a deadline, not a fixed wait (a loaded machine starts and
+    ends a script run later; issue 40 item 9)."""
+    idle = page.locator("[data-testid='stApp'][data-test-script-state='notRunning']")
+    body = page.locator("body")
+    deadline = time.monotonic() + UI_TIMEOUT_MS / 1000
+    last = None
+    while True:
+        idle.wait_for(timeout=UI_TIMEOUT_MS)
+        page.get_by_test_id("stStatusWidget").wait_for(state="hidden", timeout=UI_TIMEOUT_MS)
+        text = body.inner_text(timeout=UI_TIMEOUT_MS)
+        if text == last:
+            return
+        assert time.monotonic() < deadline, "the page kept changing for a minute"
+        last = text
+        page.wait_for_timeout(300)
 
 
 def _shot(page, name: str) -> None:  # noqa: F811

@@ -15,6 +15,7 @@ import pytest
 
 from core.store.db import Store
 from tests.app.test_browser import _free_port, serve_dashboard
+from tests.app.test_browser_pages import _settle
 from tests.chromium import chromium_browser
 from tests.conftest import copy_store
 
@@ -56,12 +57,6 @@ def _signed_in_cookie(base: str, email: str) -> dict:
                           "name": email.split("@")[0]})
     value = create_signed_value(SECRET, "_streamlit_user", payload).decode()
     return {"name": "_streamlit_user", "value": value, "url": base}
-
-
-def _settle(page) -> None:
-    page.wait_for_timeout(500)
-    page.get_by_test_id("stStatusWidget").wait_for(state="hidden", timeout=UI_TIMEOUT_MS)
-    page.wait_for_timeout(500)
 
 
 def test_sign_in_and_roles_in_a_real_browser(team_server):

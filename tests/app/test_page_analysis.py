@@ -13,7 +13,6 @@ import base64
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from core.analysis.calibration import count_calibration, injected_calibration
@@ -21,8 +20,6 @@ from core.analysis.ensemble import ensemble_table, feature_sets_by_metric
 from core.analysis.errortypes import accuracy_per_category, f1_per_category, mae_per_category
 from core.analysis.scores import METRICS, formula, green, green_f1
 from core.analysis.summary import green_summary
-from core.ingest.importers import PairColumns, import_annotations, import_pairs
-from core.judges import run_judge
 from core.reads.frames import (
     error_texts,
     expert_counts,
@@ -34,12 +31,11 @@ from core.reads.frames import (
     pair_groups,
     with_system,
 )
-from core.reads.queries import CATEGORY_NAMES, find_pairs, get_pair
+from core.reads.queries import CATEGORY_NAMES, get_pair
 from core.store.db import Store
-from tests.apptest_helpers import assert_ok, judged_copy, open_page
+from tests.apptest_helpers import assert_ok, injected_copy, judged_copy, open_page
 from tests.apptest_helpers import table as table_with
 from tests.apptest_helpers import tables as tables_with
-from tests.conftest import copy_store
 
 N_BOOT = 200
 PAGES = {
@@ -167,22 +163,7 @@ def injected_store(demo_store: Store, tmp_path) -> Store:
     type (b) and none of (a), become pairs with k injected errors of that type
     (annotator ``injected``, as core/ingest/inject.py writes them); the rules judge runs on it.
     """
-    store = copy_store(demo_store, tmp_path / "injected.duckdb")
-    counts = expert_counts(store, "demo")
-    sig = counts[counts["significant"]].pivot_table(index="pair_id", columns="category", values="count")
-    pick_a = sig.index[sig["a"].isin([1, 2, 3])]
-    pick_b = sig.index[sig["b"].isin([1, 2, 3]) & (sig["a"] == 0)]
-    pairs, _ = find_pairs(store, "demo", limit=1000)
-    pairs = pairs[pairs["pair_id"].isin(pick_a.union(pick_b))]
-    import_pairs(store, pairs, dataset="inj", columns=PairColumns("ext_id", "reference", "candidate"),
-                 kind="error_counts")
-    ext = pairs.set_index("pair_id")["ext_id"]
-    rows = [{"id": ext[p], "category": cat, "significant": True, "count": int(sig.loc[p, cat])}
-            for cat, picked in (("a", pick_a), ("b", pick_b)) for p in picked]
-    import_annotations(store, pd.DataFrame(rows), dataset="inj", id_col="id", category_col="category",
-                       significant_col="significant", count_col="count", annotator="injected")
-    run_judge(store, dataset="inj", judge="rules")
-    return store
+    return injected_copy(demo_store, tmp_path / "injected.duckdb")
 
 
 def test_calibration_shows_detected_vs_injected_per_error_type(app_test, injected_store: Store):

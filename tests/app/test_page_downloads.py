@@ -20,13 +20,9 @@ import pytest
 from core.analysis.calibration import count_calibration, injected_calibration, reliability
 from core.analysis.errortypes import f1_bootstrap
 from core.ingest.comparisons import derive_preferences
-from core.ingest.importers import PairColumns, import_annotations, import_pairs
-from core.judges import run_judge
 from core.reads.frames import correlation_frame, expert_counts, injected_counts, judge_counts, pair_groups
-from core.reads.queries import find_pairs
 from core.store.db import Store
-from tests.apptest_helpers import assert_ok, judged_copy, open_page
-from tests.conftest import copy_store
+from tests.apptest_helpers import assert_ok, injected_copy, judged_copy, open_page
 
 N_BOOT = 200
 FORMS = ("svg", "pdf", "csv")
@@ -44,22 +40,7 @@ def judged(demo_store: Store, tmp_path_factory: pytest.TempPathFactory) -> Store
 def injected(demo_store: Store, tmp_path_factory: pytest.TempPathFactory) -> Store:
     """A dataset shaped like ``python -m core inject`` output (annotator ``injected``), built without a model:
     demo pairs whose experts agree on 1-3 significant errors of type (a), or of (b) and none of (a)."""
-    store = copy_store(demo_store, tmp_path_factory.mktemp("downloads-inj") / "inj.duckdb")
-    counts = expert_counts(store, "demo")
-    sig = counts[counts["significant"]].pivot_table(index="pair_id", columns="category", values="count")
-    pick_a = sig.index[sig["a"].isin([1, 2, 3])]
-    pick_b = sig.index[sig["b"].isin([1, 2, 3]) & (sig["a"] == 0)]
-    pairs, _ = find_pairs(store, "demo", limit=1000)
-    pairs = pairs[pairs["pair_id"].isin(pick_a.union(pick_b))]
-    import_pairs(store, pairs, dataset="inj", columns=PairColumns("ext_id", "reference", "candidate"),
-                 kind="error_counts")
-    ext = pairs.set_index("pair_id")["ext_id"]
-    rows = [{"id": ext[p], "category": cat, "significant": True, "count": int(sig.loc[p, cat])}
-            for cat, picked in (("a", pick_a), ("b", pick_b)) for p in picked]
-    import_annotations(store, pd.DataFrame(rows), dataset="inj", id_col="id", category_col="category",
-                       significant_col="significant", count_col="count", annotator="injected")
-    run_judge(store, dataset="inj", judge="rules")
-    return store
+    return injected_copy(demo_store, tmp_path_factory.mktemp("downloads-inj") / "inj.duckdb")
 
 
 def _open(app_test, store: Store, page: str, params: dict | None = None):

@@ -8,7 +8,7 @@ import pytest
 
 from core.checks import evaluate_pair
 from core.checks.locale import LocaleSpec, get_locale, locales, register_locale
-from core.checks.registry import DIMENSIONS, SEVERITIES, all_checks
+from core.checks.registry import CHECKS, DIMENSIONS, SEVERITIES
 from core.checks.text import measurements, spinal_levels
 
 EN_REF = ("FINDINGS: Small left pleural effusion. A 16 mm nodule in the right upper lobe. No pneumothorax.\n\n"
@@ -34,7 +34,7 @@ def pt(cand: str, ref: str = PT_REF, **kw):
 
 
 def test_registry_entries_are_complete():
-    checks = all_checks()
+    checks = CHECKS
     assert {"C01", "C02", "C03", "C04", "C05", "C06", "C07", "C08", "Q05", "Q07", "Q08", "Q09", "Q10", "T01", "T02",
             "T03", "G01", "G02", "R02", "R03", "R04", "R05", "R06"} == set(checks)
     for c in checks.values():
@@ -44,6 +44,13 @@ def test_registry_entries_are_complete():
     assert checks["C06"].severity == "minor" and checks["R05"].severity == "critical"
     assert checks["R02"].severity == checks["R03"].severity == checks["R04"].severity == "major"
     assert set(locales()) >= {"en-US", "pt-BR"}
+
+
+def test_every_check_of_the_table_has_its_function():
+    from core.checks.rules import RUNS
+
+    assert list(RUNS) == list(CHECKS) and all(callable(fn) for fn in RUNS.values())
+    assert [RUNS[i].__name__ for i in CHECKS] == [c.run for c in CHECKS.values()]
 
 
 def test_the_reference_against_itself_passes_everything():
@@ -212,7 +219,7 @@ def test_expected_anatomy_coverage():
 def test_a_new_locale_is_data_registered_by_code(monkeypatch):
     from core.checks import locale as locale_module
 
-    monkeypatch.setattr(locale_module, "_LOCALES", dict(locale_module._LOCALES))  # unregistered after the test
+    monkeypatch.setattr(locale_module, "LOCALES", dict(locale_module.LOCALES))  # unregistered after the test
     base = get_locale("en-US")
     spec = LocaleSpec(**{**base.__dict__, "code": "en-GB", "name": "English (UK)",
                          "forbidden_terms": (*base.forbidden_terms, (r"hilum", "hilar region"))})

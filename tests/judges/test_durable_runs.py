@@ -213,7 +213,13 @@ def test_the_store_patience_is_one_wait_for_the_whole_run_not_one_per_writer(tmp
         # heartbeat meets the held file first; the answers come again 1-2 s into the hold
         holder = _Holder(store.path, 4 * patience)
         server.latency = 2.5
-        time.sleep(0.8)  # the last fast answers are flushed (every 0.5 s)
+        fast = server.requests  # the requests in before the switch are answered fast
+        # the last fast answers are flushed (every 0.5 s): wait until the last of them is 0.8 s old, counted from
+        # that answer (a loaded machine may send it late), never from the newest answer (the slow ones keep coming)
+        deadline = time.monotonic() + 60
+        while len(server.answer_times) < fast or time.monotonic() - server.answer_times[fast - 1] < 0.8:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
         held_at = holder.hold()
         server.latency = 0.05
         try:

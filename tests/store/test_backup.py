@@ -107,13 +107,19 @@ def test_backup_while_a_judge_job_writes_then_restore_round_trips(demo2000, tmp_
     assert set(TABLES) <= set(snapshot)
 
 
-def test_restore_refuses_an_existing_store_a_tampered_backup_and_leaves_no_half_file(demo2000, tmp_path, capsys):
+def _changed_after_a_backup(demo2000: Path, tmp_path: Path, capsys) -> tuple[Path, str]:
+    """A copy of the demo store backed up into ``tmp_path/bk`` (by the CLI), then changed: the store's path
+    and its SHA-256 after the change."""
     store = tmp_path / "store.duckdb"
     shutil.copyfile(demo2000, store)
     assert main(["--store", str(store), "backup", "--out", str(tmp_path / "bk")]) == 0
     capsys.readouterr()
     Store(store).execute("UPDATE datasets SET description = 'changed after the backup'")
-    before = _sha(store)
+    return store, _sha(store)
+
+
+def test_restore_refuses_an_existing_store_a_tampered_backup_and_leaves_no_half_file(demo2000, tmp_path, capsys):
+    store, before = _changed_after_a_backup(demo2000, tmp_path, capsys)
 
     assert main(["--store", str(store), "restore", "--from", str(tmp_path / "bk")]) == 1
     err = capsys.readouterr().err
@@ -169,12 +175,7 @@ def test_an_older_store_is_backed_up_before_its_migration_and_the_copies_are_pru
 
 
 def test_restore_refuses_a_store_another_process_holds(demo2000, tmp_path, capsys):
-    store = tmp_path / "store.duckdb"
-    shutil.copyfile(demo2000, store)
-    assert main(["--store", str(store), "backup", "--out", str(tmp_path / "bk")]) == 0
-    capsys.readouterr()
-    Store(store).execute("UPDATE datasets SET description = 'newer than the backup'")
-    before = _sha(store)
+    store, before = _changed_after_a_backup(demo2000, tmp_path, capsys)
     holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
                                "print('held', flush=True); time.sleep(60)", str(store)],
                               stdout=subprocess.PIPE, text=True)

@@ -130,7 +130,8 @@ READER = textwrap.dedent("""
     import json, sys, time
     from core.store.db import Store
     store = Store(sys.argv[1], timeout=60)
-    seen, errors = [], []
+    seen, errors = [int(store.query_one("SELECT count(*) FROM pairs"))], []
+    print("reading", flush=True)  # the parent starts the imports on this line
     deadline = time.monotonic() + float(sys.argv[2])
     while time.monotonic() < deadline:
         try:
@@ -156,7 +157,9 @@ def test_dashboard_reader_and_cli_importer_share_one_store(tmp_path):
         files.append(f)
     reader = subprocess.Popen([sys.executable, "-c", READER, str(path), "12"], cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    # the imports start once the reader reads (not after a fixed second: a loaded machine starts it later);
+    # a reader that dies first ends the line empty
+    assert reader.stdout.readline().strip() == "reading", reader.stderr.read() if reader.poll() is not None else ""
     for k, f in enumerate(files):
         done = run_cli("--store", str(path), "import-pairs", str(f), "--dataset",
              f"batch{k}", "--id-col", "id", "--reference-col", "ref", "--candidate-col", "cand", "--json")

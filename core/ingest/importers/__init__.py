@@ -114,15 +114,3 @@ __all__ = [
     "write_annotations",
     "write_pairs",
 ]
-
-# Presets live in core/ingest/presets.py (which imports this module); served from here
-# lazily so ``from core.ingest.importers import PRESETS`` works without an import cycle.
-_PRESET_NAMES = ("PRESETS", "Preset", "import_preset")
-
-
-def __getattr__(attr: str):
-    if attr in _PRESET_NAMES:
-        from core.ingest import presets
-
-        return getattr(presets, attr)
-    raise AttributeError(f"module 'core.ingest.importers' has no attribute {attr!r}")
