@@ -20,9 +20,9 @@ from core.access import CHANGE_DATA, SEE_PATHS, allowed, may_open  # noqa: E402
 from core.judges.llm import preload_litellm  # noqa: E402
 from core.serve import models_configured  # noqa: E402
 from core.store.db import StoreDamaged, StoreError, StoreForeign, StoreMissing, default_store_path  # noqa: E402
-from pages._access import gate  # noqa: E402
-from pages._jobs import jobs_indicator  # noqa: E402
-from pages._shared import (  # noqa: E402
+from ui.access import gate  # noqa: E402
+from ui.jobs import jobs_indicator  # noqa: E402
+from ui.shared import (  # noqa: E402
     DATASET_KEY,
     NEXT_DATASET_KEY,
     count_of,
@@ -48,7 +48,7 @@ if models_configured():  # litellm's seconds of import, off the first scoring (o
 # fetches ":material/...:" navigation icons from a font CDN, and the dashboard must not
 # reach the network (tests/app/test_browser_pages.py fails on any outbound request).
 # Adding a page is one line here; the page file starts with
-# `ensure_router()` from pages/_shared.py (see its docstring for why).
+# `ensure_router()` from ui/shared.py (see its docstring for why).
 PAGES = [  # (file, title); the default page is chosen by home_page()
     ("pages/data.py", "Data"),
     ("pages/correlations.py", "Correlations"),
@@ -141,7 +141,7 @@ def store_error_line(exc: StoreError) -> str:
 store_error = None
 # One read-only opening of the store for the whole run (Store.session): the sidebar's and the page's reads
 # share it, and it is closed when the run ends, however it ends (st.stop, st.rerun, an error). Long
-# computations step outside it (pages._shared.cached), so the file is held for reading, not for computing.
+# computations step outside it (ui.shared.cached), so the file is held for reading, not for computing.
 run_reads = ExitStack()
 try:
     store = get_store()

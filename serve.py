@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     preload_analysis()
     # app.py routes with st.navigation; without this Streamlit starts in its legacy pages/-folder
     # mode until the first session calls st.navigation, and the first visitor's sidebar briefly
-    # lists every module under pages/ (pages._shared.ensure_router covers `streamlit run app.py`)
+    # lists every module under pages/ (ui.shared.ensure_router covers `streamlit run app.py`)
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
 

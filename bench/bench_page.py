@@ -53,7 +53,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from core.store.db import Store, content_hash_for, insert_metric_values, new_pair_numbers, stable_hash  # noqa: E402
-from pages._shared import DETAIL_PAIRS  # noqa: E402
+from ui.shared import DETAIL_PAIRS  # noqa: E402
 
 DATASET = "bench"
 MODALITIES = ("CT", "MRI", "XR", "US", "CTA", "MG")

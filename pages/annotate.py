@@ -38,9 +38,9 @@ from core.access import (
 from core.reads import ratings
 from core.reads.queries import CATEGORY_NAMES
 from core.store.db import Store
-from pages._access import current_role, secrets, signed_in_identity
-from pages._context import show_context
-from pages._shared import (
+from ui.access import current_role, secrets, signed_in_identity
+from ui.context import show_context
+from ui.shared import (
     cached,
     download_csv,
     escape_md,

@@ -34,7 +34,7 @@ from core.judges.llm import redact
 from core.models import configured_models, secret_api_key
 from core.reads.leaderboard import judges_leaderboard, systems_leaderboard
 from core.settings import local_only
-from pages._shared import (
+from ui.shared import (
     BLUE,
     cached,
     download_csv,

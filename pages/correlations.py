@@ -12,12 +12,12 @@ The view lives in the URL: ``dataset`` (app.py), ``target``, ``stat``,
 ``identical=removed``, ``n_boot``, ``seed``, ``ci_method``, ``ci=always``, ``judge``,
 ``metric``, ``facet``, ``vs_judge``, ``vs_metric``.
 
-Caching (pages/_correlations_reads.py): the data are read once per (store version, dataset, target), in
+Caching (ui/correlations_reads.py): the data are read once per (store version, dataset, target), in
 one DuckDB query, into a pairs x series matrix (``core.reads.pairmatrix``: one row per pair with its facets
 and target, one column per judge metric) held as a shared resource (never copied); a view is a mask over
 the pairs, and every table is cached per (store version, dataset, target, filters, toggle, n_boot, seed).
-The scatter and the heatmap are drawn by pages/_correlations_charts.py, each with SVG, PDF and CSV downloads
-made on click by core/paper (pages/_downloads.py); the Table LaTeX download carries each cell's n and, when the
+The scatter and the heatmap are drawn by ui/correlations_charts.py, each with SVG, PDF and CSV downloads
+made on click by core/paper (ui/downloads.py); the Table LaTeX download carries each cell's n and, when the
 detail shows them, its CIs (as ``correlate --table --format latex --with-n [--with-ci]``). Bootstrap work
 above ``BOOT_BUDGET`` pair-resamples (docs/PERFORMANCE.md) waits for a click,
 so a large store stays responsive; the point estimates, p-values and
@@ -36,7 +36,7 @@ from core.analysis.naming import display_name
 from core.analysis.stats import AUTO_BOOTSTRAP_MAX_N, ci_method_for
 from core.reads.frames import FACETS, is_checks_run
 from core.store.db import Store
-from pages._correlations_detail import (
+from ui.correlations_detail import (
     BOOT_BUDGET,
     CI_ALWAYS_KEY,
     HEAT_KEY,
@@ -49,7 +49,7 @@ from pages._correlations_detail import (
     draw_ceiling,
     one_metric,
 )
-from pages._correlations_reads import (
+from ui.correlations_reads import (
     load_agreement,
     load_mask,
     load_paired,
@@ -60,9 +60,9 @@ from pages._correlations_reads import (
     load_targets,
     load_view_counts,
 )
-from pages._correlations_words import STATS, cell_texts, ci_statement, draw_headline, legend
-from pages._preferences import draw_preferences
-from pages._shared import (
+from ui.correlations_words import STATS, cell_texts, ci_statement, draw_headline, legend
+from ui.preferences import draw_preferences
+from ui.shared import (
     escape_md,
     expert_annotators_choice,
     load_datasets,

@@ -17,10 +17,10 @@ from core.access import CHANGE_DATA
 from core.reads.queries import FACETS, counts_by_category
 from core.store.datasets import delete_dataset, restore_dataset
 from core.store.db import StoreError
-from pages._access import current_role, may
-from pages._context import show_context
-from pages._import_wizard import draw_import_wizard
-from pages._shared import (
+from ui.access import current_role, may
+from ui.context import show_context
+from ui.import_wizard import draw_import_wizard
+from ui.shared import (
     escape_md,
     load_annotation_summary,
     load_datasets,

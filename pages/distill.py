@@ -20,7 +20,7 @@ import streamlit as st
 from core.distill import INSTALL_HINT, ml_available
 from core.distill.data import DEFAULTS, EXPERT, LABELS, list_models, load_card, teacher_choices
 from core.distill.generate import AUTO_GENERATED, MAX_GENERATED
-from pages._shared import (
+from ui.shared import (
     MISSING,
     OKABE_ITO,
     cached,

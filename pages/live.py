@@ -43,8 +43,8 @@ from core.reads.queries import CATEGORY_NAMES
 from core.settings import local_only
 from core.store.export import to_safe_csv
 from core.taxonomy import CONTEXT_FIELDS
-from pages._errors import show_error
-from pages._shared import (
+from ui.errors import show_error
+from ui.shared import (
     MISSING,
     escape_md,
     load_pair,

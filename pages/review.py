@@ -18,7 +18,7 @@ import streamlit as st
 from core.review.data import REVIEW_KIND, annotators, evaluation_frame, review_datasets
 from core.review.labels import LABELS
 from core.review.metrics import EVAL_SETS, accuracy_table, confusion, eval_subset, label_counts, radar_table
-from pages._shared import (
+from ui.shared import (
     cached,
     download_csv,
     escape_md,

@@ -4,7 +4,7 @@ Before a run the page shows how many calls it means, how many the store
 already answers (cache hits) and the estimated cost (unknown prices shown as
 unknown). Start records a job in the store and runs it in a worker process of
 its own (core.jobs): a refresh, a closed tab or a server restart does not stop
-it, and the job panel (pages/_jobs.py) polls its progress from the store every
+it, and the job panel (ui/jobs.py) polls its progress from the store every
 second, with Cancel, and Resume for a job whose process died or some of whose tasks did not
 run (interrupted, partial, failed: the newest finished one beside its results). A re-run of the
 same judge resumes its run: answered pairs are skipped and only recorded
@@ -35,9 +35,9 @@ from core.prompts import ALLOWED_K, list_prompts
 from core.reads.queries import FACETS
 from core.reads.selection import filter_pairs, pair_index, pair_texts, sample_pairs, selection_label
 from core.settings import local_only
-from pages._jobs import job_panel, last_finished, live_jobs
-from pages._run_results import draw_costs, draw_results, job_keys, start
-from pages._shared import (
+from ui.jobs import job_panel, last_finished, live_jobs
+from ui.run_results import draw_costs, draw_results, job_keys, start
+from ui.shared import (
     cached,
     data_version,
     escape_md,
@@ -95,7 +95,7 @@ def _pair_texts(store, dataset: str) -> pd.DataFrame:
     return pair_texts(store, dataset)
 
 
-# Hand-written, not pages._shared.cached: the pair ids (thousands) stay out of the key
+# Hand-written, not ui.shared.cached: the pair ids (thousands) stay out of the key
 # (``_pair_ids``), their digest stands in for them.
 @st.cache_data(max_entries=64, show_spinner=False)
 def _plan(_store, path: str, version: int, dataset: str, judge: str, prompt_id: str | None,

@@ -29,8 +29,8 @@ from core.access import READ_BLINDED_RATINGS, SEE_PATHS, allowed
 from core.report import build_report, provenance_tables
 from core.settings import PUBLIC_URL_VAR
 from core.store.export import to_safe_csv
-from pages._access import current_role
-from pages._shared import (
+from ui.access import current_role
+from ui.shared import (
     EXPERT_SOURCES,
     cached,
     escape_md,
@@ -84,7 +84,7 @@ def _pages() -> list[dict]:
 
 def public_url() -> str | None:
     """The address colleagues reach the dashboard at (environment, else Streamlit secrets), if configured."""
-    from pages._shared import streamlit_secrets
+    from ui.shared import streamlit_secrets
 
     value = settings.env_value(PUBLIC_URL_VAR) or settings.lookup(streamlit_secrets(), PUBLIC_URL_VAR)
     return str(value).strip().rstrip("/") or None if value else None

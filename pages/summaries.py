@@ -27,7 +27,7 @@ from core.analysis.summary import compare_systems, judge_summary, normalized_tex
 from core.reads.frames import judge_runs
 from core.reads.queries import CATEGORY_NAMES, find_pairs
 from core.reads.summary_inputs import summary_frames
-from pages._shared import (
+from ui.shared import (
     MISSING,
     OKABE_ITO,
     RUN_HINT,

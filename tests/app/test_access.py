@@ -1,6 +1,6 @@
 """Serving a team: roles from the secrets' allow-list (and only from an e-mail the identity provider
 verified), the pages each role reaches, the store path only researchers see, and the launcher's refusal
-to listen on a public address without sign-in (core/access.py, pages/_access.py, serve.py)."""
+to listen on a public address without sign-in (core/access.py, ui/access.py, serve.py)."""
 
 from __future__ import annotations
 

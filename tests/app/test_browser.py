@@ -101,7 +101,7 @@ def test_data_page_in_a_real_browser(server: str, page, demo_store: Store):
     from playwright.sync_api import expect
 
     # The first request of a fresh server goes to the page's own URL: app.py
-    # must still run (sidebar, dataset picker), see pages/_shared.ensure_router.
+    # must still run (sidebar, dataset picker), see ui/shared.ensure_router.
     page.goto(f"{server}/data?dataset=demo", wait_until="domcontentloaded")
     main = page.get_by_test_id("stMain")
     sidebar = page.get_by_test_id("stSidebar")

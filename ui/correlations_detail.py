@@ -20,9 +20,9 @@ from core.analysis.statistic import STATISTICS
 from core.analysis.stats import METRIC_ORDER
 from core.reads.frames import FACETS
 from core.store.export import to_safe_csv
-from pages import _shared
-from pages._correlations_charts import STAT_EST, STAT_SYMBOL, heatmap, scatter, series_label
-from pages._correlations_reads import (
+from ui import shared
+from ui.correlations_charts import STAT_EST, STAT_SYMBOL, heatmap, scatter, series_label
+from ui.correlations_reads import (
     MIN_N,
     STAT_VALUE,
     load_agreement,
@@ -31,8 +31,8 @@ from pages._correlations_reads import (
     load_paired,
     load_series,
 )
-from pages._correlations_words import STATS
-from pages._shared import MISSING, escape_md, set_url, show_table, url_value, warn_unknown_names
+from ui.correlations_words import STATS
+from ui.shared import MISSING, escape_md, set_url, show_table, url_value, warn_unknown_names
 
 #: Bootstrap work computed without asking, in pair-resamples (pairs x resamples, summed over the
 #: series). Measured here at 1.3e7 (one paired test, small n) to 9e7 (a whole table, large n) per
@@ -187,7 +187,7 @@ def one_metric(args: tuple, table: pd.DataFrame, stat: str, target: str, n_boot:
     # On a large dataset the detail of one judge metric (scatter, pairs, heatmap, paired test) waits
     # for a choice, as large bootstraps do; on a small one the best judge metric is shown at once.
     n_pairs = len(load_matrix(*args[:4]).pairs)
-    waits = n_pairs > _shared.DETAIL_PAIRS  # read at each run (a test lowers it)
+    waits = n_pairs > shared.DETAIL_PAIRS  # read at each run (a test lowers it)
     if JUDGE_KEY not in ss:
         ss[JUDGE_KEY] = url_value("judge")
         warn_unknown_names("judge", [ss[JUDGE_KEY]] if ss[JUDGE_KEY] else [], judges,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.access import allowed, may_open, parse_email, role_for_user, roles_from_secrets, verified_email
-from pages._shared import escape_md
+from ui.shared import escape_md
 
 VIEWER_CAN = "Viewers browse the results, rate pairs and download reports."
 

@@ -62,14 +62,14 @@ def page_start(title: str, *, researchers: str | None = None, lead: str | None =
     """The start every page shares; returns ``(store, dataset, synthetic)``.
 
     In this order: :func:`ensure_router`, the researchers-only gate (``researchers``: the page's
-    path, for ``pages._access.researchers_only``), the title, the ``lead`` caption, the store and the
+    path, for ``ui.access.researchers_only``), the title, the ``lead`` caption, the store and the
     dataset picked in the sidebar. Without ``empty`` the dataset may be None (``synthetic`` is then
     False); with it a page without a dataset stops after saying ``empty`` - as a caption, or
     ``boxed`` in ``st.info`` (with ``icon``). The ``intro`` caption follows once there is a dataset.
     """
     ensure_router()
     if researchers is not None:
-        from pages._access import researchers_only  # _access imports this module
+        from ui.access import researchers_only  # ui.access imports this module
 
         researchers_only(researchers)
     st.title(title)
@@ -434,7 +434,7 @@ def expert_annotators_choice(store: Store, dataset: str, key: str) -> tuple[list
     raters with a rating given in a blinded queue (core.reads.ratings.expert_annotators): per pair, the
     target would show it.
     """
-    from pages._access import current_role  # _access imports this module
+    from ui.access import current_role  # ui.access imports this module
 
     groups = _expert_annotators(store, dataset, current_role())
     if not groups["clinicians"]:  # every annotator, unless some are hidden from this visitor

@@ -20,7 +20,7 @@ from core.reads.pairmatrix import PairMatrix, pair_matrix, read_ratings
 from core.reads.targets import main_targets_present
 from core.store.db import Store
 from core.taxonomy import MIN_N  # the one minimum n: the cells, the ceiling and the paired test
-from pages._shared import cached
+from ui.shared import cached
 
 STAT_VALUE = table("abs_col")
 
