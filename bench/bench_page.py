@@ -195,18 +195,11 @@ def demo_store(folder: Path, n_pairs: int = 400) -> Store:
 
 def _app(path: Path, page: str = "pages/correlations.py"):
     """An AppTest of app.py on ``page`` (the Correlations page), the way tests/conftest.py builds one."""
-    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
-    if not getattr(PagesManager, "_bench_patched", False):
-        original = PagesManager.__init__
+    from tests.apptest_steady import keep_steady
 
-        def init_without_pages_dir(self, *args, **kwargs):
-            original(self, *args, **kwargs)
-            PagesManager.uses_pages_directory = False
-
-        PagesManager.__init__ = init_without_pages_dir
-        PagesManager._bench_patched = True
+    keep_steady()
     os.environ["RADCONCORD_STORE"] = str(path.resolve())
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at._bidi_component_manager = component_registry()  # once per process, as a server does at start-up

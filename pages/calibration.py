@@ -415,4 +415,5 @@ def main() -> None:
     draw_reliability(store, dataset, synthetic, chosen, runs, settings)
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -371,4 +371,6 @@ def _draw(store: Store, dataset: str, meta: dict, view: dict, args: tuple) -> No
 
     one_metric(args, table, stat, target, n_boot, seed, meta)
 
-main()
+
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -334,4 +334,5 @@ def main() -> None:
         draw_ensembles(store, dataset, synthetic)
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

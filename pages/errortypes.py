@@ -306,4 +306,5 @@ def main() -> None:
     draw(store, dataset, synthetic, _load_judges(store, dataset))
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

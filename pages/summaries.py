@@ -386,4 +386,5 @@ def main() -> None:
         draw_summary(store, dataset, synthetic, judge, system, seed)
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -25,6 +25,7 @@ from core import settings, taxonomy
 from core.reads import queries
 from core.store.db import Store, StoreMissing, default_store_path
 from core.taxonomy import OKABE_ITO
+from ui.router import reroute, routed_page
 
 # Session-state keys owned by app.py (pages only read them).
 DATASET_KEY = "dataset"  # the selected dataset name, or None when the store is empty
@@ -39,39 +40,24 @@ VERSION_KEY = "data_version"  # the store's write counter, read once per script 
 DETAIL_PAIRS = 20_000
 
 
-def ensure_router() -> None:
-    """Call first in every page: make sure app.py (sidebar, store, dataset) ran.
-
-    With a folder named ``pages/`` next to app.py, Streamlit starts in its
-    legacy multipage mode until ``st.navigation`` is first called in the
-    process. If the first request after a server start is a page's URL, that
-    mode runs the page file alone, without app.py, and keeps doing so. Turning
-    the mode off (what ``st.navigation`` itself does) and rerunning routes the
-    request through app.py. A no-op in every other run.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
-def page_start(title: str, *, researchers: str | None = None, lead: str | None = None,
+def page_start(title: str, *, lead: str | None = None,
                empty: str | None = None, boxed: bool = False, icon: str | None = None,
                intro: str | None = None) -> tuple[Store, str | None, bool]:
     """The start every page shares; returns ``(store, dataset, synthetic)``.
 
-    In this order: :func:`ensure_router`, the researchers-only gate (``researchers``: the page's
-    path, for ``ui.access.researchers_only``), the title, the ``lead`` caption, the store and the
+    In this order: the router check (a page file run without app.py is sent through it:
+    ``ui.router.reroute``), the gate of the page's audience in the page table (``ui.access.refuse_unless_open``:
+    a viewer who typed a researcher page's URL), the title, the ``lead`` caption, the store and the
     dataset picked in the sidebar. Without ``empty`` the dataset may be None (``synthetic`` is then
     False); with it a page without a dataset stops after saying ``empty`` - as a caption, or
     ``boxed`` in ``st.info`` (with ``icon``). The ``intro`` caption follows once there is a dataset.
     """
-    ensure_router()
-    if researchers is not None:
-        from ui.access import researchers_only  # ui.access imports this module
+    spec = routed_page()
+    if spec is None:
+        reroute()
+    from ui.access import refuse_unless_open  # ui.access imports this module
 
-        researchers_only(researchers)
+    refuse_unless_open(spec)
     st.title(title)
     if lead is not None:
         st.caption(lead)
