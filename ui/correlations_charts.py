@@ -1,6 +1,6 @@
 """The Correlations page's charts: the scatter of one judge metric and the heatmap by facet.
 
-Not a page (app.py lists its pages). Also the labels the page and the charts share. Beside each chart:
+Also the labels the page and the charts share. Beside each chart:
 SVG, PDF and CSV downloads drawn by core/paper as ``python -m core figures`` draws them (ui/downloads.py).
 """
 

@@ -1,7 +1,7 @@
 """The Correlations page below the table: the ceiling, and one judge metric (scatter with its pairs, the
 statistic by a facet, the paired test against a second judge metric).
 
-Not a page (app.py lists its pages). :func:`one_metric` is an ``st.fragment``: choosing a judge, a metric,
+:func:`one_metric` is an ``st.fragment``: choosing a judge, a metric,
 a facet or the second judge metric reruns this part only, not the table above it (issue 41).
 """
 

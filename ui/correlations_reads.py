@@ -1,4 +1,4 @@
-"""The Correlations page's cached reads (no widgets inside); not a page (app.py lists its pages).
+"""The Correlations page's cached reads (no widgets inside).
 
 The data are read once per (store version, dataset, target, experts), in one DuckDB query, into a
 pairs x series matrix (``core.reads.pairmatrix``) held as a shared resource; a view is a mask over

@@ -1,7 +1,7 @@
 """The Correlations page in words: the headline above the table, the table's cells with their CI and n, its
 legend and what its intervals are.
 
-Not a page (app.py lists its pages). The headline is :func:`core.analysis.headline.headline`, the function
+The headline is :func:`core.analysis.headline.headline`, the function
 ``python -m core correlate`` and the HTML report use; names are :mod:`core.analysis.naming`'s.
 """
 

@@ -1,7 +1,6 @@
 """What app.py and every page share: the store handle, cached queries, URL state.
 
-Not a page: app.py lists its pages explicitly, so files under ``pages/`` that
-start with ``_`` are helpers, never shown in the navigation.
+Not a page: the pages are the rows of ui/page_table.py, one module each under ``pages/``.
 
 Caching follows the store's contract: ``st.cache_resource`` for the handle
 (one per store path and process), ``st.cache_data`` for query results with
@@ -32,8 +31,6 @@ DATASET_KEY = "dataset"  # the selected dataset name, or None when the store is 
 NEXT_DATASET_KEY = "dataset_next"  # a page asks app.py to switch dataset on the next run
 VERSION_KEY = "data_version"  # the store's write counter, read once per script run
 
-
-# -- the router -----------------------------------------------------------------
 
 #: Correlations: datasets with more pairs than this open without one judge metric's detail (scatter,
 #: heatmap, paired test); it waits for the user's choice, as large bootstraps wait for a click.
