@@ -18,6 +18,7 @@ COPY requirements.txt constraints.txt ./
 RUN python -m pip install --no-cache-dir -c constraints.txt -r requirements.txt
 COPY app.py serve.py ./
 COPY core ./core
+COPY ui ./ui
 COPY pages ./pages
 COPY .streamlit/config.toml ./.streamlit/config.toml
 

@@ -1,8 +1,8 @@
 """RadConcord dashboard entry point: ``streamlit run app.py``.
 
-The router only: page list, the store handle and the sidebar every page
-shares (store path, dataset picker, synthetic badge). Pages live in pages/
-and read the picked dataset from ``st.session_state["dataset"]``.
+The router only: the navigation (built from the page table, ui/page_table.py), the store handle and
+the sidebar every page shares (store path, dataset picker, synthetic badge). Pages live in pages/, one
+module each with a ``main()``, and read the picked dataset from ``st.session_state["dataset"]``.
 """
 
 from contextlib import ExitStack
@@ -20,9 +20,11 @@ from core.access import CHANGE_DATA, SEE_PATHS, allowed, may_open  # noqa: E402
 from core.judges.llm import preload_litellm  # noqa: E402
 from core.serve import models_configured  # noqa: E402
 from core.store.db import StoreDamaged, StoreError, StoreForeign, StoreMissing, default_store_path  # noqa: E402
-from pages._access import gate  # noqa: E402
-from pages._jobs import jobs_indicator  # noqa: E402
-from pages._shared import (  # noqa: E402
+from ui.access import gate  # noqa: E402
+from ui.jobs import jobs_indicator  # noqa: E402
+from ui.page_table import HOME, START, page  # noqa: E402
+from ui.router import navigation, routed  # noqa: E402
+from ui.shared import (  # noqa: E402
     DATASET_KEY,
     NEXT_DATASET_KEY,
     count_of,
@@ -44,34 +46,18 @@ role = gate()
 if models_configured():  # litellm's seconds of import, off the first scoring (once per process)
     preload_litellm()
 
-# Explicit entries (this also turns off the automatic scan of pages/). No icons: Streamlit
-# fetches ":material/...:" navigation icons from a font CDN, and the dashboard must not
-# reach the network (tests/app/test_browser_pages.py fails on any outbound request).
-# Adding a page is one line here; the page file starts with
-# `ensure_router()` from pages/_shared.py (see its docstring for why).
-PAGES = [  # (file, title); the default page is chosen by home_page()
-    ("pages/data.py", "Data"),
-    ("pages/correlations.py", "Correlations"),
-    ("pages/run.py", "Run judges"),
-    ("pages/live.py", "Live scoring"),
-    ("pages/calibration.py", "Calibration"),
-    ("pages/errortypes.py", "Error types"),
-    ("pages/review.py", "Edit review"),
-    ("pages/checks.py", "Checks & leaderboards"),
-    ("pages/summaries.py", "Summaries"),
-    ("pages/ensembles.py", "Ensembles & simulator"),
-    ("pages/distill.py", "Distill"),
-    ("pages/share.py", "Share"),
-    ("pages/annotate.py", "Annotate"),
-]
+# The navigation lists the rows of ui/page_table.py the visitor's role may open (adding a page is one
+# row there plus its module: docs/ARCHITECTURE.md, "Adding a page"). No icons from Streamlit's
+# ":material/...:" set: it fetches them from a font CDN, and the dashboard must not reach the network
+# (tests/app/test_browser_pages.py fails on any outbound request).
 
 
 def home_page(datasets) -> str:
     """Correlations once some dataset has both annotations and judge runs, else Data."""
     if datasets is not None and not datasets.empty:
         if ((datasets["annotations"] > 0) & (datasets["runs"] > 0)).any():
-            return "pages/correlations.py"
-    return "pages/data.py"
+            return HOME
+    return START
 
 
 def draw_glossary() -> None:
@@ -125,7 +111,7 @@ def draw_empty_state() -> None:
 def landing() -> None:
     """The root URL: open the home page under its own address. A default st.Page answers only
     at "/", so "/correlations" would be "page not found" while Correlations was the default."""
-    st.switch_page(pages[home], query_params=st.query_params.to_dict())
+    st.switch_page(home, query_params=st.query_params.to_dict())
 
 
 def store_error_line(exc: StoreError) -> str:
@@ -141,7 +127,7 @@ def store_error_line(exc: StoreError) -> str:
 store_error = None
 # One read-only opening of the store for the whole run (Store.session): the sidebar's and the page's reads
 # share it, and it is closed when the run ends, however it ends (st.stop, st.rerun, an error). Long
-# computations step outside it (pages._shared.cached), so the file is held for reading, not for computing.
+# computations step outside it (ui.shared.cached), so the file is held for reading, not for computing.
 run_reads = ExitStack()
 try:
     store = get_store()
@@ -153,23 +139,10 @@ except StoreError as exc:
     store_error, datasets = exc, None
 with run_reads:
     home = home_page(datasets)
-    # In sections, all shown: every page is one click away, nothing behind "View more".
-    SECTIONS = {
-        "Explore results": ["pages/correlations.py", "pages/calibration.py", "pages/errortypes.py",
-                            "pages/summaries.py", "pages/ensembles.py"],
-        "Data and judges": ["pages/data.py", "pages/run.py", "pages/live.py", "pages/checks.py", "pages/review.py",
-                            "pages/distill.py"],
-        "Experts and sharing": ["pages/annotate.py", "pages/share.py"],
-    }
-    titles = dict(PAGES)
-    if not may_open(role, home):
-        home = "pages/data.py"
-    sections = {section: [path for path in paths if may_open(role, path)] for section, paths in SECTIONS.items()}
-    pages = {path: st.Page(path, title=titles[path]) for paths in sections.values() for path in paths}
-    nav = {section: [pages[path] for path in paths] for section, paths in sections.items() if paths}
-    next(iter(nav.values())).append(st.Page(landing, title="RadConcord", url_path="home", default=True,
+    if not may_open(role, page(home).audience):
+        home = START
+    chosen, spec = navigation(role, st.Page(landing, title="RadConcord", url_path="home", default=True,
                                             visibility="hidden"))
-    page = st.navigation(nav, expanded=True)
     if store_error is not None:
         st.error(store_error_line(store_error))
         if isinstance(store_error, StoreMissing) and allowed(role, CHANGE_DATA):  # a new deployment's first run: one click
@@ -184,6 +157,10 @@ with run_reads:
         draw_empty_state()
     store.let_go()  # the page's module imports and controls come first; its first read opens the file again
     try:
-        page.run()
+        if spec is None:  # the landing page
+            chosen.run()
+        else:
+            with routed(spec):
+                chosen.run()
     except StoreError as exc:  # met by a page's own reads (a damaged block of the table it reads): one line
         st.error(store_error_line(exc))

@@ -57,13 +57,10 @@ def main(argv: list[str] | None = None) -> int:
 
         preload_litellm()
     preload_analysis()
-    # app.py routes with st.navigation; without this Streamlit starts in its legacy pages/-folder
-    # mode until the first session calls st.navigation, and the first visitor's sidebar briefly
-    # lists every module under pages/ (pages._shared.ensure_router covers `streamlit run app.py`)
-    from streamlit.runtime.pages_manager import PagesManager
+    # The first request of the server meets Streamlit's legacy pages/-folder mode; a page file run by it
+    # sends the request through app.py (ui/router.py), with public API only.
     from streamlit.web import cli
 
-    PagesManager.uses_pages_directory = False
     sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *args]
     return cli.main()
 

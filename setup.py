@@ -1,5 +1,5 @@
 """The package list, which pyproject.toml cannot compute: core and its subpackages as found, plus the
-dashboard (app.py, serve.py, pages/) as ``radconcord_app``, mapped onto the checkout's root by
+dashboard (app.py, serve.py, ui/, pages/) as ``radconcord_app``, mapped onto the checkout's root by
 ``[tool.setuptools.package-dir]`` (docs/ARCHITECTURE.md, "Packaging"). Everything else is in pyproject.toml.
 """
 
@@ -16,6 +16,6 @@ class BuildPy(build_py):
 
 
 setup(
-    packages=[*find_packages(include=["core", "core.*"]), "radconcord_app", "radconcord_app.pages"],
+    packages=[*find_packages(include=["core", "core.*"]), "radconcord_app", "radconcord_app.ui", "radconcord_app.pages"],
     cmdclass={"build_py": BuildPy},
 )

@@ -1,7 +1,7 @@
 """What a model job's progress line says against the truth (issue 43, point 9).
 
 A job of ``--pairs`` pairs runs in this process against a loopback server of fixed ``--latency`` at
-``--concurrency``; the Run page's progress text (pages/_jobs.progress_text) is read from the store every
+``--concurrency``; the Run page's progress text (ui/jobs.progress_text) is read from the store every
 0.1 s, and each change of its first part is printed beside the seconds that were truly left.
 
 ``python bench/bench_job_eta.py --pairs 80 --latency 0.3 --concurrency 2``
@@ -27,9 +27,9 @@ def main() -> None:
     from core.jobs import table
     from core.jobs.spec import JobSpec, Task
     from core.jobs.worker import run_job
-    from pages._jobs import progress_text
     from tests.conftest import marked_store
     from tests.fake_openai import FakeOpenAI
+    from ui.jobs import progress_text
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=80)

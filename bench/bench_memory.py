@@ -50,14 +50,10 @@ def peak_mb():
     return max(rusage, int(hwm[0].split()[1]) / 1024 if hwm else 0.0)
 
 os.environ["RADCONCORD_STORE"] = sys.argv[1]
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
+from tests.apptest_steady import keep_steady
 import core.reads.frames, core.analysis.stats, duckdb, pandas  # start-up cost, measured before any page
-original = PagesManager.__init__
-def init_without_pages_dir(self, *args, **kwargs):  # as tests/conftest.py's app_test does
-    original(self, *args, **kwargs)
-    PagesManager.uses_pages_directory = False
-PagesManager.__init__ = init_without_pages_dir
+keep_steady()  # as tests/conftest.py's app_test
 out = {"startup_mb": peak_mb()}
 at = AppTest.from_file(str(root / "app.py"), default_timeout=1800)
 at.switch_page("pages/data.py")  # the home page is Correlations once a dataset has runs

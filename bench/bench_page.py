@@ -53,7 +53,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from core.store.db import Store, content_hash_for, insert_metric_values, new_pair_numbers, stable_hash  # noqa: E402
-from pages._shared import DETAIL_PAIRS  # noqa: E402
+from ui.shared import DETAIL_PAIRS  # noqa: E402
 
 DATASET = "bench"
 MODALITIES = ("CT", "MRI", "XR", "US", "CTA", "MG")
@@ -195,18 +195,11 @@ def demo_store(folder: Path, n_pairs: int = 400) -> Store:
 
 def _app(path: Path, page: str = "pages/correlations.py"):
     """An AppTest of app.py on ``page`` (the Correlations page), the way tests/conftest.py builds one."""
-    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
-    if not getattr(PagesManager, "_bench_patched", False):
-        original = PagesManager.__init__
+    from tests.apptest_steady import keep_steady
 
-        def init_without_pages_dir(self, *args, **kwargs):
-            original(self, *args, **kwargs)
-            PagesManager.uses_pages_directory = False
-
-        PagesManager.__init__ = init_without_pages_dir
-        PagesManager._bench_patched = True
+    keep_steady()
     os.environ["RADCONCORD_STORE"] = str(path.resolve())
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at._bidi_component_manager = component_registry()  # once per process, as a server does at start-up

@@ -30,19 +30,16 @@ import argparse
 import contextlib
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.dashboard_server import ServerDidNotStart, running_dashboard  # noqa: E402
 
 #: sidebar title -> the issue's figures (first visit, revisit), seconds, demo store, before this work
 ISSUE_FIGURES = {
@@ -89,12 +86,6 @@ STATE = """() => [performance.now(), window.__lastMutation,
   window.__runs.lastFinish]"""
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a process and its reaped children (/proc/PID/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -125,34 +116,12 @@ def _browser_cpu_seconds() -> float:
 
 @contextlib.contextmanager
 def serve(root: Path, store: Path, log: Path):
-    """``python serve.py`` of the checkout ``root`` over ``store`` on a free loopback port."""
-    port = _free_port()
-    env = {**os.environ, "RADCONCORD_STORE": str(store), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-           "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    env.pop("RADCONCORD_MODELS", None)
-    with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, str(root / "serve.py"), "--server.headless", "true",
-                                 "--server.port", str(port), "--server.address", "127.0.0.1",
-                                 "--browser.gatherUsageStats", "false"],
-                                cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+    """``python serve.py`` of the checkout ``root`` over ``store`` on a free loopback port (tests/dashboard_server.py)."""
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the server of {root} did not start:\n{log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                time.sleep(0.25)
-        yield f"http://127.0.0.1:{port}", proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        with running_dashboard(store, log, root=root, env={"RADCONCORD_MODELS": None}, start_timeout_s=90) as (url, proc):
+            yield url, proc.pid
+    except ServerDidNotStart as exc:
+        raise SystemExit(f"the server of {root} did not start: {exc}") from None
 
 
 def settle(page, title: str, since: float, quiet_ms: float, timeout_s: float) -> float:

@@ -25,18 +25,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 def main(store: str, pages: list[str]) -> None:
     os.environ["RADCONCORD_STORE"] = store
     import streamlit as st
-    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
     from core.store import handles
+    from tests.apptest_steady import keep_steady
 
-    original_init = PagesManager.__init__
-
-    def init(self, *args, **kwargs):  # a server's steady state (tests/conftest.py's app_test does the same)
-        original_init(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    PagesManager.__init__ = init
+    keep_steady()  # a server's steady state, as tests/conftest.py's app_test
     opened: dict[int, float] = {}
     holds: list[float] = []
     real_connect, real_close = handles.connect, handles.close

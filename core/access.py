@@ -50,9 +50,6 @@ from core import settings
 
 RESEARCHER = "researcher"
 VIEWER = "viewer"
-# Pages that run judges, spend money on endpoints or write judge results: researchers only.
-RESEARCHER_PAGES = frozenset({"pages/run.py", "pages/live.py", "pages/distill.py", "pages/checks.py",
-                              "pages/review.py"})
 AUTH_KEYS = ("redirect_uri", "cookie_secret")
 
 # -- what each role may see and do ------------------------------------------------------------------
@@ -231,9 +228,13 @@ def role_for_user(secrets: Mapping, user: Mapping | None) -> str | None:
     return roles.role_of(verified_email(user, roles.trust_unverified_email))
 
 
-def may_open(role: str | None, page: str) -> bool:
-    """Whether ``role`` may open ``page`` (a path such as ``pages/run.py``)."""
-    return allowed(role, RUN_JUDGES if page in RESEARCHER_PAGES else BROWSE)
+def may_open(role: str | None, audience: str) -> bool:
+    """Whether ``role`` may open a page for ``audience``: :data:`RESEARCHER` (the pages that run judges,
+    spend on endpoints or write judge results) or :data:`VIEWER` (every role that may browse). Each
+    page's audience is its row of the dashboard's page table (ui/page_table.py)."""
+    if audience not in (RESEARCHER, VIEWER):
+        raise ValueError(f"unknown audience '{audience}'; pages are for '{RESEARCHER}' or '{VIEWER}'")
+    return allowed(role, RUN_JUDGES if audience == RESEARCHER else BROWSE)
 
 
 def is_loopback(address: str) -> bool:

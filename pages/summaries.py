@@ -27,7 +27,7 @@ from core.analysis.summary import compare_systems, judge_summary, normalized_tex
 from core.reads.frames import judge_runs
 from core.reads.queries import CATEGORY_NAMES, find_pairs
 from core.reads.summary_inputs import summary_frames
-from pages._shared import (
+from ui.shared import (
     MISSING,
     OKABE_ITO,
     RUN_HINT,
@@ -386,4 +386,5 @@ def main() -> None:
         draw_summary(store, dataset, synthetic, judge, system, seed)
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page's file as __main__ (ui/router.py); an import runs nothing
+    main()

@@ -99,22 +99,14 @@ def use_store(monkeypatch: pytest.MonkeyPatch):
 def app_test(use_store, monkeypatch: pytest.MonkeyPatch):
     """``app_test(store, query_params=None)`` -> an AppTest of app.py, not yet run.
 
-    Streamlit treats an app with a ``pages/`` folder as a legacy (v1)
-    multipage app until ``st.navigation`` is called once in the process; a
-    real server then keeps that off for good, but AppTest resets it before
-    every run, so from the second run on it would execute the last page
-    without app.py. The patch keeps the server's steady state.
+    In a server's steady state (tests/apptest_steady.py says why AppTest needs that patch).
     """
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
-    original_init = PagesManager.__init__
+    from tests.apptest_steady import steady_init
 
-    def init_without_pages_dir(self, *args, **kwargs):
-        original_init(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init_without_pages_dir)
+    monkeypatch.setattr(PagesManager, "__init__", steady_init(PagesManager.__init__))
 
     def _make(store: Store | os.PathLike | str, query_params: dict | None = None) -> AppTest:
         use_store(store)

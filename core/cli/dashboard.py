@@ -27,7 +27,7 @@ def launcher() -> Path | None:
     if spec is not None and spec.submodule_search_locations:
         places += [Path(p) for p in spec.submodule_search_locations]
     for place in places:
-        if all((place / name).is_file() for name in ("serve.py", "app.py", "pages/_shared.py")):
+        if all((place / name).is_file() for name in ("serve.py", "app.py", "ui/shared.py")):
             return place / "serve.py"
     return None
 

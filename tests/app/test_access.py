@@ -1,6 +1,6 @@
 """Serving a team: roles from the secrets' allow-list (and only from an e-mail the identity provider
 verified), the pages each role reaches, the store path only researchers see, and the launcher's refusal
-to listen on a public address without sign-in (core/access.py, pages/_access.py, serve.py)."""
+to listen on a public address without sign-in (core/access.py, ui/access.py, serve.py)."""
 
 from __future__ import annotations
 
@@ -172,10 +172,13 @@ def test_a_malformed_allow_list_is_an_error_that_names_it(roles, words):
 
 
 def test_viewers_do_not_reach_the_pages_that_run_judges():
-    for page in ("pages/run.py", "pages/live.py", "pages/distill.py", "pages/checks.py", "pages/review.py"):
-        assert may_open(RESEARCHER, page) and not may_open(VIEWER, page) and not may_open(None, page)
-    for page in ("pages/correlations.py", "pages/data.py", "pages/annotate.py", "pages/share.py"):
-        assert may_open(VIEWER, page) and not may_open(None, page)
+    from ui.page_table import page
+
+    for path in ("pages/run.py", "pages/live.py", "pages/distill.py", "pages/checks.py", "pages/review.py"):
+        audience = page(path).audience
+        assert may_open(RESEARCHER, audience) and not may_open(VIEWER, audience) and not may_open(None, audience)
+    for path in ("pages/correlations.py", "pages/data.py", "pages/annotate.py", "pages/share.py"):
+        assert may_open(VIEWER, page(path).audience) and not may_open(None, page(path).audience)
 
 
 @pytest.mark.parametrize("address, secrets, allow_open, refused", [
@@ -311,18 +314,18 @@ def test_a_viewer_cannot_reach_a_page_that_runs_judges(app_test, demo_store_copy
     runs = demo_store_copy.query_one("SELECT count(*) FROM judge_runs")
     at = _team_app(app_test, demo_store_copy, monkeypatch, "nurse@hospital.org", page)
     assert [t.value for t in at.title] == ["Data"]  # not in the viewer's navigation: the router's default
-    # the page file itself refuses too (a route the navigation did not make)
+    # the page file run alone (a route the navigation did not make) draws nothing but one line (ui/router.py)
     from streamlit.testing.v1 import AppTest
+
+    from ui.router import NOT_ROUTED
 
     alone = AppTest.from_file(str(ROOT / page), default_timeout=60)
     alone.secrets["auth"] = AUTH
     alone.secrets["radconcord"] = {"roles": ROLES}
     alone.run()
     assert not alone.exception, [e.value for e in alone.exception]
-    assert [e.value for e in alone.error] == [
-        "This page is for the researchers who run this dashboard. Viewers browse the results, rate pairs and "
-        "download reports."]
-    assert not alone.button
+    assert [e.value for e in alone.error] == [NOT_ROUTED]
+    assert not alone.button and not alone.title
     assert demo_store_copy.query_one("SELECT count(*) FROM judge_runs") == runs
 
 

@@ -13,7 +13,7 @@ from core.ingest.importers import PairColumns, import_pairs
 from core.judges import run_judge
 from core.reads.queries import facet_values, find_pairs, get_pair, list_datasets
 from core.store.db import Store
-from pages._import_wizard import ImportRequest, guess_mapping, missing_inputs, run_import
+from ui.import_wizard import ImportRequest, guess_mapping, missing_inputs, run_import
 
 
 def _caption_starting(at, prefix: str) -> str:

@@ -8,13 +8,6 @@ when it is missing. The documentation's screenshots come from docs/make_screensh
 from __future__ import annotations
 
 import contextlib
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -22,66 +15,24 @@ import pytest
 from core.reads.queries import find_pairs, get_pair
 from core.store.db import Store
 from tests.chromium import chromium_browser
+from tests.dashboard_server import ServerDidNotStart, running_dashboard
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-START_TIMEOUT_S = 60
 UI_TIMEOUT_MS = 30_000
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"streamlit exited with {proc.returncode} before it was healthy:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.25)
-    pytest.fail(f"streamlit was not healthy after {START_TIMEOUT_S} s:\n{log.read_text()}")
 
 
 @contextlib.contextmanager
 def serve_dashboard(store_path: Path, tmp_path: Path, *extra_args: str, env: dict | None = None,
                     port: int | None = None):
     """``python serve.py`` on a loopback port (free by default) over ``store_path`` (as `make run`
-    starts it); yields its base URL and always stops it."""
-    port = port or _free_port()
-    environment = {
-        **os.environ,
-        "RADCONCORD_STORE": str(store_path),
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-        **(env or {}),
-    }
-    log = tmp_path / "streamlit.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "serve.py"),  # `streamlit run app.py` as `make run` starts it
-             "--server.headless", "true", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", *extra_args],
-            cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,
-        )
+    starts it: tests/dashboard_server.py); yields its base URL and always stops it."""
     try:
-        _wait_healthy(proc, f"http://127.0.0.1:{port}/_stcore/health", log)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        with running_dashboard(store_path, tmp_path / "streamlit.log", *extra_args, env=env, port=port) as (url, _):
+            yield url
+    except ServerDidNotStart as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture
@@ -101,7 +52,7 @@ def test_data_page_in_a_real_browser(server: str, page, demo_store: Store):
     from playwright.sync_api import expect
 
     # The first request of a fresh server goes to the page's own URL: app.py
-    # must still run (sidebar, dataset picker), see pages/_shared.ensure_router.
+    # must still run (sidebar, dataset picker), see ui/shared.ensure_router.
     page.goto(f"{server}/data?dataset=demo", wait_until="domcontentloaded")
     main = page.get_by_test_id("stMain")
     sidebar = page.get_by_test_id("stSidebar")

@@ -70,7 +70,7 @@ def _cancelled_by_navigation(url: str, failure: str | None) -> bool:
 
 # The first request of a fresh server to a page URL is answered by Streamlit's legacy
 # pages/ mode, which logs this and runs app.py, whose router then shows the page asked
-# for (see pages/_shared.ensure_router and docs/ARCHITECTURE.md). Only this exact text.
+# for (see ui/shared.ensure_router and docs/ARCHITECTURE.md). Only this exact text.
 LEGACY_MODE_NOTICE = "The page that you have requested does not seem to exist. Running the app's main page."
 
 

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from core.store.db import Store
-from tests.app.test_browser import _free_port, serve_dashboard
+from tests.app.test_browser import serve_dashboard
 from tests.app.test_browser_pages import _settle
 from tests.chromium import chromium_browser
 from tests.conftest import copy_store
+from tests.dashboard_server import free_port
 
 pytestmark = pytest.mark.browser
 
@@ -32,7 +33,7 @@ def team_server(demo_store: Store, tmp_path: Path):
     secrets = tmp_path / "secrets.toml"
     store = copy_store(demo_store, tmp_path / "team.duckdb")
     # The redirect URI names the server's own origin, which the signed cookie must match: port chosen first.
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     secrets.write_text(
         "[auth]\n"

@@ -26,9 +26,9 @@ from core.reads.queries import facet_values
 from core.reads.targets import annotator_target_values, dataset_targets
 from core.store.db import Store
 from core.taxonomy import MISSING
-from pages._import_wizard import ImportRequest, run_import
 from tests.apptest_helpers import assert_ok, judged_copy, open_page
 from tests.conftest import copy_store
+from ui.import_wizard import ImportRequest, run_import
 
 PAGE = "pages/correlations.py"
 
@@ -342,9 +342,9 @@ def test_selecting_a_judge_metric_shows_scatter_pairs_heatmap_and_paired_test(ap
 
 
 def test_on_a_large_dataset_the_detail_waits_for_a_choice(app_test, judged_store: Store, monkeypatch):
-    import pages._shared
+    import ui.shared
 
-    monkeypatch.setattr(pages._shared, "DETAIL_PAIRS", 100)  # the demo's 400 pairs count as large
+    monkeypatch.setattr(ui.shared, "DETAIL_PAIRS", 100)  # the demo's 400 pairs count as large
     at = _open(app_test, judged_store)
     _assert_table_matches(at, _expected(judged_store))  # the table never waits
     assert at.selectbox(key="corr_judge").value is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-import pages._correlations_detail as detail
+import ui.correlations_detail as detail
 from core.store.db import Store
 from tests.apptest_helpers import judged_copy, open_page
 

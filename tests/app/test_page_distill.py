@@ -70,13 +70,9 @@ def test_page_says_how_to_install_the_extra_without_torch(judged_store, tmp_path
     prog = BLOCK_TORCH + f"""
 import os
 os.environ['RADCONCORD_STORE'] = {str(judged_store.path)!r}
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
-orig = PagesManager.__init__
-def init(self, *a, **k):
-    orig(self, *a, **k)
-    PagesManager.uses_pages_directory = False
-PagesManager.__init__ = init
+from tests.apptest_steady import keep_steady
+keep_steady()
 at = AppTest.from_file({str(Path(ROOT) / 'app.py')!r}, default_timeout=60)
 at.run()
 at.switch_page({PAGE!r})

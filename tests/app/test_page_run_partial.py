@@ -14,9 +14,9 @@ from core.jobs import table
 from core.jobs.spec import JobSpec, Task
 from core.jobs.worker import run_job
 from core.store.db import Store
-from pages._shared import escape_md
 from tests.apptest_helpers import assert_ok, open_page
 from tests.conftest import marked_store
+from ui.shared import escape_md
 
 MODEL = "openai/fake-judge"
 N = 6

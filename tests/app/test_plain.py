@@ -1,4 +1,4 @@
-"""Tables in words: JSON text as readable phrases and missing values as a dash (pages/_shared.show_table)."""
+"""Tables in words: JSON text as readable phrases and missing values as a dash (ui/shared.show_table)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from pages._shared import MISSING, readable_json
+from ui.shared import MISSING, readable_json
 
 
 def test_json_objects_and_lists_read_as_words():
@@ -27,12 +27,12 @@ def test_other_values_are_left_alone():
 def test_show_table_passes_the_placeholder_and_converts_text_columns(monkeypatch):
     import streamlit as st
 
-    from pages import _shared
+    from ui import shared
 
     seen = {}
     monkeypatch.setattr(st, "dataframe", lambda data, **kw: seen.update(data=data, **kw) or "event")
     frame = pd.DataFrame({"params": ['{"seed": 1}', None], "tau": [0.5, math.nan]})
-    assert _shared.show_table(frame, hide_index=True) == "event"
+    assert shared.show_table(frame, hide_index=True) == "event"
     assert seen["placeholder"] == MISSING and seen["hide_index"] is True
     assert seen["data"]["params"].tolist()[0] == "seed 1" and pd.isna(seen["data"]["params"].tolist()[1])
     assert frame["params"].tolist()[0] == '{"seed": 1}'  # the caller's frame is not changed

@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 
 from core.store.db import Store
-from tests.app.test_browser import _free_port, serve_dashboard
+from tests.app.test_browser import serve_dashboard
 from tests.app.test_browser_pages import PAGES, _settle
 from tests.app.test_browser_roles import SECRET
 from tests.chromium import chromium_browser
 from tests.conftest import copy_store
+from tests.dashboard_server import free_port
 
 pytestmark = pytest.mark.browser
 
@@ -50,7 +51,7 @@ def proxied_team(demo_store: Store, tmp_path: Path):
     cert, key = tmp_path / "proxy.crt", tmp_path / "proxy.key"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                     "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
-    proxy_port, app_port = _free_port(), _free_port()
+    proxy_port, app_port = free_port(), free_port()
     proxy = f"https://127.0.0.1:{proxy_port}"
     secrets = tmp_path / "secrets.toml"
     secrets.write_text(  # the sign-in's redirect names the address users reach: the proxy's

@@ -21,8 +21,8 @@ from core.reads.preferences import dataset_preference_accuracy, load_preferences
 from core.reads.queries import pair_annotations
 from core.reads.targets import dataset_targets
 from core.store.db import Store, pair_id_for
-from pages._import_wizard import ImportRequest, missing_inputs, run_import
 from tests.csv_files import write_csv as _csv
+from ui.import_wizard import ImportRequest, missing_inputs, run_import
 
 IDS = ["c1-x", "c1-y", "c1-z", "c2-x", "c2-y", "c2-z"]
 

@@ -24,8 +24,8 @@ from core.judges.runs import load_pairs
 from core.reads.context import context_dict, pair_context
 from core.store.db import Store, pair_id_for
 from core.taxonomy import CONTEXT_FIELDS
-from pages._import_wizard import ImportRequest, guess_mapping, missing_inputs, run_import
 from tests.csv_files import write_csv as _csv
+from ui.import_wizard import ImportRequest, guess_mapping, missing_inputs, run_import
 
 HEADER = ["id", "ref", "cand", "patient_age", "gender", "reason", "prior", "note"]
 ROWS = [

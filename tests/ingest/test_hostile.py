@@ -393,7 +393,7 @@ def _assert_inert(elements) -> None:
 
 
 def test_upload_limit_is_configured_and_stated():
-    from pages._import_wizard import upload_size_problem
+    from ui.import_wizard import upload_size_problem
 
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] == 200

@@ -33,7 +33,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from streamlit.testing.v1 import AppTest
 place = Path(next(iter(find_spec("radconcord_app").submodule_search_locations)))
-assert (place / "pages" / "correlations.py").is_file(), place
+assert (place / "pages" / "correlations.py").is_file() and (place / "ui" / "shared.py").is_file(), place
 at = AppTest.from_file(str(place / "app.py"), default_timeout=120)
 at.run()
 assert not at.exception, [e.value for e in at.exception]

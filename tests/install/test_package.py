@@ -24,7 +24,7 @@ from core.cli.dashboard import launcher
 from core.serve import packaged_config
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ["core", "pages", "app.py", "serve.py", "setup.py", "pyproject.toml", "README.md", ".streamlit",
+SOURCES = ["core", "ui", "pages", "app.py", "serve.py", "setup.py", "pyproject.toml", "README.md", ".streamlit",
            "requirements.txt", "requirements-ml.txt", "requirements-llm.txt", "constraints.txt"]
 
 
@@ -53,7 +53,7 @@ def test_the_wheel_holds_core_its_data_and_the_dashboard(wheel):
             if p.suffix in {".py", ".sql", ".txt"} and "__pycache__" not in p.parts}
     assert core and core <= names, sorted(core - names)[:5]
     assert any(n.startswith("core/store/migrations/") and n.endswith(".sql") for n in names)
-    dashboard = {f"radconcord_app/pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
+    dashboard = {f"radconcord_app/{d}/{p.name}" for d in ("ui", "pages") for p in (ROOT / d).glob("*.py")}
     dashboard |= {"radconcord_app/app.py", "radconcord_app/serve.py", "radconcord_app/.streamlit/config.toml"}
     assert dashboard <= names, sorted(dashboard - names)
     tops = {n.split("/")[0] for n in names}

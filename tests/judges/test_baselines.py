@@ -98,7 +98,7 @@ def test_an_imported_metric_with_any_name_shows_by_default(demo_store, tmp_path,
 
 def test_a_declared_lower_is_better_orientation_drives_the_sign_check(demo_store, tmp_path, app_test):
     from core.ingest.importers import ImportValidationError, import_outputs
-    from pages._import_wizard import ImportRequest, run_import
+    from ui.import_wizard import ImportRequest, run_import
 
     store = copy_store(demo_store, tmp_path / "s.duckdb")
     # a score that falls as reports get better: the experts' own significant error count, plus noise

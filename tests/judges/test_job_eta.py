@@ -14,9 +14,9 @@ from core.jobs import table
 from core.jobs.eta import STARTING_MODEL, RateWindow
 from core.jobs.spec import JobSpec, Task
 from core.jobs.worker import run_job
-from pages._jobs import progress_text
 from tests.conftest import marked_store
 from tests.fake_openai import FakeOpenAI
+from ui.jobs import progress_text
 
 
 class Clock:

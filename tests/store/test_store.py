@@ -224,7 +224,7 @@ def test_a_session_opens_the_file_once_and_lets_it_go_at_the_end(tmp_path, monke
 
 
 def test_a_block_outside_a_session_does_not_hold_the_file_and_the_session_resumes(tmp_path, monkeypatch):
-    """The dashboard's run-long session (app.py) steps outside for a long computation (pages._shared.cached):
+    """The dashboard's run-long session (app.py) steps outside for a long computation (ui.shared.cached):
     the file is not held while it runs, reads inside open their own connections, and the session goes on."""
     store = Store(tmp_path / "s.duckdb")
     opened = []

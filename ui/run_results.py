@@ -18,9 +18,9 @@ from core.models import secret_api_key
 from core.reads.failures import run_failures
 from core.reads.runcost import cost_table, cost_text
 from core.store.export import to_safe_csv
-from pages._errors import show_error
-from pages._jobs import SEEN_KEY, results_of
-from pages._shared import cached, escape_md, show_table
+from ui.errors import show_error
+from ui.jobs import SEEN_KEY, results_of
+from ui.shared import cached, escape_md, show_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,7 +35,7 @@ def start(store, spec: JobSpec, models, secrets) -> None:
     ``python -m core worker JOB`` process of its own. Keys from Streamlit's secrets reach it through
     its environment only.
     """
-    from pages._access import signed_in_identity
+    from ui.access import signed_in_identity
 
     keys = {m.name: secret_api_key(m, secrets) for m in models}
     job_id = submit(store, spec, origin="dashboard", started_by=signed_in_identity())

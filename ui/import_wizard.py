@@ -1,9 +1,9 @@
 """The Data page's import wizard: upload -> preview -> map columns -> import.
 
-Split in two so the import itself is testable without a browser: pages/_import_plan.py holds the plain
+Split in two so the import itself is testable without a browser: ui/import_plan.py holds the plain
 part (``guess_mapping``, ``ImportRequest``, ``missing_inputs``, ``run_import``, re-exported here); this
 module draws the widgets, builds an ``ImportRequest`` and hands it to ``run_import``. Settings are kept
-when a file is uploaded again (pages/_import_memory.py).
+when a file is uploaded again (ui/import_memory.py).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import streamlit as st
 
 from core.ingest import importers, presets
 from core.store.db import Store, StoreError
-from pages._import_memory import remember
-from pages._import_plan import (
+from ui.import_memory import remember
+from ui.import_plan import (
     ANNOTATION_MODES,
     FILE_TYPES,
     NEW_DATASET,
@@ -39,8 +39,8 @@ from pages._import_plan import (
     run_import,
     upload_size_problem,
 )
-from pages._import_radeval import draw_radeval_import
-from pages._shared import escape_md, show_table, switch_dataset_next_run
+from ui.import_radeval import draw_radeval_import
+from ui.shared import escape_md, show_table, switch_dataset_next_run
 
 __all__ = ["ROLE_HINTS", "ImportRequest", "draw_import_wizard", "guess_column", "guess_mapping", "missing_inputs",
            "run_import", "upload_size_problem"]
@@ -279,7 +279,7 @@ def draw_import_wizard(store: Store, dataset_names: list[str], current: str | No
         "What to import", list(WHAT_LABELS), format_func=WHAT_LABELS.get, key="data_imp_what",
         horizontal=True,
     )
-    if what == "outputs":  # RadEval's per-sample JSON and its ids have their own uploaders (pages/_import_radeval.py)
+    if what == "outputs":  # RadEval's per-sample JSON and its ids have their own uploaders (ui/import_radeval.py)
         draw_radeval_import(store, dataset_names, current)
     preset = None
     if what == "preset":
@@ -304,7 +304,7 @@ def draw_import_wizard(store: Store, dataset_names: list[str], current: str | No
         st.error(too_big)
         return
     table, read_problems = _read_upload(uploaded)
-    # Outcomes are per uploaded file (no stale message); settings are not (pages/_import_memory.py).
+    # Outcomes are per uploaded file (no stale message); settings are not (ui/import_memory.py).
     token = uploaded.file_id.replace("-", "")[:12]
     outcome_key = f"{token}:{what}"
     if table is None:

@@ -2,7 +2,7 @@
 
 Shown only when the dataset holds pairwise expert preferences; a table of each judge's accuracy at
 picking the expert-preferred candidate (with its Wilson 95% CI and n) and a labelled chart of that
-accuracy by the experts' confidence, with SVG, PDF and CSV downloads beside it (pages/_downloads.py).
+accuracy by the experts' confidence, with SVG, PDF and CSV downloads beside it (ui/downloads.py).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from core.analysis.naming import display_name
 from core.paper.figures_agreement import preference_figure
 from core.reads.preferences import dataset_preference_accuracy, has_preferences
 from core.store.db import Store
-from pages._downloads import figure_downloads
-from pages._shared import (
+from ui.downloads import figure_downloads
+from ui.shared import (
     OKABE_ITO,
     cached,
     escape_md,

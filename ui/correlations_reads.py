@@ -1,13 +1,15 @@
-"""The Correlations page's cached reads (no widgets inside); not a page (app.py lists its pages).
+"""The Correlations page's cached reads (no widgets inside).
 
 The data are read once per (store version, dataset, target, experts), in one DuckDB query, into a
 pairs x series matrix (``core.reads.pairmatrix``) held as a shared resource; a view is a mask over
 its pairs, and every table is cached per (store version, dataset, target, experts, filters, toggle,
-n_boot, seed). ``VIEW`` below is ``(store, dataset, target, experts, drop_identical, filters)``: the
-page passes it as ``*args`` to every loader that takes it.
+n_boot, seed). The page's state is one :class:`View` (the store, dataset, target, experts and which pairs
+are in view); its methods call the loaders with it.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -20,7 +22,7 @@ from core.reads.pairmatrix import PairMatrix, pair_matrix, read_ratings
 from core.reads.targets import main_targets_present
 from core.store.db import Store
 from core.taxonomy import MIN_N  # the one minimum n: the cells, the ceiling and the paired test
-from pages._shared import cached
+from ui.shared import cached
 
 STAT_VALUE = table("abs_col")
 
@@ -152,3 +154,49 @@ def load_agreement(store: Store, dataset: str, target: str, experts: tuple | Non
     return {"alpha": result.alpha, "mean_tau": result.mean_tau, "method": result.method,
             "n_units": result.n_units, "n_annotators": result.n_annotators, "pairwise": result.pairwise,
             "loo_tau": mean_tau(loo), "loo": loo}
+
+
+@dataclass(frozen=True)
+class View:
+    """The Correlations page's state: what every read of it is keyed on. ``experts``: the annotators of the
+    target (None: all imported ones); ``filters``: ((facet, (values...)), ...) as ``correlation_frame``."""
+
+    store: Store
+    dataset: str
+    target: str
+    experts: tuple | None
+    drop_identical: bool
+    filters: tuple
+
+    def _key(self) -> tuple:
+        return self.store, self.dataset, self.target, self.experts, self.drop_identical, self.filters
+
+    def matrix(self) -> PairMatrix:
+        return load_matrix(self.store, self.dataset, self.target, self.experts)
+
+    def mask(self) -> np.ndarray:
+        return load_mask(*self._key())
+
+    def ratings(self) -> tuple[list[str], np.ndarray]:
+        return load_ratings(self.store, self.dataset, self.target, self.experts)
+
+    def table(self, n_boot: int, seed: int, ci: str = "bootstrap") -> pd.DataFrame:
+        return load_table(*self._key(), n_boot, seed, ci)
+
+    def shaped(self, stat: str):
+        return load_shaped(*self._key(), stat)
+
+    def counts(self) -> dict:
+        return load_view_counts(*self._key())
+
+    def series(self, judge: str, metric: str) -> pd.DataFrame:
+        return load_series(*self._key(), judge, metric)
+
+    def breakdown(self, facet: str, series: tuple[tuple[str, str], ...]) -> pd.DataFrame:
+        return load_breakdown(*self._key(), facet, series)
+
+    def paired(self, a: tuple[str, str], b: tuple[str, str], stat: str, n_boot: int, seed: int) -> pd.DataFrame:
+        return load_paired(*self._key(), a, b, stat, n_boot, seed)
+
+    def agreement(self) -> dict | None:
+        return load_agreement(*self._key())

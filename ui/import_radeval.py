@@ -1,6 +1,6 @@
 """The import wizard's RadEval part: RadEval's per-sample JSON and the pair ids in its order, as one run.
 
-Not a page (app.py lists the pages): pages/_import_wizard.py draws :func:`draw_radeval_import` when the
+Not a page (app.py lists the pages): ui/import_wizard.py draws :func:`draw_radeval_import` when the
 user imports judge outputs. RadEval's file is one JSON object, not a table, and its ids come in a second
 file, so it has its own two uploaders; the import is one call of ``core.ingest.importers.radeval``.
 """
@@ -15,7 +15,7 @@ import streamlit as st
 from core.ingest.importers import ImportValidationError, read_table
 from core.ingest.importers.radeval import RADEVAL_METRICS, import_radeval
 from core.store.db import Store, StoreError
-from pages._shared import escape_md, show_table, switch_dataset_next_run
+from ui.shared import escape_md, show_table, switch_dataset_next_run
 
 OUTCOME_KEY = "data_rv_outcome"
 ID_TYPES = ["txt", "csv", "tsv", "jsonl", "ndjson", "parquet"]

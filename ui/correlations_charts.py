@@ -1,7 +1,7 @@
 """The Correlations page's charts: the scatter of one judge metric and the heatmap by facet.
 
-Not a page (app.py lists its pages). Also the labels the page and the charts share. Beside each chart:
-SVG, PDF and CSV downloads drawn by core/paper as ``python -m core figures`` draws them (pages/_downloads.py).
+Also the labels the page and the charts share. Beside each chart:
+SVG, PDF and CSV downloads drawn by core/paper as ``python -m core figures`` draws them (ui/downloads.py).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from core.analysis.naming import display_name
 from core.analysis.scores import METRICS
 from core.analysis.statistic import statistic, table
 from core.paper.figures_agreement import heatmap_figure, scatter_figure
-from pages._correlations_reads import MIN_N
-from pages._downloads import figure_downloads
-from pages._shared import BLUE, MISSING, OKABE_ITO, VERMILLION
+from ui.correlations_reads import MIN_N
+from ui.downloads import figure_downloads
+from ui.shared import BLUE, MISSING, OKABE_ITO, VERMILLION
 
 SCATTER_MAX = 5000  # points drawn; larger series show a seeded random sample (stated)
 JITTER_GAP = 0.25  # discrete axis (<= 30 levels): jitter up to this share of the gap between levels

@@ -20,7 +20,7 @@ from core.jobs.launch import launch, signal_cancel
 from core.judges.batchstore import job_batch_texts
 from core.store.db import Store, StoreError
 from core.taxonomy import is_missing
-from pages._shared import escape_md
+from ui.shared import escape_md
 
 POLL_SECONDS = 1.0
 SEEN_KEY = "jobs_active_seen"  # the active job ids at the last poll: a change reruns the page

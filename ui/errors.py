@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.judges.errors import explain_error
-from pages._shared import escape_md
+from ui.shared import escape_md
 
 
 def show_error(prefix: str, raw: str) -> None:

@@ -1,7 +1,7 @@
 """The import wizard's plain part: what it can import, column guesses, and the import itself.
 
 ``guess_mapping`` and ``run_import`` take plain values (a DataFrame and a role -> column mapping) and
-call ``core.ingest.importers``; no widgets (pages/_import_wizard.py draws them), so the import is
+call ``core.ingest.importers``; no widgets (ui/import_wizard.py draws them), so the import is
 testable without a browser.
 """
 

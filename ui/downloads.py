@@ -4,7 +4,7 @@ The files come from core/paper (``core.paper.figstyle.figure_bytes``), the code 
 writes with: the same drawing at the same fixed size, Okabe-Ito colours and embedded fonts, with no
 browser. A page passes a function that builds the figure from the data it has just shown; the function
 runs only when a button is clicked (Streamlit's deferred download), so drawing the buttons costs the
-page nothing and rendering (0.1-0.5 s per file) happens on demand. Not a page (app.py lists its pages).
+page nothing and rendering (0.1-0.5 s per file) happens on demand.
 """
 
 from __future__ import annotations

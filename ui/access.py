@@ -2,9 +2,9 @@
 
 ``gate()`` runs in app.py before the navigation: in a team deployment (sign-in plus
 ``[radconcord.roles]`` in the secrets) a visitor who is not signed in sees only a sign-in button,
-and one signed in but on no allow-list sees only a refusal. Pages that run judges call
-``researchers_only()`` first (the navigation already hides them from viewers; a typed URL must
-not reach them either); pages with an action for some roles only ask ``may(action)``, i.e.
+and one signed in but on no allow-list sees only a refusal. Every page's start calls
+``refuse_unless_open()`` with its row of the page table (the navigation already hides a
+researcher page from viewers; a typed URL must not reach it either); pages with an action for some roles only ask ``may(action)``, i.e.
 :func:`core.access.allowed` for the visitor's role (core's reads and writes ask it again themselves).
 """
 
@@ -13,7 +13,8 @@ from __future__ import annotations
 import streamlit as st
 
 from core.access import allowed, may_open, parse_email, role_for_user, roles_from_secrets, verified_email
-from pages._shared import escape_md
+from ui.page_table import PageSpec
+from ui.shared import escape_md
 
 VIEWER_CAN = "Viewers browse the results, rate pairs and download reports."
 
@@ -105,8 +106,9 @@ def _closed() -> None:
     """The only page of a visitor without a role (never run: gate() stops first)."""
 
 
-def researchers_only(page: str) -> None:
-    """Stop ``page`` for a visitor who may not open it (a viewer who typed its URL)."""
-    if not may_open(current_role(), page):
+def refuse_unless_open(spec: PageSpec) -> None:
+    """Stop the page of row ``spec`` (ui/page_table.py) for a visitor who may not open it (a viewer who
+    typed its URL): the navigation already leaves it out; this is the page's own check."""
+    if not may_open(current_role(), spec.audience):
         st.error(f"This page is for the researchers who run this dashboard. {VIEWER_CAN}")
         st.stop()

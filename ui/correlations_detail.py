@@ -1,7 +1,7 @@
 """The Correlations page below the table: the ceiling, and one judge metric (scatter with its pairs, the
 statistic by a facet, the paired test against a second judge metric).
 
-Not a page (app.py lists its pages). :func:`one_metric` is an ``st.fragment``: choosing a judge, a metric,
+:func:`one_metric` is an ``st.fragment``: choosing a judge, a metric,
 a facet or the second judge metric reruns this part only, not the table above it (issue 41).
 """
 
@@ -20,19 +20,15 @@ from core.analysis.statistic import STATISTICS
 from core.analysis.stats import METRIC_ORDER
 from core.reads.frames import FACETS
 from core.store.export import to_safe_csv
-from pages import _shared
-from pages._correlations_charts import STAT_EST, STAT_SYMBOL, heatmap, scatter, series_label
-from pages._correlations_reads import (
+from ui import shared
+from ui.correlations_charts import STAT_EST, STAT_SYMBOL, heatmap, scatter, series_label
+from ui.correlations_reads import (
     MIN_N,
     STAT_VALUE,
-    load_agreement,
-    load_breakdown,
-    load_matrix,
-    load_paired,
-    load_series,
+    View,
 )
-from pages._correlations_words import STATS
-from pages._shared import MISSING, escape_md, set_url, show_table, url_value, warn_unknown_names
+from ui.correlations_words import STATS
+from ui.shared import MISSING, escape_md, set_url, show_table, url_value, warn_unknown_names
 
 #: Bootstrap work computed without asking, in pair-resamples (pairs x resamples, summed over the
 #: series). Measured here at 1.3e7 (one paired test, small n) to 9e7 (a whole table, large n) per
@@ -82,9 +78,9 @@ def download(label: str, frame: pd.DataFrame, meta: dict, name: str, key: str) -
                        mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
 
 
-def draw_ceiling(args: tuple, meta: dict, stat: str) -> None:
+def draw_ceiling(reads: View, meta: dict, stat: str) -> None:
     """The experts' agreement with each other, in the statistic the table shows (``stat``)."""
-    agreement = load_agreement(*args)
+    agreement = reads.agreement()
     if agreement is None:
         st.caption("Ceiling: fewer than two annotators rated these pairs, so there is no inter-annotator "
                    "agreement to compare with.")
@@ -124,7 +120,7 @@ def draw_ceiling(args: tuple, meta: dict, stat: str) -> None:
                                   p_col: st.column_config.NumberColumn(format="%.3g")})
 
 
-def paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: str, n_boot: int, seed: int,
+def paired_section(reads: View, table: pd.DataFrame, a: tuple[str, str], stat: str, n_boot: int, seed: int,
                     meta: dict, boot_ok: bool) -> None:
     scored = table[table["tau"].notna()]
     others = [(j, m) for j, m in zip(scored["judge"], scored["metric"], strict=True) if (j, m) != a]
@@ -150,7 +146,7 @@ def paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: s
     if not boot_ok(2 * n_a * n_boot, "paired"):
         return
     with st.spinner("Paired bootstrap…"):
-        result = load_paired(*args, a, b, stat, n_boot, seed)
+        result = reads.paired(a, b, stat, n_boot, seed)
     row = result.iloc[0]
     sym = STAT_SYMBOL[stat]
     if pd.isna(row["ci_low"]):
@@ -177,7 +173,7 @@ def paired_section(args: tuple, table: pd.DataFrame, a: tuple[str, str], stat: s
 
 
 @st.fragment
-def one_metric(args: tuple, table: pd.DataFrame, stat: str, target: str, n_boot: int, seed: int, meta: dict) -> None:
+def one_metric(reads: View, table: pd.DataFrame, stat: str, target: str, n_boot: int, seed: int, meta: dict) -> None:
     """One judge metric of the table: scatter and pairs, the statistic by a facet, the paired test."""
     st.markdown("#### One judge metric")
     valid = table[table["n"] > 0]
@@ -186,8 +182,8 @@ def one_metric(args: tuple, table: pd.DataFrame, stat: str, target: str, n_boot:
     ranked = valid.sort_values(STAT_VALUE[stat], ascending=False, na_position="last")
     # On a large dataset the detail of one judge metric (scatter, pairs, heatmap, paired test) waits
     # for a choice, as large bootstraps do; on a small one the best judge metric is shown at once.
-    n_pairs = len(load_matrix(*args[:4]).pairs)
-    waits = n_pairs > _shared.DETAIL_PAIRS  # read at each run (a test lowers it)
+    n_pairs = len(reads.matrix().pairs)
+    waits = n_pairs > shared.DETAIL_PAIRS  # read at each run (a test lowers it)
     if JUDGE_KEY not in ss:
         ss[JUDGE_KEY] = url_value("judge")
         warn_unknown_names("judge", [ss[JUDGE_KEY]] if ss[JUDGE_KEY] else [], judges,
@@ -223,7 +219,7 @@ def one_metric(args: tuple, table: pd.DataFrame, stat: str, target: str, n_boot:
     set_url("ci", "always" if ss.get(CI_ALWAYS_KEY) else None)
 
     row = table[(table["judge"] == judge) & (table["metric"] == metric)].iloc[0]
-    series = load_series(*args, judge, metric)
+    series = reads.series(judge, metric)
     sign = int(row["expected_sign"])  # the metric's orientation, or the one its import declared
     est, low, high = STAT_EST[stat], *STAT_CI[stat]  # the statistic chosen above, as in the table
     ci = "" if pd.isna(row[low]) else f", 95% CI {row[low]:.3f} to {row[high]:.3f}"
@@ -251,11 +247,11 @@ def one_metric(args: tuple, table: pd.DataFrame, stat: str, target: str, n_boot:
     heat_rows = ranked_all[:HEATMAP_ROWS]
     if (judge, metric) not in heat_rows:
         heat_rows.append((judge, metric))
-    if not load_matrix(*args[:4]).pairs[facet].notna().any():  # nothing to break down: say why, not an empty frame
+    if not reads.matrix().pairs[facet].notna().any():  # nothing to break down: say why, not an empty frame
         st.caption(f"This dataset records no {facet} for its pairs, so there is no {STAT_SYMBOL[stat]} by {facet}; "
                    f"choose another facet above (or import the pairs with a {facet} column).")
     else:
-        cells = load_breakdown(*args, facet, tuple(heat_rows))
+        cells = reads.breakdown(facet, tuple(heat_rows))
         capped = ""
         if len(ranked_all) > len(heat_rows):
             capped = (f"the {HEATMAP_ROWS} of {len(ranked_all)} judge metrics with the highest "
@@ -269,4 +265,4 @@ def one_metric(args: tuple, table: pd.DataFrame, stat: str, target: str, n_boot:
 
     st.markdown("#### Paired difference")
     st.caption(f"Is A = {escape_md(series_label(judge, metric))} closer to the experts than B?")
-    paired_section(args, table, (judge, metric), stat, n_boot, seed, meta, boot_ok)
+    paired_section(reads, table, (judge, metric), stat, n_boot, seed, meta, boot_ok)

@@ -1,7 +1,7 @@
 """The Correlations page in words: the headline above the table, the table's cells with their CI and n, its
 legend and what its intervals are.
 
-Not a page (app.py lists its pages). The headline is :func:`core.analysis.headline.headline`, the function
+The headline is :func:`core.analysis.headline.headline`, the function
 ``python -m core correlate`` and the HTML report use; names are :mod:`core.analysis.naming`'s.
 """
 
@@ -17,8 +17,8 @@ from core.analysis.naming import column_name
 from core.analysis.statistic import STATISTICS, table
 from core.analysis.stats import AUTO_BOOTSTRAP_MAX_N, TABLE_LEGEND, ci_method_for
 from core.taxonomy import MIN_N
-from pages._correlations_charts import STAT_SYMBOL
-from pages._shared import draw_caveat, escape_md
+from ui.correlations_charts import STAT_SYMBOL
+from ui.shared import draw_caveat, escape_md
 
 STATS = table("name")
 #: statistic -> (estimate, CI low, CI high) columns of a correlate table.

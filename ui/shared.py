@@ -1,7 +1,6 @@
 """What app.py and every page share: the store handle, cached queries, URL state.
 
-Not a page: app.py lists its pages explicitly, so files under ``pages/`` that
-start with ``_`` are helpers, never shown in the navigation.
+Not a page: the pages are the rows of ui/page_table.py, one module each under ``pages/``.
 
 Caching follows the store's contract: ``st.cache_resource`` for the handle
 (one per store path and process), ``st.cache_data`` for query results with
@@ -25,6 +24,7 @@ from core import settings, taxonomy
 from core.reads import queries
 from core.store.db import Store, StoreMissing, default_store_path
 from core.taxonomy import OKABE_ITO
+from ui.router import reroute, routed_page
 
 # Session-state keys owned by app.py (pages only read them).
 DATASET_KEY = "dataset"  # the selected dataset name, or None when the store is empty
@@ -32,46 +32,29 @@ NEXT_DATASET_KEY = "dataset_next"  # a page asks app.py to switch dataset on the
 VERSION_KEY = "data_version"  # the store's write counter, read once per script run
 
 
-# -- the router -----------------------------------------------------------------
-
 #: Correlations: datasets with more pairs than this open without one judge metric's detail (scatter,
 #: heatmap, paired test); it waits for the user's choice, as large bootstraps wait for a click.
 DETAIL_PAIRS = 20_000
 
 
-def ensure_router() -> None:
-    """Call first in every page: make sure app.py (sidebar, store, dataset) ran.
-
-    With a folder named ``pages/`` next to app.py, Streamlit starts in its
-    legacy multipage mode until ``st.navigation`` is first called in the
-    process. If the first request after a server start is a page's URL, that
-    mode runs the page file alone, without app.py, and keeps doing so. Turning
-    the mode off (what ``st.navigation`` itself does) and rerunning routes the
-    request through app.py. A no-op in every other run.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
-def page_start(title: str, *, researchers: str | None = None, lead: str | None = None,
+def page_start(title: str, *, lead: str | None = None,
                empty: str | None = None, boxed: bool = False, icon: str | None = None,
                intro: str | None = None) -> tuple[Store, str | None, bool]:
     """The start every page shares; returns ``(store, dataset, synthetic)``.
 
-    In this order: :func:`ensure_router`, the researchers-only gate (``researchers``: the page's
-    path, for ``pages._access.researchers_only``), the title, the ``lead`` caption, the store and the
+    In this order: the router check (a page file run without app.py is sent through it:
+    ``ui.router.reroute``), the gate of the page's audience in the page table (``ui.access.refuse_unless_open``:
+    a viewer who typed a researcher page's URL), the title, the ``lead`` caption, the store and the
     dataset picked in the sidebar. Without ``empty`` the dataset may be None (``synthetic`` is then
     False); with it a page without a dataset stops after saying ``empty`` - as a caption, or
     ``boxed`` in ``st.info`` (with ``icon``). The ``intro`` caption follows once there is a dataset.
     """
-    ensure_router()
-    if researchers is not None:
-        from pages._access import researchers_only  # _access imports this module
+    spec = routed_page()
+    if spec is None:
+        reroute()
+    from ui.access import refuse_unless_open  # ui.access imports this module
 
-        researchers_only(researchers)
+    refuse_unless_open(spec)
     st.title(title)
     if lead is not None:
         st.caption(lead)
@@ -434,7 +417,7 @@ def expert_annotators_choice(store: Store, dataset: str, key: str) -> tuple[list
     raters with a rating given in a blinded queue (core.reads.ratings.expert_annotators): per pair, the
     target would show it.
     """
-    from pages._access import current_role  # _access imports this module
+    from ui.access import current_role  # ui.access imports this module
 
     groups = _expert_annotators(store, dataset, current_role())
     if not groups["clinicians"]:  # every annotator, unless some are hidden from this visitor
