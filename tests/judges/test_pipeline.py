@@ -126,3 +126,15 @@ def test_blocking_calls_retry_through_the_one_policy():
     with pytest.raises(_Refused):
         call_with_retries(flaky, max_retries=4, backoff=0.0, give_up=lambda: True)  # a cancel
     assert len(calls) == 1
+
+
+def test_stop_reaches_the_server_through_litellm_too(tmp_path, monkeypatch):
+    from core import settings
+
+    monkeypatch.setenv(settings.LITELLM_ONLY_VAR, "true")  # every call through litellm, not core.judges.direct
+    store = marked_store(tmp_path / "s.duckdb", 2)
+    with FakeOpenAI() as server:
+        run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url, max_retries=0,
+                      params=GenerateConfig(stop=("###",)))
+        run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url, max_retries=0)
+    assert [p.get("stop") for p in server.seen_params] == [["###"], ["###"], None, None]
