@@ -27,8 +27,8 @@ class CallSender:
     """Direct calls (one endpoint, or several replicas: the caller decides where each attempt goes)."""
 
     async def send(self, work: Sequence[WorkItem], ctx: SendContext) -> tuple[str, dict | None]:
-        rec_ = ctx.recorder
-        store, summary, caller = rec_.store, rec_.summary, ctx.caller
+        recorder = ctx.recorder
+        store, summary, caller = recorder.store, recorder.summary, ctx.caller
         sem = asyncio.Semaphore(ctx.concurrency)
         pending: list[OutputRecord] = []
         lock = asyncio.Lock()
@@ -36,9 +36,9 @@ class CallSender:
         clock = WriteClock(store.timeout)  # the store's patience, once for the whole run (core.judges.patience)
 
         def halted() -> bool:
-            if not rec_.stopped.is_set() and clock.overdue():
-                rec_.fail("could not write the store", overdue_message(store, clock.patience))
-            return rec_.stopped.is_set() or ctx.cancelled
+            if not recorder.stopped.is_set() and clock.overdue():
+                recorder.fail("could not write the store", overdue_message(store, clock.patience))
+            return recorder.stopped.is_set() or ctx.cancelled
 
         caller.halted = halted
         in_flight = [0]
@@ -48,9 +48,9 @@ class CallSender:
                 if halted():
                     return
                 try:  # the answer's place in the journal (one record per pair of the prompt) is reserved before
-                    rec_.journal.make_room(in_flight[0] + len(pair_ids) - 1)  # the call is paid for
+                    recorder.journal.make_room(in_flight[0] + len(pair_ids) - 1)  # the call is paid for
                 except OSError as exc:
-                    rec_.fail("stopped before sending", exc)
+                    recorder.fail("stopped before sending", exc)
                     return
                 in_flight[0] += 1
                 summary.sent += 1
@@ -64,13 +64,13 @@ class CallSender:
             rec.pair_id, rec.cache_key = pair_ids[0], key
             # the pairs with the identical prompt get the same answer, unpaid (as a cache hit is)
             records = [rec] + [replace(rec, pair_id=p, cost_usd=0.0) for p in pair_ids[1:]]
-            await asyncio.to_thread(rec_.keep, records)  # durable before anything else happens to it
+            await asyncio.to_thread(recorder.keep, records)  # durable before anything else happens to it
             async with lock:
                 pending.extend(records)
                 clock.received()
                 summary.shared += len(records) - 1
-                rec_.count(records)
-            rec_.report()
+                recorder.count(records)
+            recorder.report()
 
         renewed = [time.monotonic()]
 
@@ -88,7 +88,7 @@ class CallSender:
                     clock.taken()
                 try:
                     if batch:  # in a thread, so answers keep arriving while it commits
-                        await asyncio.to_thread(rec_.write, batch)
+                        await asyncio.to_thread(recorder.write, batch)
                     clock.written()
                     await asyncio.to_thread(leases.renew_quietly, store, renewed)
                     # a commit opens and closes the store (0.1-0.2 s of CPU here): at most a fifth of the time goes
@@ -101,18 +101,19 @@ class CallSender:
                             rest = pending[:]
                             pending.clear()
                         # the last answers and the run's totals in one transaction
-                        return await asyncio.to_thread(rec_.write, rest, status)
+                        return await asyncio.to_thread(recorder.write, rest, status)
                 except Exception as exc:  # disk full, lock held too long, read-only: stop sending now
-                    rec_.fail("could not write the store", exc)
+                    recorder.fail("could not write the store", exc)
                     await finished.wait()
                     return None
 
         status = "done"
         writer = asyncio.create_task(flusher())
-        prompts: dict[str, tuple[list, list]] = {}  # cache key -> (its pairs, the messages): one call per prompt
+        prompts: dict[str, list[WorkItem]] = {}  # cache key -> the work items of its pairs: one call per prompt
         for w in work:
-            prompts.setdefault(w.key, ([], w.messages))[0].append(w.pair_id)
-        tasks = [asyncio.create_task(one(pair_ids, messages, key)) for key, (pair_ids, messages) in prompts.items()]
+            prompts.setdefault(w.key, []).append(w)
+        tasks = [asyncio.create_task(one([w.pair_id for w in items], items[0].messages, key))
+                 for key, items in prompts.items()]
 
         async def watch():
             while not halted():
