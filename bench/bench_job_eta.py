@@ -27,6 +27,7 @@ def main() -> None:
     from core.jobs import table
     from core.jobs.spec import JobSpec, Task
     from core.jobs.worker import run_job
+    from core.judges.callsettings import CallSettings
     from tests.conftest import marked_store
     from tests.fake_openai import FakeOpenAI
     from ui.jobs import progress_text
@@ -38,8 +39,8 @@ def main() -> None:
     args = ap.parse_args()
     store = marked_store(Path(tempfile.mkdtemp()) / "s.duckdb", args.pairs)
     with FakeOpenAI(latency=args.latency) as server:
-        spec = JobSpec(dataset="d", tasks=[Task("openai/fake-judge", "green", 0.0)], concurrency=args.concurrency,
-                       api_base=server.url, max_retries=0)
+        spec = JobSpec(dataset="d", tasks=[Task("openai/fake-judge", "green", 0.0)],
+                       call=CallSettings(concurrency=args.concurrency, api_base=server.url, max_retries=0))
         job_id = table.submit(store, spec, origin="dashboard")
         seen = []
         worker = threading.Thread(target=run_job, args=(store, job_id), daemon=True)

@@ -25,10 +25,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.judges import OFFLINE_JUDGES
-from core.judges.llm import GenParams, cache_key, environment_key_allowed, is_private_endpoint, safe_api_base
-from core.judges.messages import default_params, pair_messages
+from core.judges.endpoints import environment_key_allowed, is_private_endpoint, safe_api_base
+from core.judges.generate import GenerateConfig as GenParams
+from core.judges.messages import default_params
+from core.judges.plan import RunPlan as WorkPlan
+from core.judges.plan import RunRequest, plan
 from core.judges.runs import answered_keys
-from core.judges.shots import FEWSHOT_PROMPTS, ShotSource
+from core.judges.shots import ShotSource
 from core.settings import (
     API_BASE_VAR,
     LOCAL_ONLY_VAR,
@@ -240,21 +243,11 @@ def _effective_prompt(prompt_id: str, shots: ShotSource | None) -> str:
     return spec.with_shots if shots is not None and spec is not None and spec.with_shots else prompt_id
 
 
-def _rendered(store: Store, dataset: str, prompt_id: str, pair_ids: list[str] | None,
-              shots: ShotSource | None) -> list[list[dict]]:
-    """The messages a run of ``prompt_id`` would send, one list per pair, as run_llm_judge renders them: with
-    each pair's patient context, which context-aware prompts (CRIMSON's) read and the others ignore."""
-    from core.judges.runs import load_pairs
-    from core.judges.shots import build_shots
-
-    pairs = load_pairs(store, dataset, pair_ids)
-    prompt_id = _effective_prompt(prompt_id, shots)
-    shot_list = None
-    if prompt_id in FEWSHOT_PROMPTS:
-        if shots is None:
-            raise ValueError(f"'{prompt_id}' is a few-shot prompt: choose the dataset (and split) to draw shots from")
-        shot_list, _ = build_shots(store, prompt_id, shots, pairs, dataset)
-    return [pair_messages(prompt_id, r, shot_list) for r in pairs.itertuples(index=False)]
+def _planned(store: Store, dataset: str, model: str, prompt_id: str, pair_ids: list[str] | None,
+             params: GenParams | None, shots: ShotSource | None) -> WorkPlan:
+    """The run's own plan (core.judges.plan): the messages it would send, one per pair, and their cache keys,
+    rendered as the run renders them (each pair's patient context, which CRIMSON's prompts read)."""
+    return plan(store, RunRequest(dataset, model, prompt_id, pair_ids, config=params, shots=shots))
 
 
 def _offline_done(store: Store, dataset: str, judge: str, pair_ids: list[str] | None) -> int:
@@ -280,8 +273,7 @@ def count_cached(store: Store, dataset: str, model: str, prompt_id: str, pair_id
     """
     if model in OFFLINE_JUDGES:
         return _offline_done(store, dataset, model, pair_ids)
-    params = default_params(prompt_id, params)
-    keys = [cache_key(model, m, params) for m in _rendered(store, dataset, prompt_id, pair_ids, shots)]
+    keys = _planned(store, dataset, model, prompt_id, pair_ids, params, shots).keys
     hits = answered_keys(store, keys)
     return sum(1 for k in keys if k in hits)
 
@@ -377,13 +369,13 @@ def plan_run(store: Store, dataset: str, judge: str, pair_ids: list[str], prompt
     if judge in OFFLINE_JUDGES:
         cached = _offline_done(store, dataset, judge, pair_ids) if n else 0
         return RunPlan(judge, None, None, n, cached, 0, 0, 0.0)
-    params = default_params(prompt_id, params)
-    messages = _rendered(store, dataset, prompt_id, pair_ids, shots) if n else []
-    keys = [cache_key(judge, m, params) for m in messages]
-    hits = answered_keys(store, keys)
-    todo = [m for m, k in zip(messages, keys, strict=True) if k not in hits]
+    work_plan = _planned(store, dataset, judge, prompt_id, pair_ids, params, shots) if n else None
+    params = work_plan.config if work_plan else default_params(prompt_id, params)
+    work = work_plan.work if work_plan else []
+    hits = answered_keys(store, [w.key for w in work])
+    todo = [w.messages for w in work if w.key not in hits]
     p_tokens = sum(estimate_prompt_tokens(m) for m in todo)
-    effective = _effective_prompt(prompt_id, shots)
+    effective = work_plan.prompt_id if work_plan else _effective_prompt(prompt_id, shots)
     out_each, source = _output_each(store, effective, judge, int(params.max_tokens), completion_tokens)
     cost = 0.0
     if todo:

@@ -26,6 +26,7 @@ from core.jobs.spec import JobSpec, Task
 from core.jobs.table import ACTIVE
 from core.judges import OFFLINE_JUDGES
 from core.judges.batch import batch_problem
+from core.judges.callsettings import CallSettings
 from core.judges.language import languages_of
 from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model
 from core.judges.localserver import CLOUD_CONCURRENCY, CLOUD_TIMEOUT, LOCAL_CONCURRENCY, LOCAL_TIMEOUT
@@ -404,10 +405,10 @@ def main() -> None:
         draw_estimate(store, dataset, tasks, pair_ids, shots)
         if st.button("Start run", key="run_start", type="primary", icon=":material/play_arrow:",
                      help="runs in a worker process of its own: a refresh or a closed tab does not stop it"):
-            spec = JobSpec(dataset, tasks, pair_ids, selection=selection, shots=shots, concurrency=concurrency,
-                           local_only=restricted, extra={"batch": batch} if batch is not None else {},
-                           timeout=LOCAL_TIMEOUT if all(m.local for m in models if m.name in {t.judge for t in tasks})
-                           else CLOUD_TIMEOUT)
+            all_local = all(m.local for m in models if m.name in {t.judge for t in tasks})
+            timeout = LOCAL_TIMEOUT if all_local else CLOUD_TIMEOUT
+            spec = JobSpec(dataset, tasks, pair_ids, selection=selection, shots=shots,
+                           call=CallSettings(concurrency=concurrency, local_only=restricted, batch=batch, timeout=timeout))
             start(store, spec, models, secrets)
 
     if len(live):

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from functools import partial
 from pathlib import Path
 
@@ -139,8 +138,12 @@ def run_laias_judge(store, *, dataset: str, model: str, prompt_id: str = PROMPT_
                     cancel: threading.Event | None = None, local_only: bool | None = None,
                     flush_interval: float = 0.5, shots=None):
     """The adversarial phase on a dataset's pairs with ``model``; returns the runner's RunSummary."""
-    from core.judges import llm
-    from core.judges.runs import RunSpec, ensure_run
+    from core.judges.caller import Caller
+    from core.judges.endpoints import check_endpoint, safe_api_base
+    from core.judges.execute import execute_plan
+    from core.judges.generate import GenerateConfig
+    from core.judges.plan import plan_rows
+    from core.judges.runs import RunSpec
     from core.settings import local_only as local_only_setting
 
     if prompt_id != PROMPT_ID:
@@ -149,8 +152,8 @@ def run_laias_judge(store, *, dataset: str, model: str, prompt_id: str = PROMPT_
         raise ValueError(f"{PROMPT_ID} takes no few-shot examples")
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    params = params or llm.GenParams()
-    llm.check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
+    params = params or GenerateConfig()
+    check_endpoint(model, api_base, local_only_setting() if local_only is None else local_only)
     sql = "SELECT pair_id, ext_id, reference, candidate, modality, anatomy, meta FROM pairs WHERE dataset = ?"
     args: list = [dataset]
     if pair_ids is not None:
@@ -162,18 +165,11 @@ def run_laias_judge(store, *, dataset: str, model: str, prompt_id: str = PROMPT_
         raise ValueError(f"dataset '{dataset}' not found")
     run_params = {**params.as_dict(), "locale": locale}
     if api_base:
-        run_params["api_base"] = llm.safe_api_base(api_base)
+        run_params["api_base"] = safe_api_base(api_base)
     spec = RunSpec("llm", model, dataset, model=model, prompt_id=PROMPT_ID, prompt_hash=prompt_hash(locale),
                    params=run_params)
-    run_id = ensure_run(store, spec, len(pairs))
-    summary = llm.RunSummary(run_id=run_id, requested=len(pairs))
-    started = time.monotonic()
-    work = []
-    for row in pairs.itertuples(index=False):
-        messages = render(row.reference, row.candidate, locale=locale,
-                          exam=exam_text(row.modality, row.anatomy, row.meta))
-        work.append((row.pair_id, row.ext_id, messages, llm.cache_key(model, messages, params)))
-    summary.seconds = time.monotonic() - started
-    caller = partial(llm.Caller, model, params, api_base, api_key, timeout, max_retries, backoff)
-    return llm.execute_work(store, run_id, PROMPT_ID, work, summary, caller, concurrency=concurrency,
-                            progress=progress, cancel=cancel, flush_interval=flush_interval)
+    the_plan = plan_rows(spec, params, pairs.itertuples(index=False), lambda row: render(
+        row.reference, row.candidate, locale=locale, exam=exam_text(row.modality, row.anatomy, row.meta)))
+    caller = partial(Caller, model, params, api_base, api_key, timeout, max_retries, backoff)
+    return execute_plan(store, the_plan, caller, concurrency=concurrency, progress=progress, cancel=cancel,
+                        flush_interval=flush_interval)

@@ -32,6 +32,7 @@ def cmd_judge(args) -> int:
     from core.jobs.spec import JobSpec, Task, is_offline
     from core.jobs.worker import run_job
     from core.judges import localserver
+    from core.judges.callsettings import CallSettings
 
     offline = is_offline(args.judge)
     store = open_store(args)
@@ -67,16 +68,16 @@ def cmd_judge(args) -> int:
         task = Task(args.judge)
     else:
         task = Task(args.judge, args.prompt, args.temperature, args.max_tokens, args.reasoning_effort)
-    spec = JobSpec(dataset=args.dataset, tasks=[task], limit=args.limit, shots=shots,
-                   concurrency=args.concurrency, timeout=args.timeout, max_retries=args.max_retries,
-                   api_base=judgescale.safe(args.api_base), api_key_env=args.api_key_env,
-                   local_only=True if args.local_only else None, shots_every_prompt=shots is not None,
-                   extra={"batch": batch} if batch else {})
+    call = CallSettings(api_base=judgescale.safe(args.api_base) or (), api_key_env=args.api_key_env,
+                        timeout=args.timeout, max_retries=args.max_retries, concurrency=args.concurrency,
+                        local_only=True if args.local_only else None, batch=batch or None)
+    spec = JobSpec(dataset=args.dataset, tasks=[task], limit=args.limit, shots=shots, call=call,
+                   shots_every_prompt=shots is not None)
     if args.crimson_map:  # checked before the job exists (a bad map, or a prompt that is not CRIMSON's)
         from core.judges.runs import crimson_map_param
 
         crimson_map_param(args.prompt, args.crimson_map)
-        spec.extra["crimson_map"] = args.crimson_map
+        spec.crimson_map = args.crimson_map
     if offline:  # an offline judge's run takes the prompt as given (e.g. a dataset kind's own judging)
         spec.tasks = [Task(args.judge, args.prompt if args.prompt != "green" else None)]
     if selection.wanted(args):  # the Run page's selection (core.reads.selection), as flags

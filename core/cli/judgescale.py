@@ -63,7 +63,7 @@ def resolve(args, store, offline: bool) -> tuple[str | list[str] | None, dict | 
 
 def safe(api_base):
     """The endpoint(s) without credentials, as the job records them."""
-    from core.judges.llm import safe_api_base
+    from core.judges.endpoints import safe_api_base
 
     return [safe_api_base(u) for u in api_base] if isinstance(api_base, list) else safe_api_base(api_base)
 

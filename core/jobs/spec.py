@@ -1,9 +1,12 @@
 """What a job runs: judges (and for a model, prompts and generation parameters) over pairs.
 
 One spec for the CLI and the dashboard. It round-trips through JSON into the store's ``jobs``
-table, so any process can run or resume it. It never holds a key: a model's key is read by the
-process that runs the job (its environment, Streamlit's secrets file, or the variable named by
-``api_key_env``).
+table, so any process can run or resume it (a spec stored before the settings were typed loads too:
+:meth:`JobSpec.from_json`). Each model task's generation settings are a frozen
+:class:`~core.judges.generate.GenerateConfig` (``Task.params``); the calls' settings, a frozen
+:class:`~core.judges.callsettings.CallSettings` (``JobSpec.call``). It never holds a key: a model's key is
+read by the process that runs the job (its environment, Streamlit's secrets file, or the variable named by
+``call.api_key_env``).
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, replace
 
-from core.judges.llm import GenParams
+from core.judges.callsettings import CallSettings
+from core.judges.generate import GenerateConfig
 from core.judges.messages import default_max_tokens
 from core.judges.registry import OFFLINE_JUDGES
 from core.judges.shots import ShotSource
@@ -35,12 +39,12 @@ class Task:
     def offline(self) -> bool:
         return is_offline(self.judge)
 
-    def params(self) -> GenParams | None:
+    def params(self) -> GenerateConfig | None:
         """The generation parameters; ``max_tokens`` not given: the prompt's default (8,192 for CRIMSON's,
-        2,048 for the others: ``core.judges.llm.default_max_tokens``)."""
+        2,048 for the others: ``core.judges.messages.default_max_tokens``)."""
         if self.offline:
             return None
-        return GenParams(temperature=float(self.temperature if self.temperature is not None else 0.0),
+        return GenerateConfig(temperature=float(self.temperature if self.temperature is not None else 0.0),
                          max_tokens=int(self.max_tokens or default_max_tokens(self.prompt_id or "green")),
                          reasoning_effort=self.effort)
 
@@ -69,13 +73,8 @@ class JobSpec:
     selection: str = ""
     shots: ShotSource | None = None
     shots_every_prompt: bool = False  # the CLI's --shots-*: given to any prompt (vert then means vert_random)
-    concurrency: int = 8
-    timeout: float = 120.0
-    max_retries: int = 4
-    api_base: str | list[str] | None = None  # overrides the configured endpoint of every model task (a list: replicas)
-    api_key_env: str | None = None  # the NAME of the variable holding the key for api_base
-    local_only: bool | None = None  # None: the setting (RADCONCORD_LOCAL_ONLY)
-    extra: dict = field(default_factory=dict)  # judge-specific keywords (e.g. a dataset kind's options)
+    call: CallSettings = field(default_factory=CallSettings)  # endpoint(s), key variable, timeout, retries, ...
+    crimson_map: str | None = None  # the CRIMSON prompts' category map (judge --crimson-map): in their runs' params
     shard: str | None = None  # "K/N" (judge --shard, core.jobs.shard): pair_ids hold that part; never in run params
 
     @property
@@ -94,20 +93,34 @@ class JobSpec:
 
     def retry(self, tasks: list[Task], local_only: bool = False) -> JobSpec:
         """The same job again for ``tasks`` (the runs that failed): every other field kept as it was -- pairs,
-        ``limit``, shard, endpoint, key variable, timeouts, retries, shots, ``extra`` (batch options, the CRIMSON
-        map) -- so a retry sends to the same endpoint for the same pairs and nothing more. ``local_only``: the
-        retrying process's own restriction, which only ever tightens the job's."""
-        return replace(self, tasks=list(tasks), local_only=True if local_only else self.local_only)
+        ``limit``, shard, shots, the CRIMSON map and the call settings (endpoint, key variable, timeouts,
+        retries, batch options) -- so a retry sends to the same endpoint for the same pairs and nothing more.
+        ``local_only``: the retrying process's own restriction, which only ever tightens the job's."""
+        call = replace(self.call, local_only=True) if local_only else self.call
+        return replace(self, tasks=list(tasks), call=call)
 
     def to_json(self) -> str:
         d = asdict(self)
         d["shots"] = asdict(self.shots) if self.shots else None
+        d["call"] = self.call.to_dict()
         return json.dumps(d, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> JobSpec:
+        """A stored spec; one stored before the settings were typed (loose ``api_base``, ``timeout``, ...,
+        ``extra`` holding ``batch`` and ``crimson_map``) loads as the same job. ValueError names what it
+        cannot read."""
         d = json.loads(text)
         d["tasks"] = [Task(**t) for t in d["tasks"]]
         d["shots"] = ShotSource(**d["shots"]) if d.get("shots") else None
+        if "call" in d:
+            d["call"] = CallSettings.from_dict(d["call"])
+        else:  # as the code before CallSettings wrote it
+            extra = d.get("extra") or {}
+            unknown = sorted(set(extra) - {"batch", "crimson_map"})
+            if unknown:
+                raise ValueError(f"unknown settings in the job spec's extra: {', '.join(unknown)}")
+            d["call"] = CallSettings.from_old(d)
+            d["crimson_map"] = extra.get("crimson_map")
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in d.items() if k in known})

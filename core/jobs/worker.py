@@ -48,11 +48,11 @@ def _endpoint(spec: JobSpec, task: Task, override: tuple[str | None, str | None]
     """(api_base, api_key) for a model task: the caller's override, the spec's endpoint, or the configuration."""
     if override is not None:
         return override
-    if spec.api_base:
+    if spec.call.api_base:
         from core import settings
 
-        key = settings.env_value(spec.api_key_env) if spec.api_key_env else None
-        return spec.api_base, key or None
+        key = settings.env_value(spec.call.api_key_env) if spec.call.api_key_env else None
+        return spec.call.endpoint, key or None
     from core.models import configured_models
 
     configured = {m.name: m for m in configured_models()}
@@ -170,9 +170,9 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
             kwargs: dict = {"pair_ids": spec.pair_ids, "limit": spec.limit, "progress": progress, "cancel": cancel}
             if not task.offline:
                 api_base, api_key = _endpoint(spec, task, override)
-                kwargs.update(params=task.params(), api_base=api_base, api_key=api_key, local_only=spec.local_only,
-                              concurrency=spec.concurrency, timeout=spec.timeout, max_retries=spec.max_retries,
-                              **spec.extra)
+                kwargs.update(params=task.params(), api_base=api_base, api_key=api_key, **spec.call.run_options())
+                if spec.crimson_map:
+                    kwargs["crimson_map"] = spec.crimson_map
                 if spec.shots is not None and (task.prompt_id in FEWSHOT_PROMPTS or spec.shots_every_prompt):
                     kwargs["shots"] = spec.shots
             try:
@@ -188,7 +188,7 @@ def run_job(store: Store, job_id: str, *, cancel: threading.Event | None = None,
                 outcome.state, outcome.message = "failed", str(exc)
                 break
             except Exception as exc:  # a refused endpoint, bad shots...: recorded, the other tasks go on
-                from core.judges.llm import redact
+                from core.judges.endpoints import redact
 
                 kind = "refused" if type(exc).__name__ == "EndpointRefused" else "error"
                 outcome.results.append(_row(task, error=redact(f"{type(exc).__name__}: {exc}"), status=kind))

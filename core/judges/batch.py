@@ -1,8 +1,8 @@
 """``judge --batch``: a run's prompts sent through a provider's batch API instead of one call each.
 
-The run is the direct run's in every other respect (:func:`core.judges.llm.execute_work`: the journal
+The run is the direct run's in every other respect (:func:`core.judges.execute.execute_plan`: the journal
 is replayed, answered pairs skipped, cache keys leased, cached answers copied); only the pairs left
-to send go here. Their prompts are written as JSONL request lines (:mod:`.batchfiles`, custom_id =
+to send go here, to :class:`BatchSender` (the :mod:`core.judges.sending` contract). Their prompts are written as JSONL request lines (:mod:`.batchfiles`, custom_id =
 cache key), cut into files at the provider's limits, uploaded (``litellm.create_file``) and made into
 batches (``litellm.create_batch``), each recorded in ``job_batches`` (:mod:`.batchstore`) before it is
 polled. Then each open batch is read (``litellm.retrieve_batch``: after 1 s, then at doubling intervals up
@@ -28,48 +28,27 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from dataclasses import dataclass, fields
 
-from core import settings
 from core.judges import batchstore, leases
-from core.judges.batchfiles import (
+from core.judges.batchfiles import (  # noqa: F401  (RETRY_MODES, BatchOptions: importable from here)
     ENDPOINT,
-    OPENAI_MAX_BYTES,
-    OPENAI_MAX_REQUESTS,
+    RETRY_MODES,
+    BatchOptions,
     BatchPrice,
     iter_lines,
     read_result,
     request_line,
     split_files,
 )
-from core.judges.llm import CANCEL_GRACE, NO_KEY, check_model, retryable, safe_api_base
-from core.judges.runs import OutputRecord, write_outputs
+from core.judges.caller import check_model
+from core.judges.calls import CallSender
+from core.judges.endpoints import safe_api_base
+from core.judges.retry import call_with_retries, retryable, short_error
+from core.judges.runs import OutputRecord
+from core.judges.sending import CANCEL_GRACE, SendContext
 
-RETRY_MODES = ("batch", "direct")
 BATCH_PROVIDERS = ("openai",)  # providers whose own API serves OpenAI's batch endpoints
 WRITE_EVERY = 500  # answers stored per transaction while a result file streams in
-
-
-@dataclass(frozen=True)
-class BatchOptions:
-    """How a batch run cuts its files, polls, and sends failed lines again."""
-
-    max_requests: int = OPENAI_MAX_REQUESTS
-    max_bytes: int = OPENAI_MAX_BYTES
-    poll_seconds: float = 30.0
-    retry: str = "batch"  # "batch": failed lines in a new batch; "direct": as direct calls
-    max_rounds: int = 3  # batch rounds per invocation, the first included
-    completion_window: str = "24h"
-
-    @classmethod
-    def from_dict(cls, d: dict | None) -> BatchOptions:
-        known = {f.name for f in fields(cls)}
-        opts = cls(**{k: v for k, v in (d or {}).items() if k in known})
-        if opts.retry not in RETRY_MODES:
-            raise ValueError(f"batch retry must be one of {', '.join(RETRY_MODES)}, not {opts.retry!r}")
-        if opts.max_rounds < 1 or opts.poll_seconds <= 0 or opts.max_requests < 1 or opts.max_bytes < 1:
-            raise ValueError("batch options: max_rounds, max_requests and max_bytes at least 1, poll_seconds above 0")
-        return opts
 
 
 def batch_problem(model: str, api_base: str | None) -> str | None:
@@ -84,37 +63,33 @@ def batch_problem(model: str, api_base: str | None) -> str | None:
     return None
 
 
-def batch_sender(options: dict | None, model: str, api_base: str | None, *, direct):
-    """The ``send`` of :func:`core.judges.llm.execute_work` for a batch run (``direct``: how leftovers go
-    as direct calls when ``retry="direct"``)."""
-    opts = BatchOptions.from_dict(options)
-    problem = batch_problem(model, api_base)
-    if problem:
-        raise ValueError(problem)
-    job = leases.current_job()  # read here, in the run's thread: the batches are recorded with this job
+class BatchSender:
+    """The batch API's sender: the run's prompts in batches; with ``retry="direct"`` what the batches did not
+    answer goes as direct calls (:class:`~core.judges.calls.CallSender`)."""
 
-    async def send(store, run_id, prompt_id, caller, to_send, concurrency, summary, total, progress, cancel,
-                   flush_interval, ext_of, journal):
-        run = BatchRun(store, run_id, prompt_id, caller, opts, summary, total, progress, cancel, ext_of, journal,
-                       job)
-        status, leftovers = await asyncio.to_thread(run.rounds, to_send)
-        if leftovers:  # retry="direct": what the batches did not answer goes as direct calls
-            work = [w for w in to_send if w.key in leftovers]
-            return await direct(store, run_id, prompt_id, caller, work, concurrency, summary, total, progress,
-                                cancel, flush_interval, ext_of, journal)
-        return status, await asyncio.to_thread(run.finish, status)
+    def __init__(self, options: dict | BatchOptions | None, model: str, api_base: str | None):
+        self.opts = options if isinstance(options, BatchOptions) else BatchOptions.from_dict(options)
+        problem = batch_problem(model, api_base)
+        if problem:
+            raise ValueError(problem)
+        self.job = leases.current_job()  # read here, in the run's thread: the batches are recorded with this job
 
-    return send
+    async def send(self, work, ctx: SendContext) -> tuple[str, dict | None]:
+        run = BatchRun(ctx, self.opts, self.job)
+        status, leftovers = await asyncio.to_thread(run.rounds, work)
+        if leftovers:
+            return await CallSender().send([w for w in work if w.key in leftovers], ctx)
+        return status, await asyncio.to_thread(ctx.recorder.finish, status)
 
 
 class BatchRun:
     """One invocation's batches of one run (runs in a worker thread: every call here blocks)."""
 
-    def __init__(self, store, run_id, prompt_id, caller, opts: BatchOptions, summary, total, progress,
-                 cancel: threading.Event | None, ext_of: dict, journal, job: str):
-        self.store, self.run_id, self.prompt_id, self.caller, self.opts = store, run_id, prompt_id, caller, opts
-        self.summary, self.total, self.progress, self.ext_of, self.journal = summary, total, progress, ext_of, journal
-        self.cancel = cancel or threading.Event()
+    def __init__(self, ctx: SendContext, opts: BatchOptions, job: str):
+        recorder, caller = ctx.recorder, ctx.caller
+        self.store, self.run_id, self.caller, self.opts = recorder.store, recorder.run_id, caller, opts
+        self.recorder, self.summary = recorder, recorder.summary
+        self.cancel = ctx.cancel or threading.Event()
         self.litellm = caller.litellm
         self.model_name = self.litellm.get_llm_provider(caller.model, api_base=caller.api_base)[0]
         self.provider = {"custom_llm_provider": "openai"}
@@ -130,16 +105,15 @@ class BatchRun:
         self.open: dict[str, dict] = {}  # input_file_id -> its job_batches row
         self.last_error: dict[str, str] = {}
         self.round_of: dict[str, int] = {}  # the round of the last batch that held each key
-        self.failed_write = False
         self.renewed = [time.monotonic()]
 
     # -- the rounds --------------------------------------------------------------------
 
     def rounds(self, to_send) -> tuple[str, set[str]]:
         """Submit, poll and collect until every key is answered or given up; (status, keys left for direct)."""
-        for pair_id, _ext, messages, key in to_send:
-            self.pairs_of.setdefault(key, []).append(pair_id)
-            self.messages[key] = messages
+        for w in to_send:
+            self.pairs_of.setdefault(w.key, []).append(w.pair_id)
+            self.messages[w.key] = w.messages
         rows = batchstore.open_batches(self.store, self.run_id)
         elsewhere = sorted({r["endpoint"] or "the provider's default" for r in rows if r["endpoint"] != self.endpoint})
         if elsewhere:
@@ -167,32 +141,19 @@ class BatchRun:
                     return "done", set(pending)
         except BatchWriteFailed:
             pass
-        if self.failed_write:
+        if self.recorder.stopped.is_set():
             return "failed", set()
         return ("cancelled" if self.cancel.is_set() else "done"), set()
 
-    def finish(self, status: str) -> dict | None:
-        """Close the run with ``status``; its totals (None after a failed write: the journal keeps the answers)."""
-        if status == "failed":
-            return None
-        return write_outputs(self.store, self.run_id, [], self.prompt_id, finish=status)
-
     def _stopped(self) -> bool:
-        return self.failed_write or self.cancel.is_set()
+        return self.recorder.stopped.is_set() or self.cancel.is_set()
 
     # -- provider calls ------------------------------------------------------------------
 
     def _call(self, function, **kwargs):
-        """A provider call with the caller's retries and backoff on transient errors (then it raises)."""
-        attempt = 0
-        while True:
-            try:
-                return getattr(self.litellm, function)(**kwargs, **self.provider)
-            except Exception as exc:
-                if attempt >= self.caller.max_retries or not transient(exc) or self.cancel.is_set():
-                    raise
-                time.sleep(min(60.0, self.caller.backoff * 2 ** attempt))
-                attempt += 1
+        """A provider call with the caller's retries (the one retry policy: core.judges.retry), then it raises."""
+        return call_with_retries(lambda: getattr(self.litellm, function)(**kwargs, **self.provider),
+                                 self.caller.max_retries, self.caller.backoff, self.cancel.is_set)
 
     def _submit(self, keys: list[str], round_no: int) -> None:
         lines = [(k, request_line(k, self.model_name, self.messages[k], self.caller.params)) for k in keys]
@@ -263,7 +224,7 @@ class BatchRun:
                     del self.open[file_id]
             self._report()
             leases.renew_quietly(self.store, self.renewed)
-            if self.failed_write or not self.open:
+            if self.recorder.stopped.is_set() or not self.open:
                 break
             if self.cancel.is_set():
                 if cancelled_at is None:
@@ -330,10 +291,7 @@ class BatchRun:
         return again + missing
 
     def _answers(self, r, latency: float) -> list[OutputRecord]:
-        text = r.text
-        own = [self.caller.api_key] if self.caller.api_key and self.caller.api_key != NO_KEY else []
-        for secret in sorted({*settings.secret_values(), *[s for s in own if len(s) >= 6]}, key=len, reverse=True):
-            text = text.replace(secret, "[redacted]")  # as Caller.call: a key repeated in an answer is cut out
+        text = self.caller.scrub(r.text)  # as a direct call's: a key repeated in an answer is cut out
         cost = self.price.cost(r.tokens_in, r.tokens_out)
         return [OutputRecord(pair_id=p, cache_key=r.key, raw_text=text, latency_ms=latency, tokens_in=r.tokens_in,
                              tokens_out=r.tokens_out, cost_usd=cost) for p in self.pairs_of.get(r.key, [])]
@@ -342,46 +300,16 @@ class BatchRun:
         return [OutputRecord(pair_id=p, cache_key=key, error=error) for p in self.pairs_of.get(key, [])]
 
     def _store(self, records) -> None:
-        """Journal the answers (one fsync), then store answers and failures in one transaction."""
-        records = [r for group in records for r in (group if isinstance(group, list) else [group])]
-        if not records:
-            return
-        answers = [r for r in records if r.error is None]
-        try:
-            self.journal.append_many(answers)
-            self.summary.journaled += len(answers)
-        except OSError as exc:
-            self.summary.lost += len(answers)
-            self._fail(f"could not write the journal {self.journal.path}", exc)
-        try:
-            write_outputs(self.store, self.run_id, records, self.prompt_id)
-            self.summary.stored += len(answers)
-        except Exception as exc:
-            self._fail("could not write the store", exc)
-        for rec in records:
-            self.summary.count(rec, self.ext_of.get(rec.pair_id, rec.pair_id))
-        self._report()
-        if self.failed_write:
+        """Journal the answers (one fsync), then store answers and failures in one transaction (the recorder)."""
+        self.recorder.store_now([r for group in records for r in (group if isinstance(group, list) else [group])])
+        if self.recorder.stopped.is_set():
             raise BatchWriteFailed
 
-    def _fail(self, what: str, exc: BaseException) -> None:
-        if not self.failed_write:
-            self.summary.message = f"{what}: {' '.join(str(exc).split())[:800]}"
-        self.failed_write = True
-
     def _error(self, what: str, exc: Exception) -> str:
-        from core.judges.llm import redact
-
-        status = getattr(exc, "status_code", None)
-        text = f"could not {what} at the provider: {type(exc).__name__}" + (f" ({status})" if status else "")
-        return redact(f"{text}: {' '.join(str(exc).split())}", [self.caller.api_key or ""])[:500]
+        return short_error(exc, self.caller.api_key, f"could not {what} at the provider: ")
 
     def _report(self) -> None:
-        if self.progress:
-            s = self.summary
-            self.progress(s.ok + s.failed, self.total, {"ok": s.ok, "failed": s.failed, "sent": s.sent,
-                                                        "cached": s.cached + s.skipped,
-                                                        "cost_usd": s.cost_usd if s.cost_known else None})
+        self.recorder.report()
 
 
 def transient(exc: Exception) -> bool:

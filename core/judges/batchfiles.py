@@ -15,22 +15,44 @@ and unknown (None) when the model is not in litellm's table: never 0.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
-from core.judges.llm import RETRYABLE_STATUS  # the gateway's: a line fails for the same reasons as a call
+from core.judges.generate import request_options
+from core.judges.retry import RETRYABLE_STATUS  # a line fails for the same reasons as a call
 
 OPENAI_MAX_REQUESTS = 50_000  # requests per batch file (OpenAI's limit)
 OPENAI_MAX_BYTES = 200 * 1024 * 1024  # bytes per batch file (OpenAI's limit)
 ENDPOINT = "/v1/chat/completions"
 RETRYABLE_CODES = {"batch_expired", "batch_cancelled", "rate_limit_exceeded", "server_error", "timeout"}
+RETRY_MODES = ("batch", "direct")
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """How a batch run cuts its files, polls, and sends failed lines again."""
+
+    max_requests: int = OPENAI_MAX_REQUESTS
+    max_bytes: int = OPENAI_MAX_BYTES
+    poll_seconds: float = 30.0
+    retry: str = "batch"  # "batch": failed lines in a new batch; "direct": as direct calls
+    max_rounds: int = 3  # batch rounds per invocation, the first included
+    completion_window: str = "24h"
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> BatchOptions:
+        known = {f.name for f in fields(cls)}
+        opts = cls(**{k: v for k, v in (d or {}).items() if k in known})
+        if opts.retry not in RETRY_MODES:
+            raise ValueError(f"batch retry must be one of {', '.join(RETRY_MODES)}, not {opts.retry!r}")
+        if opts.max_rounds < 1 or opts.poll_seconds <= 0 or opts.max_requests < 1 or opts.max_bytes < 1:
+            raise ValueError("batch options: max_rounds, max_requests and max_bytes at least 1, poll_seconds above 0")
+        return opts
 
 
 def request_line(key: str, model_name: str, messages: list[dict], params) -> bytes:
-    """One JSONL request line (bytes, newline included); ``params`` is a :class:`~core.judges.llm.GenParams`."""
-    body = {"model": model_name, "messages": messages, "temperature": params.temperature,
-            "max_tokens": params.max_tokens}
-    if params.reasoning_effort is not None:
-        body["reasoning_effort"] = params.reasoning_effort
+    """One JSONL request line (bytes, newline included); ``params`` is a
+    :class:`~core.judges.generate.GenerateConfig` (sent as a direct call sends it)."""
+    body = {"model": model_name, "messages": messages, **request_options(params)}
     line = {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body}
     return (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
 

@@ -130,7 +130,7 @@ def refuse_if_open(store: Store, keys: list[str], own_run: str | None = None) ->
     """Raise :class:`BatchesOpen` when a batch not yet collected holds one of ``keys`` that has no answer in
     the store; otherwise return (one query when no batch is open, the usual case).
 
-    Called by :func:`core.judges.llm.execute_work` once the run holds its leases, before anything is copied or
+    Called by :func:`core.judges.execute.execute_plan` once the run holds its leases, before anything is copied or
     sent: a live ``--batch`` job holds leases on its keys (so a run that meets it stops at the lease); one whose
     process died does not, and only its ``job_batches`` rows say the provider has those prompts. ``own_run``: a
     batch run's own run id, whose open batches it polls itself (:class:`core.judges.batch.BatchRun`). Live

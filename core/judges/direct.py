@@ -308,10 +308,14 @@ class Response:
 
 
 async def complete(*, model: str, messages: list[dict], api_base: str, timeout: float, temperature: float,
-                   max_tokens: int, api_key: str | None = None, **_ignored) -> Response:
-    """One POST to ``{api_base}/chat/completions``; raises :class:`ProviderError` shaped as litellm's."""
+                   max_tokens: int, api_key: str | None = None, stop: list[str] | None = None,
+                   **_ignored) -> Response:
+    """One POST to ``{api_base}/chat/completions``; raises :class:`ProviderError` shaped as litellm's. ``stop``
+    (stop sequences) is sent only when given, as litellm sends it."""
     body = {"model": model[len(PREFIX):] if model.startswith(PREFIX) else model, "messages": messages,
             "max_tokens": max_tokens, "temperature": temperature}
+    if stop:
+        body["stop"] = list(stop)
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     start = time.time()
     try:

@@ -1,22 +1,22 @@
 """What a model judge sends for one pair: the prompt's messages, rendered with the pair's patient context,
 and the prompt's output budget when the user sets none.
 
-The runner (:func:`core.judges.llm.run_llm_judge`) and the run planner (``core.models.plan_run``,
-``count_cached``) both render through :func:`pair_messages`, so a plan's cache keys and token estimate are
-those of the run. The budget is part of the cache key and the run id (``GenParams.as_dict``): the CRIMSON
+The run's plan (:func:`core.judges.plan.plan`: the runner and the cost planner ``core.models.plan_run``,
+``count_cached``) renders through :func:`pair_messages`, so a plan's cache keys and token estimate are
+those of the run. The budget is part of the cache key and the run id (``GenerateConfig.as_dict``): the CRIMSON
 prompts default to 8,192 tokens, every other prompt keeps 2,048, so their cache keys and runs are unchanged.
 """
 
 from __future__ import annotations
 
+from core.judges.generate import DEFAULT_MAX_TOKENS, GenerateConfig
 from core.reads.context import context_dict
 
 __all__ = ["CRIMSON_MAX_TOKENS", "DEFAULT_MAX_TOKENS", "default_max_tokens", "default_params", "pair_messages"]
 
-#: Output tokens per answer when none is given ...
-DEFAULT_MAX_TOKENS = 2048
-#: ... and for the CRIMSON prompts, whose JSON answer lists every finding of both reports (upstream's
-#: generate_score.py lets its local model's answers run to ``DEFAULT_MAX_NEW_TOKENS = 8192``).
+#: Output tokens per answer when none is given: DEFAULT_MAX_TOKENS (core.judges.generate) ... and for the
+#: CRIMSON prompts, whose JSON answer lists every finding of both reports (upstream's generate_score.py
+#: lets its local model's answers run to ``DEFAULT_MAX_NEW_TOKENS = 8192``).
 CRIMSON_MAX_TOKENS = 8192
 
 
@@ -32,9 +32,7 @@ def default_max_tokens(prompt_id: str | None) -> int:
 def default_params(prompt_id: str | None, params=None):
     """``params``, or the generation settings of a run of ``prompt_id`` the user set nothing for (its output
     budget, the rest ``GenParams``' defaults): the runner, Live scoring and the planner all take them here."""
-    from core.judges.llm import GenParams  # the gateway imports this module
-
-    return params or GenParams(max_tokens=default_max_tokens(prompt_id))
+    return params or GenerateConfig(max_tokens=default_max_tokens(prompt_id))
 
 
 def pair_messages(prompt_id: str, row, shots=None) -> list[dict[str, str]]:

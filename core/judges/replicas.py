@@ -8,7 +8,7 @@ from this process) and keeps a replica that failed out of rotation for ``cooldow
 (``allowed_fails=0``: the first failure, a refused connection, a 5xx, a 429 or a timeout, rests it);
 after that it is tried again, so a replica that comes back is back in rotation after one rest.
 
-Everything else is the direct path's (:class:`core.judges.llm.Caller`): our own retries with backoff
+Everything else is the direct path's (:class:`core.judges.caller.Caller`): our own retries with backoff
 (the Router's are off: ``num_retries=0``), so a call that failed on a replica is retried and lands on
 another one; one logical model, so the cache key, leases and journal do not depend on the replicas,
 and the run is identified by the first URL (``api_base`` in the run's params), as a run on that one
@@ -27,7 +27,9 @@ import time
 from collections import Counter
 from functools import partial
 
-from core.judges.llm import Caller, GenParams, check_endpoint, safe_api_base
+from core.judges.caller import Caller
+from core.judges.endpoints import check_endpoint, safe_api_base
+from core.judges.generate import GenerateConfig as GenParams
 
 ROUTING_STRATEGY = "least-busy"  # litellm's strategies: simple-shuffle, least-busy, latency-based-routing, ...
 COOLDOWN_SECONDS = 5.0  # how long a failed replica stays out of rotation before it is tried again
@@ -64,7 +66,7 @@ def split_endpoints(model: str, api_base, local_only: bool) -> tuple[str | None,
 def caller_for(model: str, params: GenParams, api_base: str | None, replicas: list[str], api_key: str | None,
                timeout: float, max_retries: int, backoff: float, summary=None):
     """What builds the run's caller: a :class:`ReplicaCaller` over ``replicas`` (reporting into
-    ``summary.replicas``), or the direct :class:`~core.judges.llm.Caller` of ``api_base``."""
+    ``summary.replicas``), or the direct :class:`~core.judges.caller.Caller` of ``api_base``."""
     if replicas:
         return partial(ReplicaCaller, model, params, replicas, api_key, timeout, max_retries, backoff,
                        summary.replicas if summary is not None else None)
@@ -102,7 +104,7 @@ class _Replica:
 
 
 class ReplicaCaller(Caller):
-    """A :class:`~core.judges.llm.Caller` whose calls go to one of several replicas through litellm's Router.
+    """A :class:`~core.judges.caller.Caller` whose calls go to one of several replicas through litellm's Router.
 
     ``report`` (the run summary's ``replicas`` list) receives one row per replica, updated as calls end.
     """

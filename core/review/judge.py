@@ -19,14 +19,17 @@ from __future__ import annotations
 import copy
 import hashlib
 import threading
-import time
 from functools import partial
 from pathlib import Path
 
-from core.judges import llm
-from core.judges.llm import GenParams, RunSummary, cache_key, check_endpoint, safe_api_base
+from core.judges.caller import Caller
+from core.judges.endpoints import check_endpoint, safe_api_base
+from core.judges.execute import execute_plan
+from core.judges.generate import GenerateConfig as GenParams
 from core.judges.offline import run_offline_judge
-from core.judges.runs import RunSpec, ensure_run
+from core.judges.plan import plan_rows
+from core.judges.runs import OutputRecord, RunSpec
+from core.judges.summary import RunSummary
 from core.review import rules
 from core.review.data import edits, require_review_dataset
 from core.review.prompt import (
@@ -76,14 +79,14 @@ def _with_images(messages: list[dict], convert) -> list[dict]:
     return out
 
 
-class _ReviewCaller(llm.Caller):
+class _ReviewCaller(Caller):
     """The gateway's caller, reading an edit's slices (paths) into data URLs just before the call."""
 
     async def call(self, messages):
         try:
             with_images = _with_images(messages, data_url)
         except (ValueError, OSError) as exc:  # a missing, unreadable or undecodable slice: this pair fails
-            return llm.OutputRecord(pair_id="", error=f"image: {exc}"[:500])
+            return OutputRecord(pair_id="", error=f"image: {exc}"[:500])
         return await super().call(with_images)
 
 
@@ -125,22 +128,17 @@ def run_review_llm(store: Store, *, dataset: str, model: str, slices: int | None
         run_params["api_base"] = safe_api_base(api_base)
     spec = RunSpec("llm", model, dataset, model=model, prompt_id=PROMPT_ID, prompt_hash=template().hash,
                    params=run_params)
-    run_id = ensure_run(store, spec, len(table))
-    summary = RunSummary(run_id=run_id, requested=len(table))
-    started = time.monotonic()
-
-    work = []
     digests: dict[str, str] = {}
-    for row in table.itertuples(index=False):
-        chosen = sample_slices(images[row.pair_id], slices) if slices and images[row.pair_id] else []
-        messages = render_review_messages(row.preliminary, row.edit, row.meta.get("indication"), chosen,
-                                          to_url=str)  # paths now, data URLs at call time
-        # the key hashes the slices' contents, not their paths
-        keyed = _with_images(messages, lambda p: digests.setdefault(p, _file_digest(p)))
-        work.append((row.pair_id, row.ext_id, messages, cache_key(model, keyed, params)))
 
-    summary.seconds = time.monotonic() - started  # rendering and hashing the slices
+    def render(row):
+        chosen = sample_slices(images[row.pair_id], slices) if slices and images[row.pair_id] else []
+        return render_review_messages(row.preliminary, row.edit, row.meta.get("indication"), chosen,
+                                      to_url=str)  # paths now, data URLs at call time
+
+    # the key hashes the slices' contents, not their paths; the plan's seconds: rendering and hashing the slices
+    the_plan = plan_rows(spec, params, table.itertuples(index=False), render,
+                         keyed=lambda m: _with_images(m, lambda p: digests.setdefault(p, _file_digest(p))))
     caller = partial(_ReviewCaller, model, params, api_base, api_key, timeout, max_retries, backoff)
-    return llm.execute_work(store, run_id, PROMPT_ID, work, summary, caller, concurrency=concurrency,
-                            progress=progress, cancel=cancel, flush_interval=flush_interval)
+    return execute_plan(store, the_plan, caller, concurrency=concurrency, progress=progress, cancel=cancel,
+                        flush_interval=flush_interval)
 

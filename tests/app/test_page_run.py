@@ -287,7 +287,7 @@ def test_retry_of_a_cli_job_sends_to_its_endpoint_for_its_pairs_only(app_test, d
         job = _wait_for_job(at, store)
         assert job["job_id"] != cli_job["job_id"] and job["origin"] == "dashboard"
         spec = JobSpec.from_json(job["spec"])
-        assert (spec.limit, spec.api_base) == (5, cli_server.url)
+        assert (spec.limit, spec.call.endpoint) == (5, cli_server.url)
         assert cli_server.requests == 6  # the one failure, sent again to the CLI's endpoint
         assert configured.requests == 0  # never to the page's configured endpoint
         assert set(store.query_df("SELECT pair_id FROM judge_outputs")["pair_id"]) == answered
@@ -298,16 +298,17 @@ def test_retry_spec_keeps_every_call_setting_and_only_tightens_local_only():
     from dataclasses import fields
 
     from core.jobs.spec import JobSpec, Task
+    from core.judges.callsettings import CallSettings
     from core.judges.shots import ShotSource
 
     spec = JobSpec("demo", [Task(MODEL, "green"), Task("rules")], limit=50, selection="first 50",
-                   shots=ShotSource(dataset="demo", k=2), shots_every_prompt=True, concurrency=3, timeout=9.0,
-                   max_retries=1, api_base=["http://127.0.0.1:1/v1", "http://127.0.0.1:2/v1"],
-                   api_key_env="MY_KEY", local_only=None, extra={"crimson_map": "m.json"}, shard="1/2")
+                   shots=ShotSource(dataset="demo", k=2), shots_every_prompt=True, crimson_map="m.json", shard="1/2",
+                   call=CallSettings(concurrency=3, timeout=9.0, max_retries=1, local_only=None, api_key_env="MY_KEY",
+                                     api_base=["http://127.0.0.1:1/v1", "http://127.0.0.1:2/v1"]))
     again = spec.retry([Task(MODEL, "green")])
     for f in fields(JobSpec):
         if f.name != "tasks":
             assert getattr(again, f.name) == getattr(spec, f.name), f.name
     assert again.tasks == [Task(MODEL, "green")]
-    assert spec.retry([], local_only=True).local_only is True
+    assert spec.retry([], local_only=True).call.local_only is True
     assert JobSpec.from_json(again.to_json()) == again

@@ -13,6 +13,7 @@ import time
 from core.jobs import table
 from core.jobs.spec import JobSpec, Task
 from core.jobs.worker import run_job
+from core.judges.callsettings import CallSettings
 from core.store.db import Store
 from tests.apptest_helpers import assert_ok, open_page
 from tests.conftest import marked_store
@@ -23,8 +24,8 @@ N = 6
 
 
 def _partial_job(store: Store) -> str:
-    spec = JobSpec("d", [Task("rules"), Task(MODEL, "green")], api_base="https://judge.example.invalid/v1",
-                   local_only=True)
+    spec = JobSpec("d", [Task("rules"), Task(MODEL, "green")],
+                   call=CallSettings(api_base="https://judge.example.invalid/v1", local_only=True))
     job = table.submit(store, spec, origin="dashboard", started_by="ann")
     run_job(store, job)
     row = table.get_job(store, job)

@@ -31,10 +31,11 @@ def test_models_are_configured_by_the_environment_or_the_secrets_file(tmp_path):
 _PROBE = """
 import sys, threading
 import core.judges.llm as llm
+from core.judges import caller
 assert "litellm" not in sys.modules
-llm.preload_litellm(); llm.preload_litellm()  # once per process, however often it is asked
+llm.preload_litellm(); caller.preload_litellm()  # once per process, however often it is asked
 names = [t.name for t in threading.enumerate()]
-llm._PRELOAD.join(60)
+caller.preload_thread().join(60)
 print(names.count("litellm-import"), "litellm" in sys.modules, llm.litellm_module().suppress_debug_info)
 """
 

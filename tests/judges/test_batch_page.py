@@ -10,7 +10,9 @@ import time
 
 import pytest
 
+from core.jobs.spec import JobSpec
 from core.jobs.table import list_jobs
+from core.judges.batchfiles import BatchOptions
 from tests.apptest_helpers import assert_ok, use_fake_model
 from tests.conftest import marked_store
 from tests.fake_openai_batch import FakeBatchServer
@@ -61,7 +63,7 @@ def test_a_batch_run_from_the_run_page_shows_the_batch_state_and_the_batch_price
         at.run()
         assert_ok(at)
     job = list_jobs(store, limit=1).iloc[0]
-    assert job["state"] == "done" and '"batch": {}' in job["spec"]
+    assert job["state"] == "done" and JobSpec.from_json(job["spec"]).call.batch == BatchOptions()  # the defaults
     assert any(s.value.startswith("Finished: ") and f"{n:,} answered" in s.value for s in at.success)
     done = [c for c in _captions(at) if c.startswith("Batches: ")]
     assert done == [f"Batches: 1 completed; lines {n} done, 0 failed, of {n} (priced at the batch price)."]

@@ -14,6 +14,7 @@ from core.jobs import table
 from core.jobs.eta import STARTING_MODEL, RateWindow
 from core.jobs.spec import JobSpec, Task
 from core.jobs.worker import run_job
+from core.judges.callsettings import CallSettings
 from tests.conftest import marked_store
 from tests.fake_openai import FakeOpenAI
 from ui.jobs import progress_text
@@ -50,8 +51,8 @@ def test_a_model_job_says_it_is_starting_then_gives_an_eta_close_to_the_truth(tm
     n, latency, concurrency = 80, 0.3, 2  # about 6.7 answers a second: 12 s
     store = marked_store(tmp_path / "s.duckdb", n)
     with FakeOpenAI(latency=latency) as server:
-        spec = JobSpec(dataset="d", tasks=[Task("openai/fake-judge", "green", 0.0)], concurrency=concurrency,
-                       api_base=server.url, max_retries=0)
+        spec = JobSpec(dataset="d", tasks=[Task("openai/fake-judge", "green", 0.0)],
+                       call=CallSettings(concurrency=concurrency, api_base=server.url, max_retries=0))
         job_id = table.submit(store, spec, origin="dashboard")
         seen: list[tuple[float, dict]] = []
         worker = threading.Thread(target=run_job, args=(store, job_id), daemon=True)

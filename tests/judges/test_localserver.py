@@ -31,7 +31,7 @@ def test_a_loopback_server_gets_two_calls_at_once_and_a_long_timeout(demo_store_
         assert server.requests == 8
         assert server.max_in_flight == localserver.LOCAL_CONCURRENCY == 2  # the old default sent 8 at once
     spec = JobSpec.from_json(demo_store_copy.query_one("SELECT spec FROM jobs"))
-    assert (spec.concurrency, spec.timeout) == (2, localserver.LOCAL_TIMEOUT)
+    assert (spec.call.concurrency, spec.call.timeout) == (2, localserver.LOCAL_TIMEOUT)
 
 
 def test_flags_given_win_over_the_local_defaults(demo_store_copy: Store):
@@ -41,7 +41,7 @@ def test_flags_given_win_over_the_local_defaults(demo_store_copy: Store):
         assert done.returncode == 0, done.stderr
         assert server.max_in_flight > 2
     spec = JobSpec.from_json(demo_store_copy.query_one("SELECT spec FROM jobs"))
-    assert (spec.concurrency, spec.timeout) == (6, 30.0)
+    assert (spec.call.concurrency, spec.call.timeout) == (6, 30.0)
 
 
 def test_call_defaults_keep_the_hosted_api_values():

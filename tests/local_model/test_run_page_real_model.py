@@ -36,7 +36,7 @@ def test_run_page_sends_each_pair_once_with_local_defaults_and_unknown_cost(app_
     assert local_model.proxy.requests - before == PAIRS == job["n_sent"]  # counted at the server
     assert {b["max_tokens"] for b in local_model.proxy.bodies[before:]} == {64}
     spec = JobSpec.from_json(store.query_one("SELECT spec FROM jobs"))
-    assert (spec.concurrency, spec.timeout) == (LOCAL_CONCURRENCY, LOCAL_TIMEOUT)
+    assert (spec.call.concurrency, spec.call.timeout) == (LOCAL_CONCURRENCY, LOCAL_TIMEOUT)
     unread = store.query_one("SELECT count(*) FROM judge_outputs WHERE parse_status = 'failed'")
     shown = at.warning if unread else at.success  # unreadable answers: a warning, counted
     assert any(s.value.startswith(f"Finished: {PAIRS} answered ({unread} of them unreadable as the prompt's "
