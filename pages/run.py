@@ -28,7 +28,13 @@ from core.judges import OFFLINE_JUDGES
 from core.judges.batch import batch_problem
 from core.judges.language import languages_of
 from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model
-from core.judges.localserver import CLOUD_CONCURRENCY, CLOUD_TIMEOUT, LOCAL_CONCURRENCY, LOCAL_TIMEOUT
+from core.judges.localserver import (
+    CLOUD_CONCURRENCY,
+    CLOUD_TIMEOUT,
+    LOCAL_CONCURRENCY,
+    LOCAL_TIMEOUT,
+    stop_defaults,
+)
 from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS, ShotSource, runs_with_assessments
 from core.models import configured_models, plan_run
 from core.prompts import ALLOWED_K, list_prompts
@@ -286,11 +292,13 @@ def choose_tasks(models, datasets: list[str], dataset: str, store) -> tuple[list
                                           f"network (llama.cpp, Ollama, vLLM on a CPU), {CLOUD_CONCURRENCY} for "
                                           "hosted APIs"))
     tasks = [Task(j) for j in judges if j in OFFLINE_JUDGES]
+    bases = {m.name: m.api_base for m in models}
     for model in model_names:
         for prompt in chosen:
+            stop = stop_defaults(bases.get(model), prompt, None)  # a local server's, as `judge` sends
             for t in temps:
                 for e in efforts:
-                    tasks.append(Task(model, prompt, float(t), max_tokens, None if e == NOT_SET else e))
+                    tasks.append(Task(model, prompt, float(t), max_tokens, None if e == NOT_SET else e, stop))
     return tasks, shots, concurrency
 
 

@@ -19,7 +19,7 @@ The direct path is taken only when all of this holds (:func:`route`):
 
 What the run sees is what litellm gives (tests/judges/test_direct_path.py compares both paths through
 a real loopback server): the same request body (``model``, ``max_tokens``, ``temperature``, the
-messages), the same answer text, token counts and unknown price, and the same one-line errors: a
+messages, ``stop`` when given), the same answer text, token counts and unknown price, and the same one-line errors: a
 failed call raises an exception of litellm's class name, status and message (:func:`status_error`
 follows ``litellm.litellm_core_utils.exception_mapping_utils`` for the ``openai`` provider), so the
 caller's retries (429/5xx/timeouts, ``Retry-After``, jitter), key scrubbing and error lines are the
@@ -308,10 +308,13 @@ class Response:
 
 
 async def complete(*, model: str, messages: list[dict], api_base: str, timeout: float, temperature: float,
-                   max_tokens: int, api_key: str | None = None, **_ignored) -> Response:
+                   max_tokens: int, api_key: str | None = None, stop: list[str] | None = None,
+                   **_ignored) -> Response:
     """One POST to ``{api_base}/chat/completions``; raises :class:`ProviderError` shaped as litellm's."""
     body = {"model": model[len(PREFIX):] if model.startswith(PREFIX) else model, "messages": messages,
             "max_tokens": max_tokens, "temperature": temperature}
+    if stop:  # as litellm sends it: only when given
+        body["stop"] = list(stop)
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     start = time.time()
     try:

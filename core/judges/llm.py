@@ -93,14 +93,16 @@ class GenParams:
     temperature: float = 0.0
     max_tokens: int = DEFAULT_MAX_TOKENS
     reasoning_effort: str | None = None
+    stop: tuple[str, ...] = ()  # sent, and in the cache key, only when non-empty
 
     def __post_init__(self):
+        object.__setattr__(self, "stop", tuple(self.stop or ()))
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
             raise ValueError(f"reasoning effort must be one of {', '.join(REASONING_EFFORTS)}")
 
     def as_dict(self) -> dict:
         # fields are scalars: no deep copy (dataclasses.asdict) needed; computed once per cache key
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) not in (None, ())}
 
 
 @dataclass
@@ -311,6 +313,8 @@ class Caller:
                       drop_params=True)
         if self.params.reasoning_effort is not None:
             kwargs["reasoning_effort"] = self.params.reasoning_effort
+        if self.params.stop:
+            kwargs["stop"] = list(self.params.stop)
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self.api_key:

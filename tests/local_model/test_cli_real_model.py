@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from core.judges.localserver import LOCAL_STOP
 from core.store.db import Store
 from tests.conftest import copy_store
 
@@ -68,6 +69,7 @@ def test_each_prompt_family_on_20_pairs_then_a_second_run_sends_nothing(local_mo
     assert out["sent"] == sent == n - out["shared"] and sent >= n - 1
     bodies = local_model.proxy.bodies[before:]
     assert {b["model"] for b in bodies} == {"smollm2"} and {b["max_tokens"] for b in bodies} == {MAX_TOKENS}
+    assert all(b["stop"] == list(LOCAL_STOP[prompt]) for b in bodies)  # a local server's default for the family
     assert all(status == 200 for status in local_model.proxy.statuses[before:])
     # no price for a local model: unknown, never $0
     assert out["cost_usd"] is None and out["cost_total"] is None
