@@ -334,7 +334,7 @@ def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], s
     rows, costs = [], []
     for t in tasks:
         p = t.params()
-        params = (p.temperature, p.max_tokens, p.reasoning_effort) if p else None
+        params = (p.temperature, p.max_tokens, p.reasoning_effort, p.stop) if p else None
         shot_key = (shots.dataset, shots.split, shots.k, shots.seed, shots.run) if shots and t.prompt_id in FEWSHOT_PROMPTS \
             else None
         plan = _plan(store, str(store.path), version, dataset, t.judge, t.prompt_id, params, digest, pair_ids,
