@@ -29,7 +29,13 @@ from core.judges.batch import batch_problem
 from core.judges.callsettings import CallSettings
 from core.judges.language import languages_of
 from core.judges.llm import REASONING_EFFORTS, GenParams, ModelNotUsable, check_model
-from core.judges.localserver import CLOUD_CONCURRENCY, CLOUD_TIMEOUT, LOCAL_CONCURRENCY, LOCAL_TIMEOUT
+from core.judges.localserver import (
+    CLOUD_CONCURRENCY,
+    CLOUD_TIMEOUT,
+    LOCAL_CONCURRENCY,
+    LOCAL_TIMEOUT,
+    stop_defaults,
+)
 from core.judges.shots import FEWSHOT_PROMPTS, POOL_NEEDS, ShotSource, runs_with_assessments
 from core.models import configured_models, plan_run
 from core.prompts import ALLOWED_K, list_prompts
@@ -287,11 +293,13 @@ def choose_tasks(models, datasets: list[str], dataset: str, store) -> tuple[list
                                           f"network (llama.cpp, Ollama, vLLM on a CPU), {CLOUD_CONCURRENCY} for "
                                           "hosted APIs"))
     tasks = [Task(j) for j in judges if j in OFFLINE_JUDGES]
+    bases = {m.name: m.api_base for m in models}
     for model in model_names:
         for prompt in chosen:
+            stop = stop_defaults(bases.get(model), prompt, None)  # a local server's, as `judge` sends
             for t in temps:
                 for e in efforts:
-                    tasks.append(Task(model, prompt, float(t), max_tokens, None if e == NOT_SET else e))
+                    tasks.append(Task(model, prompt, float(t), max_tokens, None if e == NOT_SET else e, stop))
     return tasks, shots, concurrency
 
 
@@ -327,7 +335,7 @@ def draw_estimate(store, dataset: str, tasks: list[Task], pair_ids: list[str], s
     rows, costs = [], []
     for t in tasks:
         p = t.params()
-        params = (p.temperature, p.max_tokens, p.reasoning_effort) if p else None
+        params = (p.temperature, p.max_tokens, p.reasoning_effort, p.stop) if p else None
         shot_key = (shots.dataset, shots.split, shots.k, shots.seed, shots.run) if shots and t.prompt_id in FEWSHOT_PROMPTS \
             else None
         plan = _plan(store, str(store.path), version, dataset, t.judge, t.prompt_id, params, digest, pair_ids,

@@ -31,6 +31,10 @@ GGUF_BYTES = 98_362_432
 ALIAS = "smollm2"  # the name the server lists (--model_alias): the product's model string is openai/smollm2
 MODEL = f"openai/{ALIAS}"
 N_CTX = 8192  # CRIMSON's prompt is about 4,700 tokens with this tokenizer: 4,096 cannot hold it
+#: server flags that make reading a long prompt faster without changing an answer (bench/bench_llama_flags.py)
+#: --logits_all false: the server (default true) computes and copies the logits of every prompt token, for logprobs
+#: the product never asks for; 0.90x the CPU seconds of a CRIMSON prompt, the answer unchanged
+SPEED_FLAGS: tuple[str, ...] = ("--logits_all", "false")
 
 
 def packaged_gguf() -> Path:
@@ -63,8 +67,10 @@ class LlamaServer:
     """``python -m llama_cpp.server`` on a free loopback port; :meth:`start` waits (with a deadline) until
     ``/v1/models`` answers; :meth:`stop` ends it (terminate, then kill)."""
 
-    def __init__(self, model: Path | None = None, n_ctx: int = N_CTX, alias: str = ALIAS, log: Path | None = None):
+    def __init__(self, model: Path | None = None, n_ctx: int = N_CTX, alias: str = ALIAS, log: Path | None = None,
+                 flags: tuple[str, ...] = SPEED_FLAGS):
         self.model = model or packaged_gguf()
+        self.flags = tuple(flags)
         self.port = free_port()
         self.n_ctx = n_ctx
         self.alias = alias
@@ -80,7 +86,8 @@ class LlamaServer:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", self.alias,
                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-               "--n_threads_batch", str(os.cpu_count() or 1)]  # the prompt on every core; answers on half (default)
+               "--n_threads_batch", str(os.cpu_count() or 1),  # the prompt on every core; answers on half (default)
+               *self.flags]
         t0 = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         while True:
@@ -99,6 +106,11 @@ class LlamaServer:
             time.sleep(0.2)
         self.ready_seconds = time.monotonic() - t0
         return self
+
+    def cpu_seconds(self) -> float:
+        """The server process's user + system CPU seconds so far (Linux ``/proc``)."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:

@@ -111,6 +111,15 @@ def add_call_flags(p, *, per_prompt_max_tokens: bool = False) -> None:
         p.add_argument("--max-tokens", type=int, default=2048)
 
 
+def add_stop_flag(p) -> None:
+    """--stop (repeatable): the stop sequences of a model call; left out, a local server's default for the prompt
+    (``core.judges.localserver.stop_defaults``)."""
+    p.add_argument("--stop", action="append", default=None, metavar="TEXT",
+                   help="a stop sequence: the answer ends before it (repeatable; part of the cache key; default: "
+                        "for a server on loopback or a private network the prompt family's sequences in "
+                        "docs/LOCAL_MODELS.md, else none; --stop '' sends none)")
+
+
 def confirmed(yes: bool, action: str, prompt: str, answer: str, mismatch: str) -> bool:
     """Whether to go on: ``--yes`` given, or ``answer`` typed at ``prompt`` on a terminal. When not, says why on
     stderr: no terminal ("refusing to ``action`` without --yes") or a wrong answer (``mismatch``)."""

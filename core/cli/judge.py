@@ -12,6 +12,7 @@ from core.cli import selection
 from core.cli.common import (
     add_api_base_flag,
     add_call_flags,
+    add_stop_flag,
     api_key,
     open_store,
     print_result,
@@ -67,7 +68,8 @@ def cmd_judge(args) -> int:
     if offline:
         task = Task(args.judge)
     else:
-        task = Task(args.judge, args.prompt, args.temperature, args.max_tokens, args.reasoning_effort)
+        task = Task(args.judge, args.prompt, args.temperature, args.max_tokens, args.reasoning_effort,
+                    localserver.stop_defaults(first_url, args.prompt, args.stop))
     call = CallSettings(api_base=judgescale.safe(args.api_base) or (), api_key_env=args.api_key_env,
                         timeout=args.timeout, max_retries=args.max_retries, concurrency=args.concurrency,
                         local_only=True if args.local_only else None, batch=batch or None)
@@ -225,6 +227,7 @@ def add_commands(add) -> None:
                    help="judge only part K of N of the pairs (split by a hash of each pair id); each part's run "
                         "has the whole run's id, so `merge` joins the parts' stores into one run")
     add_call_flags(p, per_prompt_max_tokens=True)
+    add_stop_flag(p)
     p.set_defaults(timeout=None)  # 600 s for a server on loopback or a private network, else 120 (cmd_judge)
     p.add_argument("--reasoning-effort", choices=["none", "low", "medium", "high"])
     p.add_argument("--local-only", action="store_true", help="refuse endpoints outside loopback/private networks")

@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli.common import add_api_base_flag, api_key
+from core.cli.common import add_api_base_flag, add_stop_flag, api_key
 from core.prompts.specs import PROMPTS
 from core.taxonomy import MISSING
 
@@ -40,7 +40,7 @@ def read_text(value: str) -> str:
 
 def judge_pair(judge: str, reference: str, candidate: str, *, prompt: str = "green", api_base: str | None = None,
                key: str | None = None, timeout: float = 120.0, context: dict[str, str] | None = None,
-               max_tokens: int | None = None) -> dict:
+               max_tokens: int | None = None, stop: tuple[str, ...] = ()) -> dict:
     """The answer of ``judge`` on one pair as :func:`core.judges.live.answer_json` gives it.
 
     ``context`` (age, sex, indication, history) reaches context-aware prompts and the rules judge (how much
@@ -56,8 +56,10 @@ def judge_pair(judge: str, reference: str, candidate: str, *, prompt: str = "gre
         b = live.score_baseline_live(judge, reference, candidate)
         return live.answer_json(judge, metrics=b.metrics, latency_ms=b.latency_ms, failure=b.failure)
     from core.judges.llm import EndpointRefused, GenParams, ModelNotUsable
+    from core.judges.messages import default_max_tokens
 
-    params = GenParams(max_tokens=max_tokens) if max_tokens else None  # None: the prompt's default budget
+    # None: the prompt's default budget and no stop sequence
+    params = GenParams(max_tokens=max_tokens or default_max_tokens(prompt), stop=stop) if max_tokens or stop else None
     try:
         raw, parsed, latency, cost = live.score_live(reference, candidate, judge, prompt, api_base, key, params,
                                                      timeout=timeout, context=context)
@@ -125,7 +127,8 @@ def cmd_score(args) -> int:
             print(note, file=sys.stderr)
     _, timeout = localserver.call_defaults(None if offline else args.api_base, 1, args.timeout)
     out = judge_pair(args.judge, reference, candidate, prompt=args.prompt, api_base=args.api_base, key=key,
-                     timeout=timeout, context=context or None, max_tokens=args.max_tokens)
+                     timeout=timeout, context=context or None, max_tokens=args.max_tokens,
+                     stop=() if offline else localserver.stop_defaults(args.api_base, args.prompt, args.stop))
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
@@ -158,6 +161,7 @@ def add_commands(add) -> None:
                    "server on loopback or a private network, else 120)")
     p.add_argument("--max-tokens", type=int, default=None, help="output tokens of the answer (default: 8192 for "
                    "the CRIMSON prompts, 2048 for the others; a small local model may need fewer)")
+    add_stop_flag(p)
     for name, what in (("age", "age"), ("sex", "sex"), ("indication", "indication (why the exam was done)"),
                        ("history", "comparison / history")):
         p.add_argument(f"--{name}", metavar="TEXT", help=f"the patient's {what}, for context-aware prompts (crimson) "

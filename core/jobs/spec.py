@@ -34,6 +34,10 @@ class Task:
     temperature: float | None = None
     max_tokens: int | None = None
     effort: str | None = None
+    stop: tuple[str, ...] = ()  # stop sequences (a local server's default: core.judges.localserver.stop_defaults)
+
+    def __post_init__(self):
+        object.__setattr__(self, "stop", tuple(self.stop or ()))  # a list after the JSON round trip
 
     @property
     def offline(self) -> bool:
@@ -46,7 +50,7 @@ class Task:
             return None
         return GenerateConfig(temperature=float(self.temperature if self.temperature is not None else 0.0),
                          max_tokens=int(self.max_tokens or default_max_tokens(self.prompt_id or "green")),
-                         reasoning_effort=self.effort)
+                         reasoning_effort=self.effort, stop=self.stop)
 
     def columns(self) -> dict:
         params = self.params()

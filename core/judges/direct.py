@@ -19,7 +19,7 @@ The direct path is taken only when all of this holds (:func:`route`):
 
 What the run sees is what litellm gives (tests/judges/test_direct_path.py compares both paths through
 a real loopback server): the same request body (``model``, ``max_tokens``, ``temperature``, the
-messages), the same answer text, token counts and unknown price, and the same one-line errors: a
+messages, ``stop`` when given), the same answer text, token counts and unknown price, and the same one-line errors: a
 failed call raises an exception of litellm's class name, status and message (:func:`status_error`
 follows ``litellm.litellm_core_utils.exception_mapping_utils`` for the ``openai`` provider), so the
 caller's retries (429/5xx/timeouts, ``Retry-After``, jitter), key scrubbing and error lines are the

@@ -5,7 +5,9 @@ for a CPU server, and the model name checked against what the server lists.
   taken for a local server: ``judge`` sends at most :data:`LOCAL_CONCURRENCY` calls at once (a CPU server
   answers one request at a time; more only queue there and time out) and waits :data:`LOCAL_TIMEOUT` seconds
   per call (the first answer loads the model; a CPU answers tens of tokens per second). A hosted API keeps
-  ``CLOUD_CONCURRENCY`` and ``CLOUD_TIMEOUT``. A flag the user gives always wins.
+  ``CLOUD_CONCURRENCY`` and ``CLOUD_TIMEOUT``. It also gets :data:`LOCAL_STOP`'s stop sequences for the
+  prompt's family (:func:`stop_defaults`), which cut a small model's answer where it runs on past its
+  format. A flag the user gives always wins.
 - **The model name.** ``GET {api_base}/models`` lists what an OpenAI-compatible server serves. vLLM and
   Ollama answer a name they do not serve with HTTP 404 on every call; llama.cpp's servers (``llama-server``
   and ``llama-cpp-python``) answer *any* name with the one model they loaded. :func:`served_models` reads
@@ -22,14 +24,17 @@ import urllib.request
 
 from core.judges.errors import explain_error
 from core.judges.llm import is_private_endpoint, safe_api_base
+from core.prompts.specs import PROMPTS
 
-__all__ = ["CLOUD_CONCURRENCY", "CLOUD_TIMEOUT", "LOCAL_CONCURRENCY", "LOCAL_TIMEOUT", "call_defaults",
-           "name_note", "not_served_line", "served_models"]
+__all__ = ["CLOUD_CONCURRENCY", "CLOUD_TIMEOUT", "LOCAL_CONCURRENCY", "LOCAL_STOP", "LOCAL_TIMEOUT", "call_defaults",
+           "name_note", "not_served_line", "served_models", "stop_defaults"]
 
 LOCAL_CONCURRENCY = 2
 LOCAL_TIMEOUT = 600.0
 CLOUD_CONCURRENCY = 8
 CLOUD_TIMEOUT = 120.0
+#: stop sequences a local server gets by default, per prompt id: the table's ``local_stop`` (core/prompts/specs.py)
+LOCAL_STOP: dict[str, tuple[str, ...]] = {pid: spec.local_stop for pid, spec in PROMPTS.items() if spec.local_stop}
 # llama.cpp's servers list their one model with these owners (llama-server: "llamacpp", llama-cpp-python: "me")
 _ANSWERS_ANY_NAME = frozenset({"llamacpp", "me"})
 
@@ -44,6 +49,16 @@ def call_defaults(api_base: str | None, concurrency: int | None, timeout: float 
     local = is_local(api_base)
     return (concurrency if concurrency is not None else LOCAL_CONCURRENCY if local else CLOUD_CONCURRENCY,
             timeout if timeout is not None else LOCAL_TIMEOUT if local else CLOUD_TIMEOUT)
+
+
+def stop_defaults(api_base: str | None, prompt_id: str | None, stop: list[str] | None) -> tuple[str, ...]:
+    """The stop sequences to send: ``stop`` when given (``--stop ''`` alone: none), else a local server's for
+    ``prompt_id``'s family (:data:`LOCAL_STOP`), else none."""
+    if stop is not None:
+        return tuple(s for s in stop if s)
+    if not is_local(api_base):
+        return ()
+    return LOCAL_STOP.get(prompt_id or "green", ())
 
 
 def served_models(api_base: str | None, timeout: float = 3.0) -> list[dict] | None:

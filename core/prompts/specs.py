@@ -59,16 +59,23 @@ class PromptSpec:
     reads_context: bool = False  # reads the pair's patient context (core.taxonomy.CONTEXT_FIELDS)
     live: bool = False  # offered by Live scoring (zero-shot, an answer read into GREEN's shape)
     cites: tuple[str, ...] = ()  # the works its text comes from (keys of core.paper.citations.REFERENCES)
-    stop: tuple[str, ...] = ()  # stop sequences sent with a call (none yet)
+    local_stop: tuple[str, ...] = ()  # stop sequences a local server gets by default (core.judges.localserver)
 
 
 _VERT_PAPER = ("bologna2026vert",)
+# Stop sequences a local server gets by default (local_stop). Left to run on, SmolLM2-135M restates its prompt,
+# section by section (docs/LOCAL_MODELS.md): these are the prompt's own section headings at the start of a line,
+# which no answer in the family's format holds. GREEN's sections are VERT's and its few-shot forms' too. A hosted
+# API gets none; prompts not measured with a small model (formula, rubric, radfact, fineradscore) none either.
+GREEN_HEADINGS = ("\n2. Reference Report:", "\n3. Candidate Report:", "\n4. Reporting Your Assessment:")
+CRIMSON_HEADINGS = ("\nReference Findings (Ground Truth):", "\nPredicted Findings (Candidate):", "\nOutput Format:",
+                    "\nIMPORTANT NOTES:")
 
 
 def _green(pid: str, overall: str = "vert", cites: tuple[str, ...] = _VERT_PAPER,
-           with_shots: str | None = None) -> PromptSpec:
+           with_shots: str | None = None, local_stop: tuple[str, ...] = ()) -> PromptSpec:
     return PromptSpec(pid, "green", (pid,), overall_metric=overall, metrics=(*GREEN_SCORES, overall, *COUNTS),
-                      live=True, cites=cites, with_shots=with_shots)
+                      live=True, cites=cites, with_shots=with_shots, local_stop=local_stop)
 
 
 _VERT = (*GREEN_SCORES, "vert", *COUNTS)
@@ -77,7 +84,7 @@ _VERT = (*GREEN_SCORES, "vert", *COUNTS)
 def _fewshot(pid: str, variant: str, section: str, pool: str) -> PromptSpec:
     return PromptSpec(pid, "fewshot", ("vert", section, f"fewshot_example_{variant}"),
                       render="core.prompts.render:render_fewshot", metrics=_VERT, shots=variant, shot_pool=pool,
-                      cites=_VERT_PAPER)
+                      cites=_VERT_PAPER, local_stop=GREEN_HEADINGS)
 
 
 def _crimson(pid: str, guidelines: bool, context: bool) -> PromptSpec:
@@ -86,7 +93,8 @@ def _crimson(pid: str, guidelines: bool, context: bool) -> PromptSpec:
     return PromptSpec(pid, "crimson", parts, render="core.prompts.render:render_crimson",
                       parser="core.judges.answers:read_crimson", options=("crimson_map",),
                       metrics=(*CRIMSON_SCORES, *COUNTS), max_tokens=8192, assumed_output=550,
-                      guidelines=guidelines, reads_context=context, live=True, cites=("baharoon2026crimson",))
+                      guidelines=guidelines, reads_context=context, live=True, cites=("baharoon2026crimson",),
+                      local_stop=CRIMSON_HEADINGS)
 
 
 def _injection(pid: str, user: str) -> PromptSpec:
@@ -99,9 +107,9 @@ def _injection(pid: str, user: str) -> PromptSpec:
 # 324 -> 350; FineRadScore's 287 -> 300. CRIMSON's budget (max_tokens 8,192) is upstream generate_score.py's
 # DEFAULT_MAX_NEW_TOKENS: its JSON answer lists every finding of both reports.
 _ROWS = (
-    _green("green", cites=("ostmeier2024green", "bologna2026vert")),
-    _green("green_original", cites=("ostmeier2024green",)),
-    _green("vert", with_shots="vert_random"),  # vert with shots: D.5, the plain few-shot form
+    _green("green", cites=("ostmeier2024green", "bologna2026vert"), local_stop=GREEN_HEADINGS),
+    _green("green_original", cites=("ostmeier2024green",), local_stop=GREEN_HEADINGS),
+    _green("vert", with_shots="vert_random", local_stop=GREEN_HEADINGS),  # vert with shots: D.5, the plain few-shot form
     _green("formula"), _green("rubric", "rubric"),
     PromptSpec("radfact", "baseline", ("radfact",), parser="core.judges.answers:read_radfact", answer="values",
                metrics=("radfact", "radfact_precision", "radfact_recall"), cites=("bannur2024maira2", "bologna2026vert")),

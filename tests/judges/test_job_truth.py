@@ -21,6 +21,7 @@ import pytest
 from core.jobs import table
 from core.jobs.spec import JobSpec, Task
 from core.judges.callsettings import CallSettings
+from core.judges.localserver import stop_defaults
 from core.store.db import Store
 from tests.conftest import marked_store
 from tests.fake_openai import FakeOpenAI
@@ -60,7 +61,8 @@ def _refused_busy(store: Store, server: FakeOpenAI, offline: list[str]) -> tuple
                "1")  # a CLI run sending the model's prompts, slowly: it holds their leases
     _wait(lambda: server.requests >= 1, what="the CLI run to send")
     cli_job = table.list_jobs(store)["job_id"].iloc[0]
-    spec = JobSpec("d", [Task(MODEL, "green"), *[Task(j) for j in offline]],
+    stop = stop_defaults(server.url, "green", None)  # as the Run page builds the task for a local server
+    spec = JobSpec("d", [Task(MODEL, "green", stop=stop), *[Task(j) for j in offline]],
                    call=CallSettings(api_base=server.url))
     job = table.submit(store, spec, origin="dashboard", started_by="ann")
     worker = _run(store, "worker", job)  # what the dashboard starts for the job

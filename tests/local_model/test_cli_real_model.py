@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from core.judges.localserver import LOCAL_STOP
 from core.store.db import Store
 from tests.conftest import copy_store
 
@@ -24,7 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # CRIMSON's prompt is about 4,400 tokens with the pair's text near its start, so llama.cpp reads all of it again for
 # every pair: 183 s for 3 pairs here at load average 8 (about 20 min for 20), so `make test` sends it 5 pairs.
 PAIRS = int(os.environ.get("RADCONCORD_TEST_LOCAL_PAIRS", "20"))
-FAMILY_PAIRS = {"green": PAIRS, "vert": PAIRS, "crimson": min(PAIRS, 5)}
+# RADCONCORD_TEST_LOCAL_CRIMSON_PAIRS: CRIMSON's own count (20 measured in docs/LOCAL_MODELS.md, "The tests")
+FAMILY_PAIRS = {"green": PAIRS, "vert": PAIRS,
+                "crimson": int(os.environ.get("RADCONCORD_TEST_LOCAL_CRIMSON_PAIRS", str(min(PAIRS, 5))))}
 MAX_TOKENS = 32  # enough for the start of an answer; a small model left alone runs on to the budget
 
 
@@ -68,6 +71,7 @@ def test_each_prompt_family_on_20_pairs_then_a_second_run_sends_nothing(local_mo
     assert out["sent"] == sent == n - out["shared"] and sent >= n - 1
     bodies = local_model.proxy.bodies[before:]
     assert {b["model"] for b in bodies} == {"smollm2"} and {b["max_tokens"] for b in bodies} == {MAX_TOKENS}
+    assert all(b["stop"] == list(LOCAL_STOP[prompt]) for b in bodies)  # a local server's default for the family
     assert all(status == 200 for status in local_model.proxy.statuses[before:])
     # no price for a local model: unknown, never $0
     assert out["cost_usd"] is None and out["cost_total"] is None

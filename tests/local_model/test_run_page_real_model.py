@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from core.jobs.spec import JobSpec
-from core.judges.localserver import LOCAL_CONCURRENCY, LOCAL_TIMEOUT
+from core.judges.localserver import LOCAL_CONCURRENCY, LOCAL_STOP, LOCAL_TIMEOUT
 from core.store.db import Store
 from tests.app.test_page_run import _metric, _open, _sample, _wait_for_job
 from tests.apptest_helpers import assert_ok, table, use_fake_model
@@ -35,6 +35,9 @@ def test_run_page_sends_each_pair_once_with_local_defaults_and_unknown_cost(app_
     assert job["state"] == "done", job
     assert local_model.proxy.requests - before == PAIRS == job["n_sent"]  # counted at the server
     assert {b["max_tokens"] for b in local_model.proxy.bodies[before:]} == {64}
+    # a local server's stop sequences for the prompt's family, as `judge` sends them
+    prompts = set(at.multiselect(key="run_prompts").value)
+    assert prompts == {"green"} and all(b["stop"] == list(LOCAL_STOP["green"]) for b in local_model.proxy.bodies[before:])
     spec = JobSpec.from_json(store.query_one("SELECT spec FROM jobs"))
     assert (spec.call.concurrency, spec.call.timeout) == (LOCAL_CONCURRENCY, LOCAL_TIMEOUT)
     unread = store.query_one("SELECT count(*) FROM judge_outputs WHERE parse_status = 'failed'")

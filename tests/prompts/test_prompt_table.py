@@ -145,13 +145,16 @@ def test_the_scan_finds_a_prompt_id_that_is_not_a_row(tmp_path):
 
 def test_every_row_names_code_and_templates_that_exist():
     from core.prompts import list_templates
+    from core.prompts.loader import get_template
     from core.prompts.specs import resolve
 
     for spec in PROMPTS.values():
         for target in (spec.render, spec.parser):
             assert target is None or callable(resolve(target)), (spec.id, target)
         assert set(spec.templates) <= set(list_templates()), spec.id
-        assert spec.stop == ()  # stop sequences: decided elsewhere; none yet
+        # a local server's stop sequences are the prompt's own section headings, each at a line start in its text
+        text = "\n" + "\n".join(get_template(t).body for t in spec.templates)
+        assert all(h.startswith("\n") and h in text for h in spec.local_stop), (spec.id, spec.local_stop)
     with pytest.raises(ValueError, match="module:function"):
         resolve("core.prompts.render")
 
