@@ -142,7 +142,7 @@ METRICS: dict[str, MetricSpec] = {
             "Word-count baseline; core/judges/length.py",
         ),
         MetricSpec(
-            "rules_crimson", "CRIMSON-style score (clinical levels)", True, (-1.0, 1.0),
+            "rules_crimson", "CRIMSON-style score (rules levels)", True, (-1.0, 1.0),
             "CRIMSON's formula over the rules judge's own findings, matches and errors, each finding weighed by "
             "the rules' clinical significance level (urgent 1, actionable 0.5, not actionable 0.25, benign 0) "
             "with the pair's patient context; no model (range (-1, 1]).",

@@ -227,7 +227,7 @@ def test_model_run_cancelled_after_a_reload_stops_sending_and_keeps_every_answer
     assert n_pairs == 120
     with _model_run_page(store, tmp_path) as (fake, page, main):
         job = _start(page, main, store.path)
-        assert job["origin"] == "dashboard" and json.loads(job["spec"])["concurrency"] == 1
+        assert job["origin"] == "dashboard" and json.loads(job["spec"])["call"]["concurrency"] == 1
         _wait_for("a few answers", lambda: fake.requests >= 3, timeout=60)
 
         main, text = _reload_and_find_job(page, job, n_pairs)

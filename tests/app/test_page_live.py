@@ -223,4 +223,4 @@ def test_a_wrong_side_effusion_is_significant_and_below_a_perfect_score_on_the_p
     assert sig == {"a": "0", "b": "0", "c": "1", "d": "0", "e": "0", "f": "0"}
     metrics = dict(tables(at, "score", "value")[0][["score", "value"]].values.tolist())
     assert 0 < float(metrics["GREEN formula (rules counts)"]) < 1  # before: 1
-    assert float(metrics["CRIMSON-style score (clinical levels)"]) == 0.5
+    assert float(metrics["CRIMSON-style score (rules levels)"]) == 0.5

@@ -82,8 +82,9 @@ def test_task_params_default_to_the_prompts_budget():
 
 def test_judge_asks_crimson_for_8192_tokens_and_keeps_green_at_2048(demo_store_copy, capsys):
     store = demo_store_copy
+    # --stop '': no stop sequences, as before a loopback server got a local server's (this test is about budgets)
     base = ["--store", str(store.path), "judge", "--dataset", "demo", "--judge", MODEL, "--limit", "3", "--json",
-            "--allow-failures"]
+            "--allow-failures", "--stop", ""]
     with FakeOpenAI(answer=lambda m: SHAPES["perfect"][0] if m[0]["role"] == "system" else None) as server:
         # a GREEN run made before this change (explicit 2,048) is the same run, answered from its own cache
         old = run_llm_judge(store, dataset="demo", model=MODEL, prompt_id="green", limit=3, api_base=server.url,

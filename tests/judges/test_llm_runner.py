@@ -155,7 +155,8 @@ def test_sigkill_mid_run_then_resume_without_duplicates(tmp_path):
     with FakeOpenAI(latency=0.3) as server:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         cmd = [sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "d",
-               "--judge", MODEL, "--api-base", server.url, "--concurrency", "2", "--json"]
+               "--judge", MODEL, "--api-base", server.url, "--concurrency", "2", "--json",
+               "--stop", ""]  # no stop sequences: the same run as run_llm_judge's below (a loopback server is local)
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         stored = 0

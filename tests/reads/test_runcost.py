@@ -39,8 +39,9 @@ def test_costs_come_from_recorded_calls_and_a_cached_rerun_changes_neither_them_
         first = run_llm_judge(store, dataset="d", model=MODEL, api_base=server.url, concurrency=4)
         finished = store.query_one("SELECT finished_at FROM judge_runs WHERE run_id = ?", [first.run_id])
         time.sleep(0.05)
+        # --stop '': the run above set no stop sequences (a CLI run on a loopback server gets a local server's)
         args = ["--store", str(store.path), "judge", "--dataset", "d", "--judge", MODEL, "--api-base", server.url,
-                "--json"]
+                "--json", "--stop", ""]
         assert main(args) == 0
         again = json.loads(capsys.readouterr().out)
         # the same run again: every pair already answered, nothing sent

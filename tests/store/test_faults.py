@@ -49,7 +49,7 @@ def assert_intact(path: Path, allow_running: bool = False) -> None:
 def judge_cmd(store: Store, url: str, model: str = MODEL, concurrency: int = 4, prompt: str = "green") -> list:
     return [sys.executable, "-m", "core", "--store", str(store.path), "judge", "--dataset", "d", "--judge", model,
             "--prompt", prompt, "--api-base", url, "--concurrency", str(concurrency), "--max-retries", "1",
-            "--json"]
+            "--json", "--stop", ""]  # no stop sequences: the same run as run_llm_judge's (a loopback server is local)
 
 
 def per_pair(store: Store) -> pd.DataFrame:
