@@ -57,10 +57,14 @@ def main(argv: list[str] | None = None) -> int:
 
         preload_litellm()
     preload_analysis()
-    # The first request of the server meets Streamlit's legacy pages/-folder mode; a page file run by it
-    # sends the request through app.py (ui/router.py), with public API only.
+    # app.py routes with st.navigation. Without the one private setting below, Streamlit 1.67 starts in its legacy
+    # pages/-folder mode until a session calls st.navigation, and the first visitor's sidebar lists every module
+    # under pages/ (tests/app/test_browser_words.py). No public setting turns that mode off (docs/ARCHITECTURE.md);
+    # a page file run by it still goes through app.py (ui/router.py) for `streamlit run app.py`.
+    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
 
+    PagesManager.uses_pages_directory = False
     sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *args]
     return cli.main()
 

@@ -135,6 +135,6 @@ def test_a_fresh_servers_first_request_to_a_page_goes_through_app_py(use_store, 
     assert NOT_ROUTED not in [e.value for e in at.error]
 
 
-def test_the_product_sets_no_private_streamlit_attribute():
+def test_the_private_streamlit_attribute_is_set_in_serve_py_only():
     sources = [ROOT / "app.py", ROOT / "serve.py", *(ROOT / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py")]
-    assert [p.name for p in sources if "uses_pages_directory" in p.read_text(encoding="utf-8")] == []
+    assert [p.name for p in sources if "uses_pages_directory" in p.read_text(encoding="utf-8")] == ["serve.py"]
